@@ -1,0 +1,60 @@
+# bench: one entry point for users and CI. `make help` lists the targets.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## Show this help
+	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z0-9_-]+:.*##/ {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+##@ Tools
+.PHONY: tools k6
+tools: ## Install the pinned chart tools (helm v3/v4, helm-unittest, kubeconform, schemas) into .tools/
+	bash ci/tools/install.sh
+
+k6: ## Build k6 v0.51.0 + xk6-kubernetes v0.9.0 into .tools/bin/k6
+	bash ci/k6/build.sh
+
+##@ Local cluster (no registry, no internet: everything built here)
+.PHONY: cluster-build images cluster-up cluster-down
+cluster-build: ## Build Kubernetes v1.34 components, etcd and CoreDNS from the Go module proxy
+	bash ci/cluster/build.sh
+
+images: ## Build the OCI images (pause, backend, k6 runner, ...) and import them into containerd
+	bash ci/images/build.sh
+
+cluster-up: ## Start the single-node cluster on 127.0.0.1 (root)
+	bash ci/cluster/up.sh
+
+cluster-down: ## Stop the cluster and remove everything it created (root)
+	bash ci/cluster/down.sh
+
+##@ Benchmarks
+.PHONY: demo demo-clean
+demo: ## Run a real dynamic benchmark end to end on a local cluster and print the results
+	bash ci/demo/demo.sh
+
+demo-clean: ## Remove the demo release and stop the local cluster
+	bash ci/demo/demo.sh --clean
+
+##@ Tests
+.PHONY: test test-chart test-scenarios test-dashboards test-cluster test-e2e test-report
+test: ## Run the whole suite (what .ci/run runs)
+	bash ci/test/all.sh
+
+test-chart: ## Chart: helm lint v3/v4, helm-unittest, kubeconform, presets, bad values
+	bash ci/test/chart.sh
+
+test-scenarios: ## Scenarios: lib unit tests and real k6 runs against local nginx and a real API server
+	bash ci/test/scenarios.sh
+
+test-dashboards: ## Dashboards: conventions and every query against a real Prometheus
+	bash ci/test/dashboards.sh
+
+test-cluster: ## Local cluster smoke test: up, deploy, scale, DNS, down leaves nothing
+	bash ci/test/cluster.sh
+
+test-e2e: ## End to end: chart + controller + k6-operator TestRun with churn on the local cluster
+	bash ci/test/e2e.sh
+
+test-report: ## Report generator on real and crafted summaries, rendered in headless Chromium
+	bash ci/test/report.sh
