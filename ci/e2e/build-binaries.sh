@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Builds the Go binaries the e2e deploys besides the cluster and k6: Traefik and the k6-operator
+# manager, each from the Go module proxy through go_build_tool (cached in $BENCH_CACHE/bin: a warm
+# run is a stamp check). Usage: build-binaries.sh [traefik|k6-operator]... (default: both).
+# Heavy: Traefik takes about 8 min and 3 GB RSS on 2 busy cores; run one build at a time.
+. "$(dirname "$0")/../lib/common.sh"
+
+# Pinned: v3.6.12 is the newest Traefik that builds from this proxy (v3.7's nested module is refused).
+TRAEFIK_VERSION=v3.6.12
+# Pinned: k6-operator v1.5.0 (chart 4.5.0) is the newest the proxy serves (v1.6.0 is refused).
+K6_OPERATOR_VERSION=v1.5.0
+
+build_traefik() {
+  # Traefik's go.mod has three remote replace lines; a go.mod's replaces only apply in the main
+  # module, so the throwaway module repeats them and the exclude (as in Traefik's own go.mod).
+  # GO_BUILD_FLAGS is word-split, so only a space-free ldflags value fits: the version stamp.
+  GO_MOD_EXTRA='replace (
+	github.com/abbot/go-http-auth => github.com/containous/go-http-auth v0.4.1-0.20200324110947-a37a7636d23e
+	github.com/gorilla/mux => github.com/containous/mux v0.0.0-20250523120546-41b6ec3aed59
+	github.com/mailgun/minheap => github.com/containous/minheap v0.0.0-20190809180810-6e71eb837595
+)
+exclude github.com/tencentcloud/tencentcloud-sdk-go v3.0.83+incompatible' \
+  GO_BUILD_FLAGS="-ldflags=-X=github.com/traefik/traefik/v3/pkg/version.Version=$TRAEFIK_VERSION" \
+    go_build_tool traefik "$TRAEFIK_VERSION" github.com/traefik/traefik/v3/cmd/traefik \
+      "github.com/traefik/traefik/v3/cmd/traefik@$TRAEFIK_VERSION"
+}
+
+build_k6_operator() {
+  go_build_tool k6-operator "$K6_OPERATOR_VERSION" github.com/grafana/k6-operator/cmd \
+    "github.com/grafana/k6-operator/cmd@$K6_OPERATOR_VERSION"
+}
+
+# crd_path prints the TestRun CRD shipped in the k6-operator module (downloaded on demand).
+k6_operator_crd_path() {
+  local dir
+  dir=$(go mod download -json "github.com/grafana/k6-operator@$K6_OPERATOR_VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+  [ -f "$dir/config/crd/bases/k6.io_testruns.yaml" ] || die "k6.io_testruns.yaml not found in $dir"
+  printf '%s\n' "$dir/config/crd/bases/k6.io_testruns.yaml"
+}
+
+main() {
+  local what
+  [ $# -gt 0 ] || set -- traefik k6-operator
+  for what in "$@"; do
+    case $what in
+      traefik) build_traefik ;;
+      k6-operator) build_k6_operator ;;
+      crd-path) k6_operator_crd_path ;;
+      *) die "unknown binary '$what'; allowed: traefik, k6-operator, crd-path" ;;
+    esac
+  done
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then main "$@"; fi
