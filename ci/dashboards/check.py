@@ -1,0 +1,624 @@
+#!/usr/bin/env python3
+"""Checks the bench Grafana dashboards, and runs every query they contain against a real Prometheus.
+
+Offline (always):
+  - every dashboard parses; uid/title/schemaVersion present; uids unique
+  - variables: `datasource` (type datasource, prometheus) and `testid` exist; no `__inputs`
+  - no hard-coded datasource UID anywhere (panels, targets, annotations, variables)
+  - unique panel ids, sane grid positions that do not overlap (top level and inside each row)
+  - every data panel has a title, a unit, targets with unique refIds and an expression
+  - rate()/irate()/increase() ranges use $__rate_interval ($__range only in instant queries)
+  - every k6_* selector is scoped to the run: testid=~"$testid"
+  - every metric name a query references is listed in the metric fixture (with its source)
+With --prometheus URL (a real Prometheus, e.g. 2.42 with native histograms):
+  - syntax: every query (panels, annotations, variables) is sent to Prometheus; a parse error fails
+  - data: per panel, whether its queries return samples for --testid over [--start, --end]
+  - --require-data SELECTOR: panels that must have data ("<dashboard uid>/<panel title glob>",
+    e.g. "bench-run-overview/*" or "bench-controllers/Traefik:*"); a selector matching nothing fails
+
+Exit status: 0 all good, 1 a check failed, 2 bad usage.
+"""
+import argparse
+import datetime
+import fnmatch
+import json
+import pathlib
+import re
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DEFAULT_DASHBOARDS = ROOT / "dashboards"
+DEFAULT_FIXTURE = pathlib.Path(__file__).resolve().parent / "fixtures" / "metrics.json"
+
+DATA_PANEL_TYPES = {"timeseries", "stat", "table", "barchart", "bargauge", "gauge", "heatmap",
+                    "piechart", "histogram", "state-timeline", "status-history", "xychart", "trend"}
+RATE_FUNCS = ("rate", "irate", "increase")
+PROMQL_KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right", "bool", "and",
+                   "or", "unless", "offset", "inf", "nan", "atan2", "start", "end"}
+TESTID_RE = re.compile(r"^[A-Za-z0-9_.:-]+$")
+
+
+class UsageError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------------------------
+# Dashboard walking
+
+def load_dashboards(paths):
+    files = []
+    for p in paths:
+        p = pathlib.Path(p)
+        if p.is_dir():
+            files.extend(sorted(p.glob("*.json")))
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise UsageError(f"dashboard path {p} does not exist (give a folder of *.json or files)")
+    if not files:
+        raise UsageError(f"no dashboard *.json found in {', '.join(map(str, paths))}")
+    return files
+
+
+def walk_panels(dash):
+    """Yields (panel, row_title or None) for every panel, including those inside collapsed rows."""
+    row_title = None
+    for p in dash.get("panels", []):
+        if p.get("type") == "row":
+            row_title = p.get("title")
+            yield p, None
+            for child in p.get("panels", []):
+                yield child, row_title
+        else:
+            yield p, row_title
+
+
+def queries_of(dash):
+    """Every PromQL expression in a dashboard, as dicts: where, kind, expr, instant, panel."""
+    out = []
+    for panel, _row in walk_panels(dash):
+        for t in panel.get("targets", []) or []:
+            out.append({"where": f'panel {panel.get("id")} "{panel.get("title")}" {t.get("refId")}',
+                        "kind": "panel", "expr": t.get("expr", ""), "instant": bool(t.get("instant")),
+                        "panel": panel, "target": t})
+    for i, a in enumerate(dash.get("annotations", {}).get("list", [])):
+        if a.get("builtIn"):
+            continue
+        out.append({"where": f'annotation "{a.get("name")}"', "kind": "annotation",
+                    "expr": a.get("expr", ""), "instant": False, "annotation": a, "index": i})
+    for v in dash.get("templating", {}).get("list", []):
+        if v.get("type") != "query":
+            continue
+        q = v.get("query")
+        q = q.get("query", "") if isinstance(q, dict) else (q or "")
+        out.append({"where": f'variable "{v.get("name")}"', "kind": "variable", "expr": q,
+                    "instant": True, "variable": v})
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# PromQL text helpers (no full parser: Prometheus itself judges syntax when --prometheus is given)
+
+def strip_strings(expr):
+    return re.sub(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'', '""', expr)
+
+
+def variable_query_to_promql(q):
+    """Grafana Prometheus variable functions -> a PromQL expression with the same metric."""
+    m = re.fullmatch(r"\s*label_values\(\s*(.*?)\s*,\s*[A-Za-z_][A-Za-z0-9_]*\s*\)\s*", q)
+    if m:
+        return m.group(1)
+    m = re.fullmatch(r"\s*label_values\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)\s*", q)
+    if m:
+        return None  # label over all series: no metric
+    m = re.fullmatch(r"\s*(?:query_result|metrics)\((.*)\)\s*", q)
+    if m:
+        return m.group(1)
+    return q
+
+
+def metric_names(expr):
+    """Metric names referenced by a PromQL expression (identifiers that are not functions,
+    keywords, label names, durations or numbers)."""
+    s = strip_strings(expr)
+    s = re.sub(r"\{[^{}]*\}", " ", s)
+    s = re.sub(r"\[[^\]]*\]", " ", s)
+    s = re.sub(r"\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)", " ", s)
+    names = []
+    for m in re.finditer(r"[A-Za-z_:][A-Za-z0-9_:]*", s):
+        tok = m.group(0)
+        before = s[m.start() - 1] if m.start() else " "
+        if before.isdigit() or before == ".":
+            continue  # 1e3, 2h
+        if s[m.end():].lstrip().startswith("("):
+            continue  # function call
+        if tok.lower() in PROMQL_KEYWORDS:
+            continue
+        names.append(tok)
+    return names
+
+
+def call_arguments(expr, func):
+    """Argument text of each call `func(...)` in expr (strings blanked)."""
+    s = strip_strings(expr)
+    out = []
+    for m in re.finditer(r"\b%s\s*\(" % func, s):
+        depth, i = 1, m.end()
+        while i < len(s) and depth:
+            depth += {"(": 1, ")": -1}.get(s[i], 0)
+            i += 1
+        out.append(s[m.end():i - 1])
+    return out
+
+
+def selectors(expr, prefix):
+    """(name, matcher text) for each selector of a metric starting with prefix."""
+    return [(m.group(1), m.group(2)) for m in
+            re.finditer(r"\b(%s[A-Za-z0-9_:]*)\s*(?:\{([^}]*)\})?" % re.escape(prefix), expr)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Conventions
+
+def is_variable_ref(uid):
+    return isinstance(uid, str) and uid.startswith("$")
+
+
+def datasource_problems(obj, where):
+    ds = obj.get("datasource")
+    if ds is None:
+        return []
+    if isinstance(ds, str):
+        ok = ds.startswith("$") or ds in ("-- Grafana --", "-- Mixed --", "-- Dashboard --")
+        return [] if ok else [f"{where}: datasource {ds!r} is a name or UID from one machine; use ${{datasource}}"]
+    uid = ds.get("uid")
+    if ds.get("type") in ("grafana", "datasource") or uid in ("-- Grafana --", "grafana", None):
+        return []
+    if not is_variable_ref(uid):
+        return [f"{where}: hard-coded datasource uid {uid!r}; use {{\"type\": \"prometheus\", \"uid\": \"${{datasource}}\"}}"]
+    return []
+
+
+def rate_problems(expr, instant, where):
+    problems = []
+    for func in RATE_FUNCS:
+        for args in call_arguments(expr, func):
+            for rng in re.findall(r"\[([^\]]*)\]", args):
+                if ":" in rng:
+                    continue  # subquery inside the argument, judged by the outer function
+                if rng == "$__rate_interval" or (instant and rng == "$__range"):
+                    continue
+                allowed = "$__rate_interval" + (" or $__range" if instant else "")
+                problems.append(f"{where}: {func}() over [{rng}]; use [{allowed}]")
+    if not instant:
+        for rng in re.findall(r"\[(\$__range):[^\]]*\]", expr):
+            problems.append(f"{where}: subquery over [{rng}:] in a range query; only instant queries may span $__range")
+    return problems
+
+
+def k6_scope_problems(expr, where):
+    problems = []
+    for name, matchers in selectors(strip_strings_keep(expr), "k6_"):
+        if matchers is None or 'testid=~"$testid"' not in matchers:
+            problems.append(f'{where}: {name} is not scoped to the run; add testid=~"$testid"')
+    return problems
+
+
+def strip_strings_keep(expr):
+    """Blank string literals outside {...} only (so matchers keep their values)."""
+    out, i, depth = [], 0, 0
+    while i < len(expr):
+        c = expr[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth = max(0, depth - 1)
+        if c == '"' and depth == 0:
+            j = i + 1
+            while j < len(expr) and expr[j] != '"':
+                j += 2 if expr[j] == "\\" else 1
+            out.append('""')
+            i = j + 1
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def grid_problems(panels, where):
+    problems, cells = [], {}
+    for p in panels:
+        g = p.get("gridPos")
+        name = f'{where} panel {p.get("id")} "{p.get("title")}"'
+        if not isinstance(g, dict) or not all(isinstance(g.get(k), int) for k in "xywh"):
+            problems.append(f"{name}: gridPos must have integer x, y, w, h")
+            continue
+        if g["w"] < 1 or g["h"] < 1 or g["x"] < 0 or g["y"] < 0 or g["x"] + g["w"] > 24:
+            problems.append(f"{name}: gridPos {g} is outside the 24-column grid")
+            continue
+        for x in range(g["x"], g["x"] + g["w"]):
+            for y in range(g["y"], g["y"] + g["h"]):
+                other = cells.get((x, y))
+                if other is not None:
+                    problems.append(f'{name}: overlaps panel {other.get("id")} "{other.get("title")}"')
+                    break
+                cells[(x, y)] = p
+            else:
+                continue
+            break
+    return problems
+
+
+def load_fixture(path):
+    try:
+        data = json.loads(pathlib.Path(path).read_text())
+    except (OSError, ValueError) as e:
+        raise UsageError(f"metric fixture {path}: {e}")
+    known = {}
+    for source, entry in data.get("sources", {}).items():
+        if not entry.get("cite"):
+            raise UsageError(f"metric fixture {path}: source {source!r} cites nothing (add 'cite')")
+        for name, kind in entry.get("metrics", {}).items():
+            if kind not in ("counter", "gauge", "histogram", "native_histogram", "summary"):
+                raise UsageError(f"metric fixture {path}: {name} has type {kind!r}; allowed: counter, "
+                                 "gauge, histogram, native_histogram, summary")
+            known[name] = (kind, source)
+            if kind in ("histogram", "summary"):
+                for suffix in ("_sum", "_count") + (("_bucket",) if kind == "histogram" else ()):
+                    known[name + suffix] = (kind, source)
+    return known
+
+
+def fixture_problems(expr, where, known):
+    problems = []
+    for name in metric_names(expr):
+        if name not in known:
+            hint = ""
+            if name.endswith("_bucket") and known.get(name[:-7], ("",))[0] == "native_histogram":
+                hint = " (it is a native histogram: no _bucket series; use histogram_quantile on the name itself)"
+            problems.append(f"{where}: metric {name} is not in the metric fixture{hint}")
+    return problems
+
+
+def convention_problems(path, dash, known):
+    """All offline problems of one dashboard, as readable strings."""
+    where = path.name
+    problems = []
+    for key in ("uid", "title", "schemaVersion", "panels", "templating"):
+        if key not in dash:
+            problems.append(f"{where}: missing top-level {key!r}")
+    if "__inputs" in dash:
+        problems.append(f"{where}: has __inputs (import-only format); sidecar dashboards must use the datasource variable")
+    variables = {v.get("name"): v for v in dash.get("templating", {}).get("list", [])}
+    ds = variables.get("datasource")
+    if not ds or ds.get("type") != "datasource" or ds.get("query") != "prometheus":
+        problems.append(f'{where}: needs a variable "datasource" of type datasource with query "prometheus"')
+    if "testid" not in variables:
+        problems.append(f'{where}: needs a variable "testid" (runs are selected by their testid tag)')
+    for name, v in variables.items():
+        problems += datasource_problems(v, f'{where} variable "{name}"')
+    for a in dash.get("annotations", {}).get("list", []):
+        problems += datasource_problems(a, f'{where} annotation "{a.get("name")}"')
+
+    ids = {}
+    top, rows = [], {}
+    for panel, row in walk_panels(dash):
+        pid = panel.get("id")
+        name = f'{where} panel {pid} "{panel.get("title")}"'
+        if pid in ids:
+            problems.append(f"{name}: id {pid} is used twice")
+        ids[pid] = panel
+        problems += datasource_problems(panel, name)
+        if row is None:
+            top.append(panel)
+        else:
+            rows.setdefault(row, []).append(panel)
+        if panel.get("type") == "row":
+            continue
+        if not panel.get("title"):
+            problems.append(f"{name}: has no title")
+        if panel.get("type") in DATA_PANEL_TYPES:
+            unit = panel.get("fieldConfig", {}).get("defaults", {}).get("unit")
+            if not unit:
+                problems.append(f"{name}: no unit (fieldConfig.defaults.unit)")
+            tgts = panel.get("targets") or []
+            if not tgts:
+                problems.append(f"{name}: has no queries")
+            refs = [t.get("refId") for t in tgts]
+            if len(set(refs)) != len(refs) or None in refs:
+                problems.append(f"{name}: refIds must be present and unique, got {refs}")
+            for t in tgts:
+                problems += datasource_problems(t, f'{name} {t.get("refId")}')
+                if not (t.get("expr") or "").strip():
+                    problems.append(f'{name} {t.get("refId")}: empty expression')
+    problems += grid_problems([p for p in top], where)
+    for row, children in rows.items():
+        problems += grid_problems(children, f'{where} row "{row}"')
+
+    for q in queries_of(dash):
+        w = f"{where} {q['where']}"
+        expr = q["expr"]
+        if q["kind"] == "variable":
+            expr = variable_query_to_promql(expr) or ""
+        else:
+            problems += rate_problems(expr, q["instant"], w)
+            problems += k6_scope_problems(expr, w)
+        problems += fixture_problems(expr, w, known)
+    return problems
+
+
+# ---------------------------------------------------------------------------------------------
+# Running queries
+
+def parse_time(text, now):
+    """unix seconds, RFC 3339, 'now' or 'now-<N>[smhd]'."""
+    m = re.fullmatch(r"now(?:-(\d+)([smhd]))?", text)
+    if m:
+        if not m.group(1):
+            return now
+        return now - int(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[m.group(2)]
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        raise UsageError(f"time {text!r} is not unix seconds, RFC 3339, 'now' or 'now-<N>[smhd]'")
+
+
+def parse_duration(text, what):
+    m = re.fullmatch(r"(\d+)([smh])", text)
+    if not m:
+        raise UsageError(f"{what} {text!r} must be a duration like 15s, 1m or 2h")
+    return int(m.group(1)) * {"s": 1, "m": 60, "h": 3600}[m.group(2)]
+
+
+class Prometheus:
+    def __init__(self, url, timeout=30):
+        if not re.match(r"^https?://", url):
+            raise UsageError(f"--prometheus {url!r} must be an http(s) URL like http://127.0.0.1:9090")
+        self.url, self.timeout = url.rstrip("/"), timeout
+
+    def call(self, path, params):
+        data = urllib.parse.urlencode(params, doseq=True).encode()
+        req = urllib.request.Request(self.url + path, data=data, method="POST")
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as r:
+                return json.loads(r.read())
+        except urllib.error.HTTPError as e:
+            try:
+                body = json.loads(e.read())
+            except ValueError:
+                body = {"status": "error", "error": f"HTTP {e.code}"}
+            return body
+        except (urllib.error.URLError, OSError) as e:
+            raise UsageError(f"Prometheus at {self.url} is not reachable: {e}")
+
+    def check_up(self):
+        r = self.call("/api/v1/status/buildinfo", {})
+        if r.get("status") != "success":
+            raise UsageError(f"{self.url} does not answer like Prometheus: {r}")
+        return r["data"].get("version", "?")
+
+    def query(self, expr, start, end, step, instant):
+        if instant:
+            return self.call("/api/v1/query", {"query": expr, "time": end})
+        return self.call("/api/v1/query_range", {"query": expr, "start": start, "end": end, "step": step})
+
+    def label_values(self, label, match, start, end):
+        params = {"start": start, "end": end}
+        if match:
+            params["match[]"] = [match]
+        return self.call(f"/api/v1/label/{label}/values", params)
+
+
+def substitutions(dash, testids, start, end, step, rate_interval):
+    """Grafana variable values used when running a dashboard's queries outside Grafana."""
+    values = {"__rate_interval": f"{rate_interval}s", "__interval": f"{step}s",
+              "__range": f"{int(end - start)}s", "__range_s": str(int(end - start)),
+              "__range_ms": str(int((end - start) * 1000))}
+    for v in dash.get("templating", {}).get("list", []):
+        name = v.get("name")
+        if name == "testid":
+            values[name] = "|".join(testids)
+        elif v.get("type") == "datasource":
+            continue
+        elif v.get("includeAll"):
+            values[name] = v.get("allValue") or ".*"
+        elif v.get("type") in ("textbox", "constant", "custom"):
+            cur = v.get("current", {}).get("value")
+            values[name] = cur if isinstance(cur, str) and cur else v.get("query", "")
+    return values
+
+
+def substitute(expr, values):
+    def repl(m):
+        name = m.group(1) or m.group(2) or m.group(3)
+        if name not in values:
+            raise UsageError(f"query uses ${name}, which the dashboard does not define: {expr}")
+        return values[name]
+    return re.sub(r"\$\{([A-Za-z_]\w*)(?::\w+)?\}|\[\[([A-Za-z_]\w*)\]\]|\$([A-Za-z_]\w*)", repl, expr)
+
+
+def count_result(resp):
+    data = resp.get("data", {})
+    result = data.get("result", [])
+    if data.get("resultType") == "matrix":
+        return len(result), sum(len(r.get("values", [])) + len(r.get("histograms", [])) for r in result)
+    if data.get("resultType") in ("vector",):
+        return len(result), len(result)
+    if data.get("resultType") == "scalar":
+        return 1, 1
+    return 0, 0
+
+
+def run_dashboard(path, dash, prom, testids, start, end, step, rate_interval):
+    """Runs every query; returns (panel reports, syntax errors)."""
+    values = substitutions(dash, testids, start, end, step, rate_interval)
+    uid = dash.get("uid")
+    panels, errors = {}, []
+    for q in queries_of(dash):
+        if q["kind"] == "variable":
+            v = q["variable"]
+            raw = v.get("query")
+            raw = raw.get("query", "") if isinstance(raw, dict) else raw
+            m = re.fullmatch(r"\s*label_values\(\s*(?:(.*?)\s*,\s*)?([A-Za-z_]\w*)\s*\)\s*", raw or "")
+            key = f'variable:{v.get("name")}'
+            rep = panels.setdefault(key, {"uid": uid, "key": key, "title": f'variable {v.get("name")}',
+                                          "queries": [], "data": False})
+            if m:
+                match = substitute(m.group(1), values) if m.group(1) else None
+                r = prom.label_values(m.group(2), match, start, end)
+                ok = r.get("status") == "success"
+                vals = r.get("data", []) if ok else []
+                rep["queries"].append({"ref": "var", "expr": raw, "ok": ok, "error": r.get("error"),
+                                       "series": len(vals), "samples": len(vals), "values": vals[:20]})
+                rep["data"] = rep["data"] or bool(vals)
+                if not ok:
+                    errors.append(f"{path.name} {q['where']}: {r.get('error')}")
+            continue
+        expr = substitute(q["expr"], values)
+        r = prom.query(expr, start, end, step, q["instant"])
+        ok = r.get("status") == "success"
+        series, samples = count_result(r) if ok else (0, 0)
+        if q["kind"] == "panel":
+            p = q["panel"]
+            key = f'{p.get("id")}'
+            title = p.get("title")
+            ref = q["target"].get("refId")
+        else:
+            key = f'annotation:{q["annotation"].get("name")}'
+            title = f'annotation {q["annotation"].get("name")}'
+            ref = "ann"
+        rep = panels.setdefault(key, {"uid": uid, "key": key, "title": title, "queries": [], "data": False})
+        rep["queries"].append({"ref": ref, "expr": expr, "ok": ok, "error": r.get("error"),
+                               "series": series, "samples": samples})
+        rep["data"] = rep["data"] or samples > 0
+        if not ok:
+            errors.append(f"{path.name} {q['where']}: {r.get('errorType', 'error')}: {r.get('error')}")
+    return list(panels.values()), errors
+
+
+def select_required(selectors_, reports):
+    """Marks reports matched by selectors as required; returns selectors that matched nothing."""
+    unmatched = []
+    for sel in selectors_:
+        if "/" not in sel:
+            raise UsageError(f"--require-data {sel!r} must be '<dashboard uid>/<panel title glob>', "
+                             "e.g. 'bench-run-overview/*'")
+        uid_glob, title_glob = sel.split("/", 1)
+        hit = False
+        for r in reports:
+            if fnmatch.fnmatchcase(r["uid"] or "", uid_glob) and fnmatch.fnmatchcase(r["title"] or "", title_glob):
+                r["required"] = True
+                hit = True
+        if not hit:
+            unmatched.append(sel)
+    return unmatched
+
+
+# ---------------------------------------------------------------------------------------------
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("paths", nargs="*", default=[str(DEFAULT_DASHBOARDS)],
+                    help="dashboard files or folders (default: dashboards/)")
+    ap.add_argument("--fixture", default=str(DEFAULT_FIXTURE), help="metric-name fixture JSON")
+    ap.add_argument("--prometheus", help="Prometheus base URL; without it only offline checks run")
+    ap.add_argument("--testid", help="run id(s) to substitute for $testid, comma-separated")
+    ap.add_argument("--start", default="now-1h", help="range start (unix, RFC 3339, now-30m); default now-1h")
+    ap.add_argument("--end", default="now", help="range end; default now")
+    ap.add_argument("--step", default="", help="range query step (default: range/120, at least 5s)")
+    ap.add_argument("--rate-interval", default="1m",
+                    help="value for $__rate_interval (Grafana: max(4 x scrape interval, step)); default 1m")
+    ap.add_argument("--require-data", action="append", default=[], metavar="SELECTOR",
+                    help="'<uid>/<title glob>' of panels that must return data (repeatable, comma-separated)")
+    ap.add_argument("--report", help="write the per-panel report as JSON to this file")
+    ap.add_argument("--quiet", action="store_true", help="print problems and the summary only")
+    args = ap.parse_args(argv)
+
+    try:
+        known = load_fixture(args.fixture)
+        files = load_dashboards(args.paths)
+        dashboards, problems, uids = [], [], {}
+        for f in files:
+            try:
+                dash = json.loads(f.read_text())
+            except ValueError as e:
+                problems.append(f"{f.name}: not valid JSON: {e}")
+                continue
+            if not isinstance(dash, dict):
+                problems.append(f"{f.name}: top level must be a JSON object (a dashboard)")
+                continue
+            uid = dash.get("uid")
+            if uid in uids:
+                problems.append(f"{f.name}: uid {uid!r} already used by {uids[uid]}")
+            uids[uid] = f.name
+            dashboards.append((f, dash))
+            problems += convention_problems(f, dash, known)
+        n_queries = sum(len(queries_of(d)) for _, d in dashboards)
+        n_panels = sum(1 for _, d in dashboards for p, _ in walk_panels(d) if p.get("type") != "row")
+        for p in problems:
+            print(f"problem: {p}")
+        print(f"conventions: {len(dashboards)} dashboards, {n_panels} panels, {n_queries} queries, "
+              f"{len(problems)} problems")
+
+        required_sel = [s for item in args.require_data for s in item.split(",") if s]
+        if not args.prometheus:
+            if required_sel:
+                raise UsageError("--require-data needs --prometheus")
+            return 1 if problems else 0
+        if not args.testid:
+            raise UsageError("--prometheus needs --testid (the run whose data the panels should show)")
+        testids = [t for t in args.testid.split(",") if t]
+        for t in testids:
+            if not TESTID_RE.match(t):
+                raise UsageError(f"--testid {t!r} may contain only letters, digits and . _ : -")
+        now = datetime.datetime.now().timestamp()
+        start, end = parse_time(args.start, now), parse_time(args.end, now)
+        if end <= start:
+            raise UsageError(f"--start {args.start!r} must be before --end {args.end!r}")
+        step = parse_duration(args.step, "--step") if args.step else max(5, int((end - start) / 120))
+        rate_interval = parse_duration(args.rate_interval, "--rate-interval")
+
+        prom = Prometheus(args.prometheus)
+        version = prom.check_up()
+        reports, syntax_errors = [], []
+        for f, dash in dashboards:
+            r, e = run_dashboard(f, dash, prom, testids, start, end, step, rate_interval)
+            reports += r
+            syntax_errors += e
+        unmatched = select_required(required_sel, reports)
+        missing = [r for r in reports if r.get("required") and not r["data"]]
+        for r in reports:
+            mark = "data" if r["data"] else "NO DATA"
+            req = " (required)" if r.get("required") else ""
+            if not args.quiet or (r.get("required") and not r["data"]):
+                print(f'{mark:8} {r["uid"]}/{r["title"]}{req}')
+        for e in syntax_errors:
+            print(f"query error: {e}")
+        for s in unmatched:
+            print(f"problem: --require-data {s!r} matches no panel")
+        for r in missing:
+            print(f'problem: required panel {r["uid"]}/{r["title"]} returned no data for testid {args.testid}')
+        with_data = sum(1 for r in reports if r["data"])
+        print(f"prometheus {version}: {sum(len(r['queries']) for r in reports)} queries run, "
+              f"{len(syntax_errors)} errors; {with_data}/{len(reports)} panels with data; "
+              f"required {sum(1 for r in reports if r.get('required'))}, missing data {len(missing)}")
+        if args.report:
+            pathlib.Path(args.report).write_text(json.dumps(
+                {"prometheus": args.prometheus, "testid": args.testid, "start": start, "end": end,
+                 "problems": problems, "query_errors": syntax_errors, "unmatched_selectors": unmatched,
+                 "panels": reports}, indent=2) + "\n")
+        return 1 if (problems or syntax_errors or unmatched or missing) else 0
+    except UsageError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,716 @@
+#!/usr/bin/env python3
+"""Writes the bench Grafana dashboards (dashboards/*.json) from one readable description.
+
+The JSON files are the product (raw Grafana JSON, shipped by the chart as sidecar ConfigMaps);
+this script is how they are written, so every panel follows the same conventions: datasource
+variable `datasource`, `testid` variable, a unit on every panel, `$__rate_interval` in rates,
+percentiles from native histograms merged across runners with `sum` before `histogram_quantile`.
+
+Usage:
+  generate.py            rewrite dashboards/*.json
+  generate.py --check    exit 1 if a committed dashboard differs from what this script writes
+"""
+import argparse
+import json
+import pathlib
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+OUT_DIR = ROOT / "dashboards"
+
+DS = {"type": "prometheus", "uid": "${datasource}"}
+# Every k6 selector is scoped to the selected run(s).
+RUN = 'testid=~"$testid"'
+# The percentiles the published results use, as (label, quantile).
+PERCENTILES = [("p50", "0.5"), ("p90", "0.9"), ("p99", "0.99"), ("p99.9", "0.999"),
+               ("p99.99", "0.9999"), ("p99.999", "0.99999"), ("p99.9999", "0.999999")]
+ERROR_CLASSES = ["connection", "timeout", "read", "http_5xx", "http_4xx", "other"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Query helpers (PromQL text only)
+
+def k6_rate(metric, by="", labels=RUN):
+    grouping = f" by ({by})" if by else ""
+    return f"sum{grouping} (rate({metric}{{{labels}}}[$__rate_interval]))"
+
+
+def k6_quantile(q, metric="k6_http_req_duration_seconds", by="", window="$__rate_interval",
+                labels=RUN):
+    """Quantile of a k6 native histogram, merged across runners by summing the rates first."""
+    grouping = f" by ({by})" if by else ""
+    return (f"histogram_quantile({q}, sum{grouping} "
+            f"(rate({metric}{{{labels}}}[{window}])))")
+
+
+def k6_total(metric, by, labels=RUN):
+    """Whole-run total of a k6 counter: each runner pushes its cumulative value, so the last value
+    per series (max of a counter that never resets) summed over runners is exact."""
+    return f"sum by ({by}) (max_over_time({metric}{{{labels}}}[$__range]))"
+
+
+def zero_while_running(expr, by=""):
+    """`expr`, or 0 for every series of the run's request rate: a counter that k6 creates only on
+    its first event (dropped iterations, errors) then reads 0 instead of "No data" while the run
+    is live, and still "No data" when the run has no data at all."""
+    grouping = f" by ({by})" if by else ""
+    return f"({expr}) or (0 * sum{grouping} (rate(k6_http_reqs_total{{{RUN}}}[$__rate_interval])))"
+
+
+def percentile_distribution(by="testid", labels=RUN):
+    """One series per percentile label, value = latency over the whole range: the published
+    percentile chart (x = percentile on a log-like axis, y = latency)."""
+    parts = []
+    for label, q in PERCENTILES:
+        inner = k6_quantile(q, by=by, window="$__range", labels=labels)
+        parts.append(f'label_replace({inner}, "percentile", "{label}", "", "")')
+    return " or ".join(parts)
+
+
+def labelled(expr, label, value):
+    return f'label_replace({expr}, "{label}", "{value}", "", "")'
+
+
+# ---------------------------------------------------------------------------------------------
+# Panel builders
+
+def target(expr, legend, ref="A", instant=False, table=False):
+    t = {"datasource": DS, "editorMode": "code", "expr": expr, "legendFormat": legend,
+         "range": not instant, "instant": instant, "refId": ref}
+    if table:
+        t["format"] = "table"
+    return t
+
+
+def targets(*specs, instant=False, table=False):
+    """specs: (expr, legend) pairs; refIds A, B, C... in order."""
+    return [target(e, l, chr(ord("A") + i), instant, table) for i, (e, l) in enumerate(specs)]
+
+
+def _base(kind, title, description, tgts, unit):
+    return {"type": kind, "title": title, "description": description, "datasource": DS,
+            "targets": tgts, "fieldConfig": {"defaults": {"unit": unit}, "overrides": []}}
+
+
+def timeseries(title, description, tgts, unit, *, stack=False, bars=False, log=False,
+               steps=False, minimum=None, axis_label="", right=None):
+    """right: (legend, unit) of one series drawn on its own right-hand axis with its own unit."""
+    p = _base("timeseries", title, description, tgts, unit)
+    if right:
+        name, right_unit = right
+        p["fieldConfig"]["overrides"].append({
+            "matcher": {"id": "byName", "options": name},
+            "properties": [{"id": "unit", "value": right_unit},
+                           {"id": "custom.axisPlacement", "value": "right"},
+                           {"id": "custom.scaleDistribution", "value": {"type": "linear"}}]})
+    custom = {"drawStyle": "bars" if bars else "line", "lineWidth": 1, "fillOpacity": 60 if bars else 10,
+              "showPoints": "never", "spanNulls": False, "axisLabel": axis_label,
+              "lineInterpolation": "stepAfter" if steps else "linear",
+              "stacking": {"mode": "normal" if stack else "none", "group": "A"}}
+    if log:
+        custom["scaleDistribution"] = {"type": "log", "log": 10}
+    p["fieldConfig"]["defaults"]["custom"] = custom
+    if minimum is not None:
+        p["fieldConfig"]["defaults"]["min"] = minimum
+    p["options"] = {"legend": {"displayMode": "table", "placement": "right", "showLegend": True,
+                               "calcs": ["lastNotNull", "max"]},
+                    "tooltip": {"mode": "multi", "sort": "desc"}}
+    return p
+
+
+def stat(title, description, tgts, unit, *, text_mode="value_and_name", decimals=None):
+    p = _base("stat", title, description, tgts, unit)
+    if decimals is not None:
+        p["fieldConfig"]["defaults"]["decimals"] = decimals
+    p["options"] = {"reduceOptions": {"calcs": ["lastNotNull"], "fields": "", "values": False},
+                    "textMode": text_mode, "colorMode": "value", "graphMode": "none",
+                    "justifyMode": "auto", "orientation": "auto"}
+    return p
+
+
+def table(title, description, tgts, unit, renames, *, order=None, overrides=None):
+    p = _base("table", title, description, tgts, unit)
+    p["fieldConfig"]["overrides"] = overrides or []
+    index = {name: i for i, name in enumerate(order or [])}
+    p["transformations"] = [
+        {"id": "merge", "options": {}},
+        {"id": "organize", "options": {"excludeByName": {"Time": True}, "renameByName": renames,
+                                       "indexByName": index}},
+    ]
+    p["options"] = {"showHeader": True, "cellHeight": "sm",
+                    "footer": {"show": False, "reducer": ["sum"], "fields": ""}}
+    return p
+
+
+def barchart(title, description, tgts, unit, transformations, *, log=False, stack=False, x_field=None):
+    p = _base("barchart", title, description, tgts, unit)
+    custom = {"fillOpacity": 80, "lineWidth": 1, "gradientMode": "none", "axisLabel": ""}
+    if log:
+        custom["scaleDistribution"] = {"type": "log", "log": 10}
+    p["fieldConfig"]["defaults"]["custom"] = custom
+    p["transformations"] = transformations
+    p["options"] = {"orientation": "vertical", "stacking": "normal" if stack else "none",
+                    "showValue": "auto", "groupWidth": 0.7, "barWidth": 0.9, "xTickLabelRotation": 0,
+                    "legend": {"displayMode": "list", "placement": "bottom", "showLegend": True},
+                    "tooltip": {"mode": "multi", "sort": "none"}}
+    if x_field:
+        p["options"]["xField"] = x_field
+    return p
+
+
+def distribution_panel(title, description, by="testid"):
+    """Latency by percentile (log-like x axis: p50, p90, p99 ... p99.9999 evenly spaced)."""
+    tgts = [target(percentile_distribution(by), "{{percentile}} {{" + by + "}}", instant=True,
+                   table=True)]
+    corner = f"percentile\\{by}"
+    transformations = [
+        {"id": "groupingToMatrix",
+         "options": {"columnField": by, "rowField": "percentile", "valueField": "Value"}},
+        {"id": "sortBy", "options": {"sort": [{"field": corner, "desc": False}]}},
+    ]
+    return barchart(title, description, tgts, "s", transformations, log=True, x_field=corner)
+
+
+class Layout:
+    """Places panels left to right on Grafana's 24-column grid and numbers them."""
+
+    def __init__(self):
+        self.panels, self.x, self.y, self.row_h, self.next_id = [], 0, 0, 0, 1
+        self.open_row = None  # collapsed row collecting its own panels
+
+    def _place(self, panel, w, h):
+        if self.x + w > 24:
+            self.x, self.y, self.row_h = 0, self.y + self.row_h, 0
+        panel["id"] = self.next_id
+        self.next_id += 1
+        panel["gridPos"] = {"h": h, "w": w, "x": self.x, "y": self.y}
+        self.x += w
+        self.row_h = max(self.row_h, h)
+
+    def row(self, title, collapsed=False):
+        self.newline()
+        r = {"type": "row", "title": title, "collapsed": collapsed, "panels": []}
+        self._place(r, 24, 1)
+        self.newline()
+        self.panels.append(r)
+        self.open_row = r if collapsed else None
+
+    def add(self, panel, w, h):
+        self._place(panel, w, h)
+        (self.open_row["panels"] if self.open_row else self.panels).append(panel)
+
+    def newline(self):
+        if self.x:
+            self.x, self.y, self.row_h = 0, self.y + self.row_h, 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Variables and dashboard shell
+
+def datasource_variable():
+    return {"name": "datasource", "label": "Data source", "type": "datasource", "query": "prometheus",
+            "current": {}, "hide": 0, "refresh": 1, "regex": "", "options": [], "includeAll": False,
+            "multi": False}
+
+
+def query_variable(name, label, query, *, multi=False, include_all=False, all_value=None):
+    v = {"name": name, "label": label, "type": "query", "datasource": DS,
+         "definition": query, "query": {"query": query, "refId": f"{name}-query", "qryType": 1},
+         "refresh": 2, "sort": 1, "regex": "", "current": {}, "options": [], "hide": 0,
+         "multi": multi, "includeAll": include_all}
+    if all_value is not None:
+        v["allValue"] = all_value
+    return v
+
+
+def textbox_variable(name, label, default, description):
+    return {"name": name, "label": label, "type": "textbox", "query": default, "description": description,
+            "current": {"text": default, "value": default}, "options": [], "hide": 0}
+
+
+def testid_variable(multi):
+    return query_variable("testid", "Run (testid)", "label_values(k6_http_reqs_total, testid)",
+                          multi=multi, include_all=multi, all_value=".+" if multi else None)
+
+
+def dashboard(uid, title, description, layout, variables, *, annotations=(), time_from="now-30m",
+              refresh="10s", tags=("bench",)):
+    builtin = {"builtIn": 1, "datasource": {"type": "grafana", "uid": "-- Grafana --"}, "enable": True,
+               "hide": True, "iconColor": "rgba(0, 211, 255, 1)", "name": "Annotations & Alerts",
+               "type": "dashboard"}
+    return {
+        "uid": uid, "title": title, "description": description, "tags": list(tags),
+        "editable": True, "graphTooltip": 1, "schemaVersion": 39, "version": 1, "style": "dark",
+        "time": {"from": time_from, "to": "now"}, "refresh": refresh, "timezone": "browser",
+        "fiscalYearStartMonth": 0, "liveNow": False, "weekStart": "",
+        "timepicker": {}, "links": [
+            {"title": "bench dashboards", "type": "dashboards", "tags": ["bench"], "asDropdown": True,
+             "includeVars": True, "keepTime": True}],
+        "annotations": {"list": [builtin, *annotations]},
+        "templating": {"list": variables},
+        "panels": layout.panels,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. Run overview
+
+def run_overview():
+    lay = Layout()
+    reqs = k6_rate("k6_http_reqs_total")
+    dropped = k6_rate("k6_dropped_iterations_total")
+
+    lay.row("Load: was the offered rate held?")
+    lay.add(timeseries(
+        "Request rate: offered vs achieved",
+        "Achieved = completed requests per second (all runners). Offered = achieved + dropped "
+        "iterations: in the open model every iteration is one request, so what k6 could not start "
+        "is the gap to the target rate.",
+        targets((reqs, "achieved"), (f"{reqs} + ({zero_while_running(dropped)})", "offered")),
+        "reqps", minimum=0), 12, 8)
+    lay.add(timeseries(
+        "Dropped iterations",
+        "Iterations the constant-arrival-rate executor could not start (no free VU). Non-zero means "
+        "the generator, not the target, limited the rate: raise connections or runners.",
+        targets((zero_while_running(dropped), "dropped/s")), "reqps", bars=True, minimum=0), 6, 8)
+    lay.add(timeseries(
+        "VUs (connection budget in use)",
+        "Active VUs summed over runners; with keep-alive each VU holds one connection.",
+        targets(('sum(k6_vus{%s})' % RUN, "VUs")), "short", minimum=0), 6, 8)
+
+    lay.row("Latency: percentiles over time (native histograms, merged across runners)")
+    lay.add(timeseries(
+        "Latency percentiles",
+        "histogram_quantile over the sum of all runners' native histograms (never an average of "
+        "per-runner percentiles). Log scale: the tail is the story.",
+        targets(*[(k6_quantile(q), label) for label, q in PERCENTILES[:1] + PERCENTILES[2:5]]),
+        "s", log=True), 16, 10)
+    lay.add(distribution_panel(
+        "Latency by percentile (whole range)",
+        "The published percentile chart for this run: latency at p50 ... p99.9999 over the "
+        "dashboard time range; x is evenly spaced in 'number of nines', y is logarithmic."), 8, 10)
+    lay.add(timeseries(
+        "p99 latency by path",
+        "p99 per `path` tag (the paths experiment compares ingress, ClusterIP, NodePort and pod IP).",
+        targets((k6_quantile("0.99", by="path"), "{{path}}")), "s", log=True), 12, 8)
+    lay.add(timeseries(
+        "Responses by HTTP status",
+        "Completed requests per second by status (0 = no response: connection error or timeout).",
+        targets((k6_rate("k6_http_reqs_total", by="status"), "{{status}}")), "reqps", stack=True,
+        minimum=0), 12, 8)
+
+    lay.row("Errors: which class, when")
+    errors = k6_rate("k6_bench_errors_total", by="class")
+    lay.add(timeseries(
+        "Errors by class",
+        "bench_errors by class: connection (refused/reset before a response), timeout, read "
+        "(broken mid-response), http_5xx, http_4xx, other. Stacked.",
+        targets((zero_while_running(errors), "{{class}}")), "reqps", stack=True, bars=True,
+        minimum=0), 12, 8)
+    lay.add(timeseries(
+        "Error ratio",
+        "All error classes / completed requests.",
+        targets((f"({zero_while_running(k6_rate('k6_bench_errors_total'))}) / {reqs}", "errors / requests")),
+        "percentunit", minimum=0), 6, 8)
+    lay.add(stat(
+        "Errors in range by class",
+        "Total per class over the dashboard range (last cumulative value per runner, summed).",
+        targets((k6_total("k6_bench_errors_total", "class"), "{{class}}"), instant=True), "short",
+        decimals=0), 6, 8)
+
+    lay.row("Churn: backend replicas and how fast the path converged")
+    lay.add(timeseries(
+        "Backend replicas: desired vs ready",
+        "What the churn scenario asked for (desired) and what the Deployment reported ready. The "
+        "gap is the rollout; latency and errors above line up on the same time axis.",
+        targets(('max(k6_bench_replicas_desired{%s})' % RUN, "desired"),
+                ('max(k6_bench_replicas_ready{%s})' % RUN, "ready")),
+        "short", steps=True, minimum=0), 12, 8)
+    lay.add(timeseries(
+        "Scale events",
+        "Actions taken by the churn scenario (scale, rollout, podkill) per rate interval.",
+        targets(("sum by (action) (increase(k6_bench_scale_events_total{%s}[$__rate_interval]))" % RUN,
+                 "{{action}}")), "short", bars=True, minimum=0), 12, 8)
+    conv = "k6_bench_endpoint_convergence_seconds"
+    lay.add(timeseries(
+        "Endpoint convergence (mean per interval)",
+        "Time from a pod becoming ready (added) or being removed until the path under test reflects "
+        "it, by event; mean of the events in each rate interval.",
+        targets((f"histogram_sum(sum by (event) (rate({conv}{{{RUN}}}[$__rate_interval]))) / "
+                 f"histogram_count(sum by (event) (rate({conv}{{{RUN}}}[$__rate_interval])))", "{{event}}")),
+        "s", minimum=0), 12, 8)
+    lay.add(table(
+        "Endpoint convergence over range",
+        "Count, p50 and max-ish (p99) convergence per event over the dashboard range.",
+        targets((f"histogram_count(sum by (event) (increase({conv}{{{RUN}}}[$__range])))", ""),
+                (k6_quantile("0.5", conv, by="event", window="$__range"), ""),
+                (k6_quantile("0.99", conv, by="event", window="$__range"), ""),
+                instant=True, table=True),
+        "s", {"Value #A": "events", "Value #B": "p50", "Value #C": "p99"},
+        order=["event", "events", "p50", "p99"],
+        overrides=[{"matcher": {"id": "byName", "options": "events"},
+                    "properties": [{"id": "unit", "value": "short"}, {"id": "decimals", "value": 0}]}]),
+        12, 8)
+
+    lay.row("Traffic")
+    lay.add(timeseries(
+        "Data sent and received",
+        "Bytes per second on the wire as k6 counts them (all runners).",
+        targets((k6_rate("k6_data_sent_total"), "sent"), (k6_rate("k6_data_received_total"), "received")),
+        "Bps", minimum=0), 24, 7)
+
+    scale_annotation = {
+        "datasource": DS, "enable": True, "iconColor": "orange", "name": "Scale events",
+        "expr": "sum by (action) (increase(k6_bench_scale_events_total{%s}[$__rate_interval])) > 0" % RUN,
+        "step": "10s", "titleFormat": "{{action}}", "textFormat": "churn: {{action}}",
+        "tagKeys": "action", "useValueForTime": False}
+    return dashboard(
+        "bench-run-overview", "bench / run overview",
+        "One benchmark run live: offered vs achieved rate, latency percentiles to p99.9999, error "
+        "classes, backend replicas and endpoint convergence on one time axis.",
+        lay, [datasource_variable(), testid_variable(multi=False)], annotations=[scale_annotation])
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. Controller view
+
+def sum_rate(metric, by="", matchers=""):
+    grouping = f" by ({by})" if by else ""
+    return f"sum{grouping} (rate({metric}{{{matchers}}}[$__rate_interval]))"
+
+
+def sum_increase(metric, by="", matchers=""):
+    grouping = f" by ({by})" if by else ""
+    return f"sum{grouping} (increase({metric}{{{matchers}}}[$__rate_interval]))"
+
+
+def classic_quantile(q, metric, by="le", matchers="", scale=""):
+    return f"histogram_quantile({q}, sum by ({by}) (rate({metric}_bucket{{{matchers}}}[$__rate_interval]))){scale}"
+
+
+# Presence probes: one cheap series per controller whose metrics are scraped.
+CONTROLLER_PROBES = [
+    ("traefik", "traefik_config_reloads_total"),
+    ("ingress-nginx", "nginx_ingress_controller_success"),
+    ("nginx-ingress (F5 NGINX)", "nginx_ingress_controller_nginx_reloads_total"),
+    ("haproxy (haproxytech)", "haproxy_reloads_total"),
+]
+
+
+def controller_row_traefik(lay):
+    lay.row("Traefik (traefik_*)", collapsed=True)
+    lay.add(timeseries(
+        "Traefik: configuration reloads",
+        "Dynamic configuration reloads per interval (Traefik applies endpoint changes through a "
+        "reload of its dynamic configuration).",
+        targets((sum_increase("traefik_config_reloads_total"), "reloads")), "short", bars=True,
+        minimum=0), 8, 8)
+    lay.add(timeseries(
+        "Traefik: time since last successful reload",
+        "Seconds since traefik_config_last_reload_success (Traefik v3 has no reload-failure counter).",
+        targets(("time() - max(traefik_config_last_reload_success)", "since last reload")), "s",
+        minimum=0), 8, 8)
+    lay.add(timeseries(
+        "Traefik: open connections",
+        "Open connections by entrypoint and protocol.",
+        targets(("sum by (entrypoint, protocol) (traefik_open_connections)", "{{entrypoint}} {{protocol}}")),
+        "short", minimum=0), 8, 8)
+    lay.add(timeseries(
+        "Traefik: requests by status (entrypoints)",
+        "Requests per second as Traefik sees them, by status code.",
+        targets((sum_rate("traefik_entrypoint_requests_total", "code"), "{{code}}")), "reqps",
+        stack=True, minimum=0), 8, 8)
+    lay.add(timeseries(
+        "Traefik: latency (entrypoint histogram)",
+        "p50/p99 from Traefik's classic histogram (its buckets bound the precision: default 0.1, "
+        "0.3, 1.2, 5 s).",
+        targets((classic_quantile("0.5", "traefik_entrypoint_request_duration_seconds"), "p50"),
+                (classic_quantile("0.99", "traefik_entrypoint_request_duration_seconds"), "p99")),
+        "s", log=True), 8, 8)
+    lay.add(timeseries(
+        "Traefik: upstream errors (service 4xx/5xx)",
+        "Responses with 4xx/5xx per backend service (502/503/504 = upstream unreachable or gone).",
+        targets((sum_rate("traefik_service_requests_total", "service, code", 'code=~"[45].."'),
+                 "{{code}} {{service}}")), "reqps", stack=True, minimum=0), 8, 8)
+
+
+def controller_row_ingress_nginx(lay):
+    lay.row("ingress-nginx (nginx_ingress_controller_*)", collapsed=True)
+    lay.add(timeseries(
+        "ingress-nginx: reloads",
+        "Successful reload operations per interval. ingress-nginx updates endpoints through Lua "
+        "without a reload, so churn should not reload here.",
+        targets((sum_increase("nginx_ingress_controller_success"), "reloads")), "short", bars=True,
+        minimum=0), 8, 8)
+    lay.add(timeseries(
+        "ingress-nginx: last reload successful",
+        "1 = the last configuration reload succeeded.",
+        targets(("min(nginx_ingress_controller_config_last_reload_successful)", "last reload ok")),
+        "bool", steps=True), 8, 8)
+    lay.add(timeseries(
+        "ingress-nginx: requests by status",
+        "Requests per second by status as the controller logged them.",
+        targets((sum_rate("nginx_ingress_controller_requests", "status"), "{{status}}")), "reqps",
+        stack=True, minimum=0), 8, 8)
+    lay.add(timeseries(
+        "ingress-nginx: latency (request and upstream)",
+        "p99 of request time (client side of nginx) and upstream response time, seconds.",
+        targets((classic_quantile("0.99", "nginx_ingress_controller_request_duration_seconds"), "request p99"),
+                (classic_quantile("0.99", "nginx_ingress_controller_response_duration_seconds"), "upstream p99")),
+        "s", log=True), 8, 8)
+    lay.add(timeseries(
+        "ingress-nginx: upstream errors (4xx/5xx)",
+        "Responses with 4xx/5xx by status (502/503/504 = upstream unreachable or gone).",
+        targets((sum_rate("nginx_ingress_controller_requests", "status", 'status=~"[45].."'), "{{status}}")),
+        "reqps", stack=True, minimum=0), 8, 8)
+    lay.add(timeseries(
+        "ingress-nginx: nginx process CPU and memory",
+        "nginx worker processes as the controller measures them.",
+        targets((sum_rate("nginx_ingress_controller_nginx_process_cpu_seconds_total"), "cpu (cores)"),
+                ("sum(nginx_ingress_controller_nginx_process_resident_memory_bytes)", "rss")),
+        "short", minimum=0, axis_label="cores", right=("rss", "bytes")), 8, 8)
+
+
+def controller_row_f5(lay):
+    lay.row("NGINX Inc / F5 nginx-ingress (nginx_ingress_controller_nginx_*, nginx_ingress_nginx_*)",
+            collapsed=True)
+    lay.add(timeseries(
+        "nginx-ingress: reloads by reason",
+        "Successful reloads by reason: endpoints (a backend pod came or went) or other.",
+        targets((sum_increase("nginx_ingress_controller_nginx_reloads_total", "reason"), "{{reason}}"),
+                (sum_increase("nginx_ingress_controller_nginx_reload_errors_total"), "errors")),
+        "short", bars=True, stack=True, minimum=0), 8, 8)
+    lay.add(timeseries(
+        "nginx-ingress: last reload status and duration",
+        "Last reload status (1 = ok) and duration (reported in milliseconds, shown in seconds).",
+        targets(("min(nginx_ingress_controller_nginx_last_reload_status)", "status (1 = ok)"),
+                ("max(nginx_ingress_controller_nginx_last_reload_milliseconds) / 1000", "duration")),
+        "bool", steps=True, minimum=0, right=("duration", "s")), 8, 8)
+    lay.add(timeseries(
+        "nginx-ingress: worker processes by generation",
+        "Old-generation workers still draining after a reload hold connections and memory.",
+        targets(("sum by (generation) (nginx_ingress_controller_nginx_worker_processes_total)", "{{generation}}")),
+        "short", stack=True, minimum=0), 8, 8)
+    lay.add(timeseries(
+        "nginx-ingress: requests and connections",
+        "Requests per second and active connections (NGINX stub_status through the exporter).",
+        targets((sum_rate("nginx_ingress_nginx_http_requests_total"), "requests/s"),
+                ("sum(nginx_ingress_nginx_connections_active)", "active connections")),
+        "reqps", minimum=0, right=("active connections", "short")), 8, 8)
+    lay.add(timeseries(
+        "nginx-ingress: upstream latency",
+        "p50/p99 of upstream response time (-enable-latency-metrics; reported in ms, shown in s).",
+        targets((classic_quantile("0.5", "nginx_ingress_controller_upstream_server_response_latency_ms",
+                                  scale=" / 1000"), "p50"),
+                (classic_quantile("0.99", "nginx_ingress_controller_upstream_server_response_latency_ms",
+                                  scale=" / 1000"), "p99")),
+        "s", log=True), 8, 8)
+    lay.add(timeseries(
+        "nginx-ingress: upstream errors (NGINX Plus)",
+        "Upstream responses with 4xx/5xx by upstream (NGINX Plus API metrics only).",
+        targets((sum_rate("nginx_ingress_nginxplus_upstream_server_responses", "upstream, code",
+                          'code=~"[45]xx"'), "{{code}} {{upstream}}")),
+        "reqps", stack=True, minimum=0), 8, 8)
+
+
+def controller_row_haproxy(lay):
+    lay.row("HAProxy Kubernetes Ingress, haproxytech (haproxy_*)", collapsed=True)
+    lay.add(timeseries(
+        "haproxy: reloads and restarts",
+        "HAProxy reloads and restarts by result; endpoint changes normally go through the runtime "
+        "API without either.",
+        targets((sum_increase("haproxy_reloads_total", "result"), "reload {{result}}"),
+                (sum_increase("haproxy_restarts_total", "result"), "restart {{result}}"),
+                (sum_increase("haproxy_runtime_socket_connections_total", "object"), "runtime API {{object}}")),
+        "short", bars=True, minimum=0), 8, 8)
+    lay.add(timeseries(
+        "haproxy: configuration in sync",
+        "1 = a pending configuration is invalid and cannot be applied.",
+        targets(("max(haproxy_unable_to_sync_configuration)", "unable to sync")), "bool", steps=True), 8, 8)
+    lay.add(timeseries(
+        "haproxy: active servers per backend",
+        "Backend servers HAProxy considers active: the endpoints as the controller sees them.",
+        targets(("sum by (proxy) (haproxy_backend_active_servers)", "{{proxy}}")), "short", steps=True,
+        minimum=0), 8, 8)
+    lay.add(timeseries(
+        "haproxy: responses by status class",
+        "Frontend HTTP responses per second by class (HAProxy labels codes 1xx..5xx, other).",
+        targets((sum_rate("haproxy_frontend_http_responses_total", "code"), "{{code}}")), "reqps",
+        stack=True, minimum=0), 8, 8)
+    lay.add(timeseries(
+        "haproxy: backend response time",
+        "HAProxy exports averages over the last 1024 requests and maxima, not histograms.",
+        targets(("max(haproxy_backend_response_time_average_seconds)", "avg (last 1024)"),
+                ("max(haproxy_backend_max_response_time_seconds)", "max")),
+        "s", log=True), 8, 8)
+    lay.add(timeseries(
+        "haproxy: upstream errors",
+        "Backend 4xx/5xx responses, connection errors, response errors and retries per second.",
+        targets((sum_rate("haproxy_backend_http_responses_total", "code", 'code=~"[45]xx"'), "{{code}}"),
+                (sum_rate("haproxy_backend_connection_errors_total"), "connection errors"),
+                (sum_rate("haproxy_backend_response_errors_total"), "response errors"),
+                (sum_rate("haproxy_backend_retry_warnings_total"), "retries")),
+        "reqps", stack=True, minimum=0), 8, 8)
+
+
+def controllers():
+    lay = Layout()
+    pods = 'namespace=~"$controller_namespace", pod=~"$controller_pod", container!="", container!="POD"'
+    lay.row("Which controller, and the run on the same axis")
+    probe = " or ".join(labelled(f"count({metric})", "controller", name) for name, metric in CONTROLLER_PROBES)
+    lay.add(stat(
+        "Controllers with metrics",
+        "Series count per controller whose metrics this Prometheus scrapes: open that controller's "
+        "row below (Grafana cannot hide a row by data, so the rows start collapsed).",
+        targets((probe, "{{controller}}"), instant=True), "short", decimals=0), 6, 7)
+    lay.add(timeseries(
+        "Run: request rate and errors (k6)",
+        "The selected run as k6 saw it, for lining up with the controller's view.",
+        targets((k6_rate("k6_http_reqs_total"), "requests/s"),
+                (zero_while_running(k6_rate("k6_bench_errors_total")), "errors/s")),
+        "reqps", minimum=0), 9, 7)
+    lay.add(timeseries(
+        "Run: p99 latency (k6) and ready backends",
+        "p99 from k6's native histogram; ready replicas on the right axis.",
+        targets((k6_quantile("0.99"), "p99"), ('max(k6_bench_replicas_ready{%s})' % RUN, "ready replicas")),
+        "s", log=True, right=("ready replicas", "short")), 9, 7)
+    lay.add(timeseries(
+        "Controller CPU (cAdvisor)",
+        "CPU cores used by the controller pods (container_cpu_usage_seconds_total from the kubelet's "
+        "cAdvisor; pods chosen by the namespace and pod-regex variables).",
+        targets((f"sum by (pod) (rate(container_cpu_usage_seconds_total{{{pods}}}[$__rate_interval]))", "{{pod}}")),
+        "short", minimum=0, axis_label="cores"), 12, 7)
+    lay.add(timeseries(
+        "Controller memory (cAdvisor working set)",
+        "Working-set bytes of the controller pods (what the OOM killer looks at).",
+        targets((f"sum by (pod) (container_memory_working_set_bytes{{{pods}}})", "{{pod}}")),
+        "bytes", minimum=0), 12, 7)
+    controller_row_traefik(lay)
+    controller_row_ingress_nginx(lay)
+    controller_row_f5(lay)
+    controller_row_haproxy(lay)
+    variables = [
+        datasource_variable(), testid_variable(multi=False),
+        query_variable("controller_namespace", "Controller namespace",
+                       "label_values(container_cpu_usage_seconds_total, namespace)",
+                       multi=True, include_all=True, all_value=".*"),
+        textbox_variable("controller_pod", "Controller pod regex", ".*(traefik|ingress|haproxy).*",
+                         "Regex on the pod name of the controller pods (cAdvisor panels)."),
+    ]
+    return dashboard(
+        "bench-controllers", "bench / controller view",
+        "What the ingress controller was doing during a run: reloads and their reasons, requests, "
+        "latency and upstream errors as the controller sees them, CPU and memory.",
+        lay, variables)
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. Comparison
+
+def comparison():
+    lay = Layout()
+    by = "testid, controller, scenario"
+    lay.row("Results table: the published comparison, live")
+    quantile_cols = [("p50", "0.5"), ("p99", "0.99"), ("p99.9", "0.999"), ("p99.9999", "0.999999")]
+    specs = [(k6_quantile(q, by=by, window="$__range"), "") for _, q in quantile_cols]
+    specs.append((f"quantile_over_time(0.5, ({k6_rate('k6_http_reqs_total', by=by)})[$__range:])", ""))
+    specs.append((k6_total("k6_http_reqs_total", by), ""))
+    for cls in ERROR_CLASSES:
+        specs.append((k6_total("k6_bench_errors_total", by, f'{RUN}, class="{cls}"'), ""))
+    names = [c for c, _ in quantile_cols] + ["rate (median)", "requests"] + ERROR_CLASSES
+    renames = {f"Value #{chr(ord('A') + i)}": n for i, n in enumerate(names)}
+    count_cols = ["requests"] + ERROR_CLASSES
+    overrides = [{"matcher": {"id": "byName", "options": n},
+                  "properties": [{"id": "unit", "value": "short"}, {"id": "decimals", "value": 0}]}
+                 for n in count_cols]
+    overrides.append({"matcher": {"id": "byName", "options": "rate (median)"},
+                      "properties": [{"id": "unit", "value": "reqps"}]})
+    lay.add(table(
+        "Results by run",
+        "One row per run (testid x controller x scenario) over the dashboard time range: latency "
+        "percentiles from the merged native histogram, median achieved rate, total requests and "
+        "errors per class. Set the time range to cover the runs.",
+        targets(*specs, instant=True, table=True), "s", renames,
+        order=["testid", "controller", "scenario", *names], overrides=overrides), 24, 9)
+
+    lay.row("Bars")
+    tail = [("p99", "0.99"), ("p99.9", "0.999"), ("p99.9999", "0.999999")]
+    lay.add(barchart(
+        "Tail latency by run",
+        "p99, p99.9 and p99.9999 per run (log scale).",
+        targets(*[(k6_quantile(q, by="testid", window="$__range"), "") for _, q in tail],
+                instant=True, table=True),
+        "s",
+        [{"id": "merge", "options": {}},
+         {"id": "organize", "options": {"excludeByName": {"Time": True},
+                                        "renameByName": {f"Value #{chr(ord('A') + i)}": n
+                                                         for i, (n, _) in enumerate(tail)}}}],
+        log=True, x_field="testid"), 12, 9)
+    lay.add(barchart(
+        "Errors by class and run",
+        "Total errors per class per run, stacked.",
+        targets((k6_total("k6_bench_errors_total", "testid, class"), ""), instant=True, table=True),
+        "short",
+        [{"id": "groupingToMatrix", "options": {"columnField": "class", "rowField": "testid",
+                                                "valueField": "Value"}}],
+        stack=True, x_field="testid\\class"), 12, 9)
+    lay.add(barchart(
+        "Achieved request rate by run",
+        "Median over the range of the achieved request rate (all runners).",
+        targets((f"quantile_over_time(0.5, ({k6_rate('k6_http_reqs_total', by='testid')})[$__range:])", ""),
+                instant=True, table=True),
+        "reqps", [{"id": "organize", "options": {"excludeByName": {"Time": True},
+                                                 "renameByName": {"Value": "achieved rate"}}}],
+        x_field="testid"), 12, 9)
+    lay.add(distribution_panel(
+        "Latency by percentile",
+        "The published percentile chart, live: one series per run, x = p50 ... p99.9999 evenly "
+        "spaced in 'number of nines', y = latency (log)."), 12, 9)
+
+    lay.row("Over time, run against run")
+    lay.add(timeseries(
+        "p99 by run",
+        "p99 over time per run; runs at different times appear side by side on the time axis.",
+        targets((k6_quantile("0.99", by="testid"), "{{testid}}")), "s", log=True), 12, 8)
+    lay.add(timeseries(
+        "Errors by run",
+        "All error classes per second per run.",
+        targets((k6_rate("k6_bench_errors_total", by="testid"), "{{testid}}")), "reqps", minimum=0), 12, 8)
+    return dashboard(
+        "bench-comparison", "bench / comparison",
+        "Several runs side by side (controller x scenario): the results table with p99, p99.9, "
+        "p99.9999, error classes and achieved rate, bars, and the percentile-distribution chart.",
+        lay, [datasource_variable(), testid_variable(multi=True)], time_from="now-6h", refresh="30s")
+
+
+DASHBOARDS = {"run-overview.json": run_overview, "controllers.json": controllers,
+              "comparison.json": comparison}
+
+
+def render(build):
+    return json.dumps(build(), indent=2, ensure_ascii=False) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--check", action="store_true", help="fail if dashboards/*.json are not up to date")
+    ap.add_argument("--out", type=pathlib.Path, default=OUT_DIR, help="output folder (default: dashboards/)")
+    args = ap.parse_args()
+    stale = []
+    for name, build in DASHBOARDS.items():
+        path = args.out / name
+        text = render(build)
+        if args.check:
+            if not path.exists() or path.read_text() != text:
+                stale.append(str(path))
+        else:
+            path.write_text(text)
+            print(f"wrote {path}")
+    if stale:
+        print("out of date (run ci/dashboards/generate.py): " + ", ".join(stale), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
