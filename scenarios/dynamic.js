@@ -1,0 +1,41 @@
+// dynamic: the published churn test. Constant load while the backend scales 5 -> 7 -> 5 ...
+// Reproduces: the scaling loop `kubectl scale --replicas=5; sleep 12; kubectl scale --replicas=7;
+//   sleep 10; repeat` run beside wrk, here from inside k6 through the Kubernetes API.
+// Load: as static.js (BENCH_RATE req/s open model, BENCH_CONNECTIONS VUs, keep-alive).
+// Churn: one dedicated 1-VU scenario walks BENCH_CHURN_PATTERN (replicas:hold steps, repeated) on
+//   Deployment BENCH_DEPLOYMENT: get, set spec.replicas, update (retried on 409 Conflict). It also
+//   publishes desired/ready replicas, scale events and endpoint convergence (lib/churn.js), and puts
+//   the original replica count back at the end. With TestRun parallelism > 1 exactly one runner
+//   churns. Load VUs never touch the API.
+// Thresholds: no dropped iterations (the rate must be held for the latency to mean anything).
+import { loadConfig } from './lib/config.js';
+import { target, hit, loadScenario, baseOptions, checkTarget } from './lib/load.js';
+import { churnScenario, scalePlan, runChurn, checkApi } from './lib/churn.js';
+import { summaryThresholds, singleTargetReport, makeHandleSummary } from './lib/summary.js';
+
+const cfg = loadConfig(__ENV);
+const request = target(cfg, cfg.targetUrl, cfg.path, cfg.keepalive);
+const probe = target(cfg, cfg.targetUrl, '/healthz', false);
+const report = singleTargetReport('dynamic', cfg, { churnPattern: cfg.churnPatternText });
+
+export const options = baseOptions(cfg,
+  {
+    load: loadScenario(cfg, { exec: 'load', rate: cfg.rate, durationMs: cfg.durationMs }),
+    churn: churnScenario(cfg),
+  },
+  summaryThresholds(report, { 'dropped_iterations{role:load}': ['count==0'] }));
+
+export function setup() {
+  checkTarget(request, 'BENCH_TARGET_URL + BENCH_PATH');
+  return checkApi(cfg);
+}
+
+export function load() {
+  hit(request);
+}
+
+export function churn() {
+  runChurn(cfg, scalePlan(cfg), probe);
+}
+
+export const handleSummary = makeHandleSummary(report);

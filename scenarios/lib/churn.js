@@ -1,0 +1,190 @@
+// Churn: one dedicated 1-VU scenario changes the backend through the Kubernetes API while the load
+// scenarios run, so load VUs never wait on the API. With TestRun parallelism > 1 k6 gives the
+// single churn VU to exactly one runner (execution segments); the others run load only.
+//
+// The churn VU also measures and publishes:
+//   bench_scale_events{action}         each change it makes (scale, rollout, podkill)
+//   bench_replicas_desired / _ready    the Deployment's spec.replicas and status.readyReplicas
+//   bench_endpoint_convergence{event}  how fast the path follows endpoint changes (convergence.js):
+//                                      it probes the target every PROBE_INTERVAL_MS with a few
+//                                      requests on fresh connections and reads X-Bench-Pod
+import http from 'k6/http';
+import exec from 'k6/execution';
+import { sleep } from 'k6';
+import { convergence, replicasDesired, replicasReady, scaleEvents } from './metrics.js';
+import { ConvergenceTracker } from './convergence.js';
+import { k6Duration } from './config.js';
+import {
+  connect, getDeployment, scaleDeployment, restartDeployment, listBackendPods, deletePod, isPodReady,
+  describeApiError,
+} from './kube.js';
+
+const POLL_INTERVAL_MS = 250; // API poll: resolution of the convergence start times
+const PROBE_INTERVAL_MS = 100;
+const PROBE_BATCH = 5; // requests per probe: about 50 req/s, tagged role=churn
+const POLL_FAILURES_TOLERATED = 8; // consecutive failed polls (2 s) before the run aborts
+const EVENT_TAGS = { added: { event: 'added' }, removed: { event: 'removed' } };
+
+// churnScenario: the single-VU, single-iteration scenario that runs one churn plan for the whole
+// load duration (the iteration keeps one API client, as xk6-kubernetes v0.9.0 requires).
+export function churnScenario(cfg, startMs) {
+  return {
+    executor: 'per-vu-iterations',
+    exec: 'churn',
+    vus: 1,
+    iterations: 1,
+    startTime: k6Duration(startMs || 0),
+    maxDuration: k6Duration(cfg.durationMs + 60000),
+    gracefulStop: '30s',
+    tags: { role: 'churn' },
+  };
+}
+
+// Plans: what the churn VU does and when. act() makes one change and returns the delay to the next.
+export function scalePlan(cfg) {
+  return {
+    action: 'scale',
+    firstDelayMs: 0,
+    act(k8s, step) {
+      const s = cfg.churnPattern[step % cfg.churnPattern.length];
+      const changed = scaleDeployment(k8s, cfg, s.replicas);
+      return { changed, delayMs: s.holdMs, what: `replicas=${s.replicas}` };
+    },
+  };
+}
+
+export function rolloutPlan(cfg) {
+  return {
+    action: 'rollout',
+    firstDelayMs: cfg.rollIntervalMs,
+    act(k8s) {
+      const changed = restartDeployment(k8s, cfg, Date.now());
+      return { changed, delayMs: cfg.rollIntervalMs, what: 'rolling restart' };
+    },
+  };
+}
+
+export function podkillPlan(cfg) {
+  return {
+    action: 'podkill',
+    firstDelayMs: cfg.podkillIntervalMs,
+    act(k8s) {
+      // Prefer a Ready pod (the one that hurts); else any pod not already terminating.
+      const pods = listBackendPods(k8s, cfg).filter((p) => !p.metadata.deletionTimestamp);
+      const ready = pods.filter(isPodReady);
+      const pool = ready.length > 0 ? ready : pods;
+      if (pool.length === 0) return { changed: false, delayMs: cfg.podkillIntervalMs, what: 'no pod to kill' };
+      const victim = pool[Math.floor(Math.random() * pool.length)].metadata.name;
+      deletePod(k8s, cfg, victim);
+      return { changed: true, delayMs: cfg.podkillIntervalMs, what: `deleted pod ${victim}` };
+    },
+  };
+}
+
+// checkApi: setup() guard for churn scenarios; throws a message that names what is missing.
+export function checkApi(cfg) {
+  let k8s;
+  try {
+    k8s = connect(cfg);
+    const d = getDeployment(k8s, cfg);
+    listBackendPods(k8s, cfg);
+    return { initialReplicas: d.spec.replicas };
+  } catch (err) {
+    throw new Error(describeApiError(cfg, `reading Deployment ${cfg.namespace}/${cfg.deployment}`, err));
+  }
+}
+
+function abortRun(cfg, what, err) {
+  const msg = describeApiError(cfg, what, err);
+  console.error(msg);
+  exec.test.abort(msg);
+}
+
+function probeRequests(probeUrl, params) {
+  const headers = Object.assign({}, params.headers, { Connection: 'close', 'User-Agent': 'bench-probe' });
+  const p = Object.assign({}, params, { headers });
+  const reqs = [];
+  for (let i = 0; i < PROBE_BATCH; i++) reqs.push(['GET', probeUrl, null, p]);
+  return reqs;
+}
+
+function emitConvergence(tracker) {
+  for (const m of tracker.take()) convergence.add(m.ms, EVENT_TAGS[m.event]);
+}
+
+// runChurn(cfg, plan, probeTarget): the churn VU's iteration. probeTarget = {url, params} of a
+// cheap URL on the path under test (X-Bench-Pod comes with every response, even a 404).
+export function runChurn(cfg, plan, probeTarget) {
+  let k8s;
+  let initialReplicas;
+  try {
+    k8s = connect(cfg);
+    initialReplicas = getDeployment(k8s, cfg).spec.replicas;
+  } catch (err) {
+    abortRun(cfg, 'connecting to the API', err);
+    return;
+  }
+  const tracker = new ConvergenceTracker({ quietMs: 1500 });
+  const probes = probeRequests(probeTarget.url, probeTarget.params);
+  const start = Date.now();
+  const end = start + cfg.durationMs;
+  let step = 0;
+  let nextActionAt = start + plan.firstDelayMs;
+  let nextPollAt = start;
+  let pollFailures = 0;
+  while (Date.now() < end) {
+    const now = Date.now();
+    if (now >= nextPollAt) {
+      nextPollAt = now + POLL_INTERVAL_MS;
+      try {
+        const d = getDeployment(k8s, cfg);
+        replicasDesired.add(d.spec.replicas || 0);
+        replicasReady.add((d.status && d.status.readyReplicas) || 0);
+        const ready = listBackendPods(k8s, cfg).filter(isPodReady).map((p) => p.metadata.name);
+        tracker.podsReady(ready, Date.now());
+        pollFailures = 0;
+      } catch (err) {
+        pollFailures += 1;
+        console.warn(`churn: API poll failed (${pollFailures}/${POLL_FAILURES_TOLERATED}): ${err}`);
+        if (pollFailures >= POLL_FAILURES_TOLERATED) { abortRun(cfg, 'polling the Deployment and pods', err); return; }
+      }
+    }
+    if (now >= nextActionAt) {
+      let r;
+      try {
+        r = plan.act(k8s, step);
+      } catch (err) {
+        abortRun(cfg, `${plan.action} of Deployment ${cfg.namespace}/${cfg.deployment}`, err);
+        return;
+      }
+      step += 1;
+      if (r.changed) scaleEvents.add(1, { action: plan.action });
+      console.log(`churn: ${plan.action} ${r.what}${r.changed ? '' : ' (no change)'} at +${((now - start) / 1000).toFixed(1)}s`);
+      nextActionAt = now + r.delayMs;
+    }
+    for (const res of http.batch(probes)) {
+      if (res.status > 0) tracker.seen(res.headers['X-Bench-Pod'], Date.now());
+    }
+    tracker.tick(Date.now());
+    emitConvergence(tracker);
+    const wait = PROBE_INTERVAL_MS - (Date.now() - now);
+    if (wait > 0) sleep(wait / 1000);
+  }
+  // Let removed pods prove their silence, then close the books.
+  const quietUntil = Date.now() + 1500;
+  while (Date.now() < quietUntil) {
+    for (const res of http.batch(probes)) if (res.status > 0) tracker.seen(res.headers['X-Bench-Pod'], Date.now());
+    sleep(PROBE_INTERVAL_MS / 1000);
+  }
+  tracker.finish(Date.now());
+  emitConvergence(tracker);
+  if (tracker.unconverged > 0) console.warn(`churn: ${tracker.unconverged} endpoint change(s) did not converge before the end`);
+  if (plan.action === 'scale') {
+    try {
+      scaleDeployment(k8s, cfg, initialReplicas); // leave the Deployment as we found it
+      console.log(`churn: restored replicas=${initialReplicas}`);
+    } catch (err) {
+      console.warn(`churn: could not restore replicas=${initialReplicas}: ${err}`);
+    }
+  }
+}

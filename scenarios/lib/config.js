@@ -1,0 +1,206 @@
+// Scenario configuration: every BENCH_* variable, its default and its validation, in one place.
+// Entry scripts call loadConfig(__ENV, overrides) in the init context; a bad value throws an
+// Error naming the variable, the value and what is allowed, so `k6 run` stops before any load.
+
+// Defaults for every variable (README "Interfaces" lists the same table).
+export const DEFAULTS = Object.freeze({
+  BENCH_TARGET_URL: 'http://127.0.0.1:8080',
+  BENCH_TARGET_HOST: '',
+  BENCH_PATH: '/',
+  BENCH_URL_INGRESS: '',
+  BENCH_URL_CLUSTERIP: '',
+  BENCH_URL_NODEPORT: '',
+  BENCH_URL_POD: '',
+  BENCH_RATE: '1000',
+  BENCH_DURATION: '60s',
+  BENCH_CONNECTIONS: '100',
+  BENCH_MAX_CONNECTIONS: '', // empty = BENCH_CONNECTIONS
+  BENCH_TIMEOUT: '2s',
+  BENCH_KEEPALIVE: 'true',
+  BENCH_INSECURE_TLS: 'true',
+  BENCH_NAMESPACE: 'default',
+  BENCH_DEPLOYMENT: 'bench-backend',
+  BENCH_POD_SELECTOR: 'app.kubernetes.io/component=backend',
+  BENCH_CHURN_PATTERN: '5:12s,7:10s',
+  BENCH_PODKILL_INTERVAL: '10s',
+  BENCH_ROLL_INTERVAL: '30s',
+  BENCH_KUBECONFIG: '',
+  BENCH_TESTID: 'local',
+  BENCH_SUMMARY_DIR: '.',
+});
+
+// BENCH_* names the project's own shell tooling exports (ci/lib/common.sh, ci/test/all.sh). They
+// reach k6 through the environment of local runs and are not scenario options.
+const TOOLING_VARIABLES = ['BENCH_ROOT', 'BENCH_CACHE', 'BENCH_TOOLS', 'BENCH_TEST_PARTS'];
+
+const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60000, h: 3600000 };
+
+function fail(name, value, allowed) {
+  throw new Error(`invalid ${name}=${JSON.stringify(value)}: ${allowed}`);
+}
+
+// parseDuration('1m30s') -> 90000 (milliseconds). Units: ms, s, m, h; a bare number is seconds.
+export function parseDuration(name, value) {
+  const text = String(value).trim();
+  const allowed = 'expected a positive duration like 500ms, 12s, 1m30s or 2h';
+  if (/^\d+(\.\d+)?$/.test(text)) {
+    const ms = Number(text) * 1000;
+    if (ms <= 0) fail(name, value, allowed);
+    return ms;
+  }
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
+  let ms = 0;
+  let consumed = 0;
+  let match;
+  while ((match = re.exec(text)) !== null) {
+    ms += Number(match[1]) * DURATION_UNITS_MS[match[2]];
+    consumed = re.lastIndex;
+  }
+  if (text === '' || consumed !== text.length || ms <= 0) fail(name, value, allowed);
+  return ms;
+}
+
+export function parsePositiveInt(name, value, max) {
+  const text = String(value).trim();
+  const allowed = `expected a whole number from 1 to ${max}`;
+  if (!/^\d+$/.test(text)) fail(name, value, allowed);
+  const n = Number(text);
+  if (n < 1 || n > max) fail(name, value, allowed);
+  return n;
+}
+
+export function parseBool(name, value) {
+  const text = String(value).trim().toLowerCase();
+  if (text === 'true' || text === '1' || text === 'yes') return true;
+  if (text === 'false' || text === '0' || text === 'no') return false;
+  return fail(name, value, 'expected true or false');
+}
+
+// parseUrl checks an http(s) base URL and returns it without a trailing slash.
+export function parseUrl(name, value) {
+  const text = String(value).trim();
+  if (!/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(text)) {
+    fail(name, value, 'expected an http:// or https:// URL without query, e.g. http://127.0.0.1:8080');
+  }
+  return text.replace(/\/+$/, '');
+}
+
+export function parsePath(name, value) {
+  const text = String(value).trim();
+  if (!/^\/[^\s#]*$/.test(text)) fail(name, value, 'expected a path starting with /, e.g. /bytes/4k');
+  return text;
+}
+
+// parseChurnPattern('5:12s,7:10s') -> [{replicas: 5, holdMs: 12000}, {replicas: 7, holdMs: 10000}]
+export function parseChurnPattern(name, value) {
+  const text = String(value).trim();
+  const allowed = 'expected comma-separated replicas:hold steps, e.g. 5:12s,7:10s (replicas 0-1000)';
+  if (text === '') fail(name, value, allowed);
+  return text.split(',').map((step) => {
+    const parts = step.trim().split(':');
+    if (parts.length !== 2 || !/^\d+$/.test(parts[0].trim())) fail(name, value, allowed);
+    const replicas = Number(parts[0].trim());
+    if (replicas > 1000) fail(name, value, allowed);
+    let holdMs;
+    try {
+      holdMs = parseDuration(name, parts[1].trim());
+    } catch (e) {
+      fail(name, value, allowed);
+    }
+    return { replicas, holdMs };
+  });
+}
+
+// parseLabelSelector('a=b,c=d') -> {a: 'b', c: 'd'} (equality selectors only).
+export function parseLabelSelector(name, value) {
+  const text = String(value).trim();
+  const allowed = 'expected comma-separated key=value labels, e.g. app.kubernetes.io/component=backend';
+  const labels = {};
+  if (text === '') fail(name, value, allowed);
+  for (const term of text.split(',')) {
+    const m = /^\s*([A-Za-z0-9][-A-Za-z0-9_./]*)\s*=\s*([-A-Za-z0-9_.]*)\s*$/.exec(term);
+    if (!m) fail(name, value, allowed);
+    labels[m[1]] = m[2];
+  }
+  return labels;
+}
+
+function parseDnsName(name, value) {
+  const text = String(value).trim();
+  if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(text)) {
+    fail(name, value, 'expected a Kubernetes name (lowercase letters, digits, - and .)');
+  }
+  return text;
+}
+
+function parseTestId(name, value) {
+  const text = String(value).trim();
+  if (!/^[A-Za-z0-9][-A-Za-z0-9_.]{0,62}$/.test(text)) {
+    fail(name, value, 'expected 1-63 characters: letters, digits, -, _ and . (it becomes a metric tag)');
+  }
+  return text;
+}
+
+// checkUnknownVariables fails on a BENCH_* variable that no scenario reads (usually a typo).
+export function checkUnknownVariables(env) {
+  for (const key of Object.keys(env)) {
+    if (!key.startsWith('BENCH_') || key in DEFAULTS || TOOLING_VARIABLES.includes(key)) continue;
+    throw new Error(`unknown variable ${key}: allowed are ${Object.keys(DEFAULTS).join(', ')}`);
+  }
+}
+
+// loadConfig(env, overrides): the validated configuration. `overrides` holds experiment-specific
+// defaults (e.g. {BENCH_PATH: '/bytes/1m'} for throughput); a variable set in env always wins.
+export function loadConfig(env, overrides) {
+  checkUnknownVariables(env);
+  const raw = Object.assign({}, DEFAULTS, overrides || {});
+  for (const key of Object.keys(DEFAULTS)) {
+    if (env[key] !== undefined && env[key] !== '') raw[key] = env[key];
+  }
+  const connections = parsePositiveInt('BENCH_CONNECTIONS', raw.BENCH_CONNECTIONS, 100000);
+  const maxConnections = raw.BENCH_MAX_CONNECTIONS === ''
+    ? connections
+    : parsePositiveInt('BENCH_MAX_CONNECTIONS', raw.BENCH_MAX_CONNECTIONS, 100000);
+  if (maxConnections < connections) {
+    fail('BENCH_MAX_CONNECTIONS', raw.BENCH_MAX_CONNECTIONS,
+      `must be at least BENCH_CONNECTIONS (${connections})`);
+  }
+  const pathUrls = {};
+  for (const [pathName, key] of [['ingress', 'BENCH_URL_INGRESS'], ['clusterip', 'BENCH_URL_CLUSTERIP'],
+    ['nodeport', 'BENCH_URL_NODEPORT'], ['pod', 'BENCH_URL_POD']]) {
+    if (raw[key] !== '') pathUrls[pathName] = parseUrl(key, raw[key]);
+  }
+  const targetUrl = parseUrl('BENCH_TARGET_URL', raw.BENCH_TARGET_URL);
+  const targetHost = String(raw.BENCH_TARGET_HOST).trim();
+  if (targetHost !== '' && !/^[A-Za-z0-9.-]+(:\d+)?$/.test(targetHost)) {
+    fail('BENCH_TARGET_HOST', targetHost, 'expected a host name such as bench.local (optionally :port)');
+  }
+  return Object.freeze({
+    targetUrl,
+    targetHost,
+    path: parsePath('BENCH_PATH', raw.BENCH_PATH),
+    pathUrls,
+    rate: parsePositiveInt('BENCH_RATE', raw.BENCH_RATE, 1000000),
+    durationMs: parseDuration('BENCH_DURATION', raw.BENCH_DURATION),
+    connections,
+    maxConnections,
+    timeoutMs: parseDuration('BENCH_TIMEOUT', raw.BENCH_TIMEOUT),
+    keepalive: parseBool('BENCH_KEEPALIVE', raw.BENCH_KEEPALIVE),
+    insecureTls: parseBool('BENCH_INSECURE_TLS', raw.BENCH_INSECURE_TLS),
+    namespace: parseDnsName('BENCH_NAMESPACE', raw.BENCH_NAMESPACE),
+    deployment: parseDnsName('BENCH_DEPLOYMENT', raw.BENCH_DEPLOYMENT),
+    podSelector: parseLabelSelector('BENCH_POD_SELECTOR', raw.BENCH_POD_SELECTOR),
+    churnPatternText: String(raw.BENCH_CHURN_PATTERN).trim(),
+    churnPattern: parseChurnPattern('BENCH_CHURN_PATTERN', raw.BENCH_CHURN_PATTERN),
+    podkillIntervalMs: parseDuration('BENCH_PODKILL_INTERVAL', raw.BENCH_PODKILL_INTERVAL),
+    rollIntervalMs: parseDuration('BENCH_ROLL_INTERVAL', raw.BENCH_ROLL_INTERVAL),
+    kubeconfig: String(raw.BENCH_KUBECONFIG).trim(),
+    testid: parseTestId('BENCH_TESTID', raw.BENCH_TESTID),
+    summaryDir: String(raw.BENCH_SUMMARY_DIR).trim() || '.',
+  });
+}
+
+// k6 duration string for options ("1500ms").
+export function k6Duration(ms) {
+  return `${Math.round(ms)}ms`;
+}

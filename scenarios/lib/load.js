@@ -1,0 +1,95 @@
+// The load model: open model (constant arrival rate, like wrk2 -R) with a fixed connection budget
+// (pre-allocated VUs, like wrk -c), keep-alive unless told otherwise, request timeout like wrk's,
+// response bodies discarded. Plus the k6 options every entry script shares.
+import http from 'k6/http';
+import { sleep } from 'k6';
+import { countError } from './errors.js';
+import { k6Duration } from './config.js';
+
+export const PERCENTILE_STATS = ['min', 'avg', 'max', 'p(50)', 'p(90)', 'p(99)', 'p(99.9)', 'p(99.99)',
+  'p(99.999)', 'p(99.9999)', 'count'];
+
+// How long after the end of a load scenario its in-flight requests may finish.
+const GRACEFUL_STOP_MS = 5000;
+
+// target(cfg, baseUrl, path, keepalive): everything one request needs, built once per VU.
+export function target(cfg, baseUrl, path, keepalive) {
+  const headers = {};
+  if (cfg.targetHost) headers.Host = cfg.targetHost;
+  // Go's HTTP client honours the header: the connection closes after each response (ab without -k).
+  if (!keepalive) headers.Connection = 'close';
+  return {
+    url: baseUrl + path,
+    params: { headers, timeout: k6Duration(cfg.timeoutMs) },
+  };
+}
+
+// hit(t): one request; a failure is classified into bench_errors. Returns the response.
+export function hit(t) {
+  const res = http.get(t.url, t.params);
+  countError(res);
+  return res;
+}
+
+// loadScenario: constant-arrival-rate at `rate` req/s. With TestRun parallelism k6 splits the rate
+// and the VUs between runners by execution segment.
+export function loadScenario(cfg, opts) {
+  return {
+    executor: 'constant-arrival-rate',
+    exec: opts.exec,
+    rate: opts.rate,
+    timeUnit: '1s',
+    duration: k6Duration(opts.durationMs),
+    startTime: k6Duration(opts.startMs || 0),
+    preAllocatedVUs: cfg.connections,
+    maxVUs: cfg.maxConnections,
+    gracefulStop: k6Duration(GRACEFUL_STOP_MS),
+    tags: Object.assign({ role: 'load' }, opts.tags || {}),
+  };
+}
+
+// rampScenario: ramping-arrival-rate through `stages` ([{target, durationMs}]).
+export function rampScenario(cfg, opts) {
+  return {
+    executor: 'ramping-arrival-rate',
+    exec: opts.exec,
+    startRate: opts.startRate,
+    timeUnit: '1s',
+    stages: opts.stages.map((s) => ({ target: s.target, duration: k6Duration(s.durationMs) })),
+    preAllocatedVUs: cfg.connections,
+    maxVUs: cfg.maxConnections,
+    gracefulStop: k6Duration(GRACEFUL_STOP_MS),
+    tags: Object.assign({ role: 'load' }, opts.tags || {}),
+  };
+}
+
+// baseOptions: shared k6 options. `thresholds` are the experiment's; summaryThresholds() adds the
+// sub-metrics handleSummary reads (k6 only reports a sub-metric that has a threshold).
+export function baseOptions(cfg, scenarios, thresholds) {
+  return {
+    scenarios,
+    thresholds,
+    summaryTrendStats: PERCENTILE_STATS,
+    discardResponseBodies: true,
+    insecureSkipTLSVerify: cfg.insecureTls,
+    setupTimeout: '60s',
+    tags: { testid: cfg.testid },
+  };
+}
+
+// checkTarget(t, variable): setup() guard. The target must answer (any status below 500) within
+// about 10 s, or the run stops with a message naming the URL.
+export function checkTarget(t, variable) {
+  // A distinct User-Agent lets servers tell the check from the measured load.
+  const headers = Object.assign({}, t.params.headers, { 'User-Agent': 'bench-setup' });
+  const params = Object.assign({}, t.params, { headers, responseType: 'none' });
+  let last = '';
+  for (let attempt = 1; attempt <= 10; attempt++) {
+    const res = http.get(t.url, params);
+    if (res.status > 0 && res.status < 500) return;
+    last = res.error ? `${res.error} (k6 error_code ${res.error_code})` : `HTTP ${res.status}`;
+    sleep(1);
+  }
+  throw new Error(`target ${t.url} (${variable}) does not answer: ${last}. `
+    + 'Check the URL, that the route exists and that the backend is up.');
+}

@@ -1,0 +1,14 @@
+// Every custom metric bench emits (README "Interfaces"). Defined in one module that every entry
+// script loads (through summary.js), so the summary's sub-metric thresholds always find them.
+// Remote write adds the k6_ prefix, _total to counters and _seconds to time trends.
+import { Counter, Gauge, Trend } from 'k6/metrics';
+
+// Failed requests by class (errors.js): connection, timeout, read, http_5xx, http_4xx, other.
+export const errors = new Counter('bench_errors');
+// Endpoint convergence in ms (convergence.js), tag event = added | removed.
+export const convergence = new Trend('bench_endpoint_convergence', true);
+// The backend Deployment's spec.replicas and status.readyReplicas, as the churn VU polls them.
+export const replicasDesired = new Gauge('bench_replicas_desired');
+export const replicasReady = new Gauge('bench_replicas_ready');
+// One per change the churn VU makes, tag action = scale | rollout | podkill.
+export const scaleEvents = new Counter('bench_scale_events');

@@ -1,0 +1,284 @@
+// End-of-test summary: the published-style table (summary.txt, stdout) and the same numbers as JSON
+// (summary.json, and on stdout between BENCH_SUMMARY_JSON_BEGIN / _END lines for log scrapers).
+// Schema bench.summary/v1: README "Interfaces". Only requests of load scenarios (tag role=load)
+// count; the churn VU's probes (role=churn) and setup checks do not.
+//
+// A report describes the run: {scenario, cfg, targetUrl, path, keepalive, rateTarget, durationMs,
+// churnPattern (string or null), parts: [{name, scenario, rateTarget, durationMs}] for by_path,
+// extend(data, summary) optional hook for experiment-specific keys}.
+import exec from 'k6/execution';
+import { ERROR_CLASSES } from './errors.js';
+import './metrics.js';
+
+export const SCHEMA = 'bench.summary/v1';
+const LOAD = 'role:load';
+const PERCENTILES = [['p50', 'p(50)'], ['p90', 'p(90)'], ['p99', 'p(99)'], ['p99.9', 'p(99.9)'],
+  ['p99.99', 'p(99.99)'], ['p99.999', 'p(99.999)'], ['p99.9999', 'p(99.9999)']];
+
+function addThreshold(thresholds, key, expr) {
+  thresholds[key] = (thresholds[key] || []).concat([expr]);
+}
+
+// summaryThresholds(report, thresholds): adds the sub-metrics the summary reads (always-true
+// expressions: k6 computes a sub-metric only when a threshold names it). Returns thresholds.
+export function summaryThresholds(report, thresholds) {
+  const t = thresholds || {};
+  const filters = [LOAD].concat((report.parts || []).map((p) => `scenario:${p.scenario}`));
+  for (const f of filters) {
+    addThreshold(t, `http_reqs{${f}}`, 'count>=0');
+    addThreshold(t, `http_req_duration{${f}}`, 'max>=0');
+    addThreshold(t, `dropped_iterations{${f}}`, 'count>=0');
+    addThreshold(t, `data_received{${f}}`, 'count>=0');
+    for (const cls of ERROR_CLASSES) addThreshold(t, `bench_errors{${f},class:${cls}}`, 'count>=0');
+  }
+  addThreshold(t, 'bench_endpoint_convergence{event:added}', 'max>=0');
+  addThreshold(t, 'bench_endpoint_convergence{event:removed}', 'max>=0');
+  addThreshold(t, 'bench_scale_events', 'count>=0');
+  return t;
+}
+
+function round(v, digits) {
+  if (v === null || v === undefined || Number.isNaN(v)) return null;
+  const f = Math.pow(10, digits === undefined ? 3 : digits);
+  return Math.round(v * f) / f;
+}
+
+function count(data, key) {
+  const m = data.metrics[key];
+  return m ? m.values.count : 0;
+}
+
+export function latencyFrom(values) {
+  const out = { min: null, avg: null, max: null };
+  for (const [name] of PERCENTILES) out[name] = null;
+  if (!values || !values.count) return out;
+  out.min = round(values.min);
+  out.avg = round(values.avg);
+  out.max = round(values.max);
+  for (const [name, stat] of PERCENTILES) out[name] = round(values[stat]);
+  return out;
+}
+
+function errorsFor(data, filter) {
+  const out = {};
+  for (const cls of ERROR_CLASSES) out[cls] = count(data, `bench_errors{${filter},class:${cls}}`);
+  return out;
+}
+
+function requestsFor(data, filter, rateTarget, durationMs) {
+  const total = count(data, `http_reqs{${filter}}`);
+  return {
+    total,
+    rate_target: rateTarget,
+    rate_achieved: round(total / (durationMs / 1000), 1),
+    dropped_iterations: count(data, `dropped_iterations{${filter}}`),
+  };
+}
+
+function convergenceFor(data, event) {
+  const m = data.metrics[`bench_endpoint_convergence{event:${event}}`];
+  const v = m ? m.values : null;
+  if (!v || !v.count) return { count: 0, p50: null, max: null };
+  return { count: v.count, p50: round(v['p(50)'], 1), max: round(v.max, 1) };
+}
+
+// buildSummary(data, report, runTags): the bench.summary/v1 object. runTags are the test-wide tags
+// (exec.test.options.tags: --tag testid=..., --tag controller=...).
+export function buildSummary(data, report, runTags) {
+  const cfg = report.cfg;
+  const tags = runTags || {};
+  const durationMs = report.durationMs;
+  const received = count(data, `data_received{${LOAD}}`);
+  const byPath = {};
+  for (const p of report.parts || []) {
+    const f = `scenario:${p.scenario}`;
+    const m = data.metrics[`http_req_duration{${f}}`];
+    byPath[p.name] = {
+      requests: requestsFor(data, f, p.rateTarget, p.durationMs),
+      latency_ms: latencyFrom(m && m.values),
+      errors: errorsFor(data, f),
+    };
+  }
+  const duration = data.metrics[`http_req_duration{${LOAD}}`];
+  const summary = {
+    schema: SCHEMA,
+    testid: tags.testid || cfg.testid,
+    scenario: report.scenario,
+    controller: tags.controller || null,
+    settings: {
+      target_url: report.targetUrl,
+      path: report.path,
+      rate: report.rateTarget,
+      duration_s: round(durationMs / 1000),
+      connections: cfg.connections,
+      timeout_s: round(cfg.timeoutMs / 1000),
+      keepalive: report.keepalive,
+      tls: /^https:/.test(report.targetUrl),
+      churn_pattern: report.churnPattern,
+    },
+    requests: requestsFor(data, LOAD, report.rateTarget, durationMs),
+    latency_ms: latencyFrom(duration && duration.values),
+    errors: errorsFor(data, LOAD),
+    convergence_ms: { added: convergenceFor(data, 'added'), removed: convergenceFor(data, 'removed') },
+    scale_events: count(data, 'bench_scale_events'),
+    by_path: byPath,
+    throughput: {
+      bytes_received: received,
+      bytes_received_per_s: round(received / (durationMs / 1000), 0),
+    },
+  };
+  if (report.extend) report.extend(data, summary);
+  return summary;
+}
+
+// ---- text table --------------------------------------------------------------------------------
+
+function fmt(v, digits) {
+  if (v === null || v === undefined) return '-';
+  if (typeof v !== 'number') return String(v);
+  if (digits !== undefined) return v.toFixed(digits);
+  if (Number.isInteger(v)) return String(v);
+  const a = Math.abs(v);
+  return v.toFixed(a < 10 ? 2 : a < 100 ? 1 : 0);
+}
+
+function pad(text, width) {
+  const s = String(text);
+  return s.length >= width ? s : ' '.repeat(width - s.length) + s;
+}
+
+// table(header, rows): right-aligned columns, the first column left-aligned.
+export function table(header, rows) {
+  const all = [header].concat(rows).map((r) => r.map((c) => String(c)));
+  const widths = header.map((_, i) => Math.max.apply(null, all.map((r) => r[i].length)));
+  return all.map((r) => r.map((c, i) => (i === 0 ? c + ' '.repeat(widths[0] - c.length) : pad(c, widths[i] + 2))).join(''))
+    .join('\n');
+}
+
+function humanBytes(n) {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
+  return `${v.toFixed(i === 0 ? 0 : 1)} ${units[i]}`;
+}
+
+function latencyRow(label, l) {
+  return [label, fmt(l.min), fmt(l.p50), fmt(l.p90), fmt(l.p99), fmt(l['p99.9']), fmt(l['p99.99']),
+    fmt(l['p99.999']), fmt(l['p99.9999']), fmt(l.max)];
+}
+const LATENCY_HEADER = ['Latency (ms)', 'min', 'p50', 'p90', 'p99', 'p99.9', 'p99.99', 'p99.999', 'p99.9999', 'max'];
+
+function errorRow(label, e) {
+  return [label].concat(ERROR_CLASSES.map((c) => e[c]));
+}
+const ERROR_HEADER = ['Errors', 'connection', 'timeout', 'read', '5xx', '4xx', 'other'];
+
+// warnings(summary): what makes the numbers less than they seem, said loudly.
+export function warnings(s) {
+  const out = [];
+  const r = s.requests;
+  if (r.dropped_iterations > 0) {
+    const pct = r.total + r.dropped_iterations > 0 ? (100 * r.dropped_iterations) / (r.total + r.dropped_iterations) : 100;
+    out.push(`k6 DROPPED ${r.dropped_iterations} iterations (${pct.toFixed(2)}%): it could not hold ${r.rate_target} req/s `
+      + 'with BENCH_CONNECTIONS/BENCH_MAX_CONNECTIONS VUs. The latency above is not the latency at the target rate; '
+      + 'raise the connection budget or add runners.');
+  }
+  if (r.total === 0) out.push('no request completed: check BENCH_TARGET_URL and the route.');
+  else if (r.rate_achieved < 0.95 * r.rate_target && r.dropped_iterations === 0 && !s.max_rps) {
+    out.push(`achieved ${r.rate_achieved} req/s, below 95% of the target ${r.rate_target} req/s.`);
+  }
+  return out;
+}
+
+export function formatText(s) {
+  const st = s.settings;
+  const lines = [];
+  lines.push(`bench ${s.scenario}   testid ${s.testid}   controller ${s.controller || '-'}`);
+  lines.push(`target ${st.target_url}${st.path}   ${st.rate} req/s for ${st.duration_s} s   ${st.connections} connections   `
+    + `timeout ${st.timeout_s} s   keep-alive ${st.keepalive ? 'on' : 'off'}   TLS ${st.tls ? 'on' : 'off'}`);
+  if (st.churn_pattern || s.scale_events > 0) {
+    lines.push(`churn ${st.churn_pattern || '-'}   scale events ${s.scale_events}`);
+  }
+  lines.push('');
+  const r = s.requests;
+  lines.push(table(['Requests', 'target/s', 'achieved/s', 'total', 'dropped'],
+    [['load', r.rate_target, fmt(r.rate_achieved, 1), r.total, r.dropped_iterations]]));
+  lines.push('');
+  lines.push(table(LATENCY_HEADER, [latencyRow('all requests', s.latency_ms)]));
+  lines.push('');
+  lines.push(table(ERROR_HEADER, [errorRow('count', s.errors)]));
+  const c = s.convergence_ms;
+  if (c.added.count + c.removed.count > 0 || st.churn_pattern || s.scale_events > 0) {
+    lines.push('');
+    lines.push(table(['Endpoint convergence (ms)', 'count', 'p50', 'max'],
+      [['added (Ready -> first response)', c.added.count, fmt(c.added.p50), fmt(c.added.max)],
+        ['removed (not Ready -> last response)', c.removed.count, fmt(c.removed.p50), fmt(c.removed.max)]]));
+  }
+  const parts = Object.keys(s.by_path);
+  if (parts.length > 0) {
+    lines.push('');
+    lines.push(table(['By path', 'target/s', 'achieved/s', 'total', 'dropped', 'p50', 'p99', 'p99.99', 'max', 'errors'],
+      parts.map((name) => {
+        const p = s.by_path[name];
+        const errs = ERROR_CLASSES.reduce((n, cls) => n + p.errors[cls], 0);
+        return [name, p.requests.rate_target, fmt(p.requests.rate_achieved, 1), p.requests.total,
+          p.requests.dropped_iterations, fmt(p.latency_ms.p50), fmt(p.latency_ms.p99), fmt(p.latency_ms['p99.99']),
+          fmt(p.latency_ms.max), errs];
+      })));
+  }
+  lines.push('');
+  lines.push(`received ${humanBytes(s.throughput.bytes_received)} (${humanBytes(s.throughput.bytes_received_per_s)}/s)`);
+  if (s.max_rps) {
+    const m = s.max_rps;
+    lines.push('');
+    lines.push(`Max RPS budget: p99 <= ${m.budget.p99_ms} ms, errors <= ${m.budget.error_ratio * 100}%, no dropped iterations`);
+    lines.push(table(['Step', 'target/s', 'achieved/s', 'p99 (ms)', 'errors %', 'dropped', 'within budget'],
+      m.steps.map((x, i) => [String(i + 1), x.rate_target, fmt(x.rate_achieved, 1), fmt(x.p99_ms),
+        fmt(x.error_ratio * 100, 3), x.dropped_iterations, x.ok ? 'yes' : 'NO'])));
+    lines.push(m.knee_rate === null ? 'knee: no step held the budget' : `knee: ${m.knee_rate} req/s (highest step within budget)`);
+  }
+  for (const w of warnings(s)) lines.push(`!! WARNING: ${w}`);
+  return lines.join('\n') + '\n';
+}
+
+// summaryOutputs(summary): what handleSummary returns.
+export function summaryOutputs(s, dir) {
+  const json = JSON.stringify(s);
+  const text = formatText(s);
+  const base = dir.endsWith('/') ? dir : `${dir}/`;
+  const out = {
+    stdout: `\n${text}\nBENCH_SUMMARY_JSON_BEGIN\n${json}\nBENCH_SUMMARY_JSON_END\n`,
+  };
+  out[`${base}summary.json`] = `${JSON.stringify(s, null, 2)}\n`;
+  out[`${base}summary.txt`] = text;
+  return out;
+}
+
+// singleTargetReport: the report of an experiment with one target and one load scenario.
+export function singleTargetReport(scenario, cfg, extra) {
+  return Object.assign({
+    scenario,
+    cfg,
+    targetUrl: cfg.targetUrl,
+    path: cfg.path,
+    keepalive: cfg.keepalive,
+    rateTarget: cfg.rate,
+    durationMs: cfg.durationMs,
+    churnPattern: null,
+    parts: [],
+  }, extra || {});
+}
+
+// makeHandleSummary(report): the entry script's handleSummary.
+export function makeHandleSummary(report) {
+  return function handleSummary(data) {
+    let tags = {};
+    try {
+      tags = exec.test.options.tags || {};
+    } catch (e) {
+      tags = {};
+    }
+    return summaryOutputs(buildSummary(data, report, tags), report.cfg.summaryDir);
+  };
+}
