@@ -1,0 +1,1 @@
+"""bench report generator (ci/report/report.sh)."""

@@ -1,0 +1,221 @@
+"""The report as a list of blocks (headings, text, tables, charts), rendered to Markdown and HTML
+from the same blocks so both formats always carry the same numbers."""
+
+import html
+from dataclasses import dataclass, field
+
+from . import charts
+from .summary import (CONVERGENCE_EVENTS, ERROR_CLASSES, LATENCY_KEYS, PERCENTILES,
+                      SETTINGS_ORDER)
+from .verdict import judge
+
+
+@dataclass
+class Block:
+    kind: str                     # h1, h2, h3, p, warn, ok, table, chart
+    text: str = ""
+    headers: list = field(default_factory=list)
+    rows: list = field(default_factory=list)
+    name: str = ""                # chart file name
+    svg: str = ""
+
+
+def fmt(value):
+    """Numbers as the tables show them: whole numbers plain, others with at most 3 decimals."""
+    if value is None:
+        return "n/a"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        if float(value).is_integer():
+            return str(int(value))
+        return f"{value:.3f}".rstrip("0").rstrip(".")
+    return str(value)
+
+
+def _file_runs(runs):
+    """The first Run of each summary file (the whole run, not its by_path entries)."""
+    return [r for r in runs if not r.path_name]
+
+
+def _settings_table(runs):
+    file_runs = _file_runs(runs)
+    keys = [k for k in SETTINGS_ORDER if any(k in r.settings for r in file_runs)]
+    keys += sorted({k for r in file_runs for k in r.settings} - set(keys))
+    rows = [["testid"] + [r.testid for r in file_runs],
+            ["scenario"] + [r.scenario or "n/a" for r in file_runs],
+            ["controller"] + [r.controller or "n/a" for r in file_runs]]
+    rows += [[k] + [fmt(r.settings.get(k)) for r in file_runs] for k in keys]
+    rows += [[f"requests.{k}"] + [fmt(r.requests.get(k)) for r in file_runs]
+             for k in ("rate_target", "rate_achieved", "total", "dropped_iterations")]
+    rows += [["scale_events"] + [fmt(r.scale_events) for r in file_runs],
+             ["summary file"] + [r.source for r in file_runs]]
+    return Block("table", headers=["setting"] + [r.label for r in file_runs], rows=rows)
+
+
+def _latency_table(runs):
+    order = ["min", "avg"] + PERCENTILES + ["max"]
+    assert set(order) == set(LATENCY_KEYS)
+    return Block("table", headers=["run", "requests"] + [f"{k} (ms)" for k in order],
+                 rows=[[r.label, fmt(r.total_requests)] + [fmt(r.latency_ms.get(k)) for k in order]
+                       for r in runs])
+
+
+def _errors_table(runs):
+    rows = []
+    for r in runs:
+        attempted = r.total_requests
+        share = f"{100.0 * r.total_errors / attempted:.4g}%" if attempted else "n/a"
+        rows.append([r.label, fmt(attempted)] + [fmt(r.errors[c]) for c in ERROR_CLASSES]
+                    + [fmt(r.total_errors), share])
+    return Block("table", headers=["run", "requests"] + ERROR_CLASSES + ["total", "errors %"], rows=rows)
+
+
+def _convergence_table(runs):
+    headers = ["run", "scale events"]
+    for e in CONVERGENCE_EVENTS:
+        headers += [f"{e} count", f"{e} p50 (ms)", f"{e} max (ms)"]
+    rows = []
+    for r in _file_runs(runs):
+        row = [r.label, fmt(r.scale_events)]
+        for e in CONVERGENCE_EVENTS:
+            s = r.convergence_ms.get(e, {})
+            row += [fmt(s.get("count")), fmt(s.get("p50")), fmt(s.get("max"))]
+        rows.append(row)
+    return Block("table", headers=headers, rows=rows)
+
+
+def build(runs, budgets, warnings, series, generated_at, prometheus_url):
+    """series: {testid: TimeSeries} (empty without Prometheus); returns (blocks, verdicts)."""
+    blocks = [Block("h1", "bench report"),
+              Block("p", f"Generated {generated_at} from {len(_file_runs(runs))} summary file(s), "
+                         f"{len(runs)} measured series. Latencies in milliseconds.")]
+    verdicts = {r.label: judge(r, budgets) for r in runs}
+
+    blocks.append(Block("h2", "Verdict"))
+    blocks.append(Block("p", "Budgets (each a maximum): " + ", ".join(b.text for b in budgets)))
+    blocks.append(Block("table", headers=["run", "testid", "verdict", "why"],
+                        rows=[[r.label, r.testid, verdicts[r.label].status,
+                               "; ".join(verdicts[r.label].reasons) or "every budget met"] for r in runs]))
+    if warnings:
+        blocks += [Block("warn", w) for w in warnings]
+    else:
+        blocks.append(Block("ok", "Comparable: same rate, duration, path, connections, keepalive, TLS "
+                                  "and timeout; no dropped iterations."))
+
+    blocks.append(Block("h2", "Settings"))
+    blocks.append(_settings_table(runs))
+
+    blocks.append(Block("h2", "Latency percentiles"))
+    blocks.append(_latency_table(runs))
+    pct_charts = []
+    if len(runs) > 1:
+        pct_charts.append(Block("chart", "All runs overlaid", name="percentiles-overlay.svg",
+                                svg=charts.percentile_chart(runs, "latency by percentile, all runs")))
+    for i, r in enumerate(runs, 1):
+        pct_charts.append(Block("chart", f"{r.label}", name=f"percentiles-{i}.svg",
+                                svg=charts.percentile_chart([r], f"latency by percentile: {r.label}")))
+    blocks += pct_charts
+
+    blocks.append(Block("h2", "Errors"))
+    blocks.append(_errors_table(runs))
+
+    blocks.append(Block("h2", "Endpoint convergence"))
+    blocks.append(Block("p", "Time from a scale step until responses show the new set of backend pods."))
+    blocks.append(_convergence_table(runs))
+    if any(r.convergence_ms.get(e, {}).get("max") is not None for r in runs for e in CONVERGENCE_EVENTS):
+        blocks.append(Block("chart", "Endpoint convergence", name="convergence.svg",
+                            svg=charts.convergence_chart(_file_runs(runs))))
+
+    blocks.append(Block("h2", "Over time"))
+    if not prometheus_url:
+        blocks.append(Block("warn", "Time series unavailable: no --prometheus URL was given "
+                                    "(latency and errors over time need the run's Prometheus)."))
+    for i, r in enumerate(_file_runs(runs), 1) if prometheus_url else ():
+        ts = series.get(r.testid)
+        blocks.append(Block("h3", f"{r.label} (testid {r.testid})"))
+        for note in (ts.notes if ts else [f"no time series for testid {r.testid}"]):
+            blocks.append(Block("warn", f"Time series unavailable: {note}"))
+        if ts and ts.request_rate:
+            blocks.append(Block("chart", f"{r.label} over time", name=f"timeseries-{i}.svg",
+                                svg=charts.timeseries_chart(ts, r.label)))
+            if ts.scale_events:
+                blocks.append(Block("table", headers=["seconds since start", "action", "events"],
+                                    rows=[[fmt(round(t, 1)), a, fmt(n)] for t, a, n in ts.scale_events]))
+            else:
+                blocks.append(Block("p", "No scale event recorded in this run."))
+    return blocks, verdicts
+
+
+def _md_cell(text):
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(blocks):
+    out = []
+    for b in blocks:
+        if b.kind in ("h1", "h2", "h3"):
+            out.append("#" * int(b.kind[1]) + " " + b.text)
+        elif b.kind == "p":
+            out.append(b.text)
+        elif b.kind == "warn":
+            out.append(f"> **Warning:** {b.text}")
+        elif b.kind == "ok":
+            out.append(f"> {b.text}")
+        elif b.kind == "table":
+            lines = ["| " + " | ".join(_md_cell(h) for h in b.headers) + " |",
+                     "|" + "|".join("---" for _ in b.headers) + "|"]
+            lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in b.rows]
+            out.append("\n".join(lines))
+        elif b.kind == "chart":
+            out.append(f"![{b.text}](charts/{b.name})")
+    return "\n\n".join(out) + "\n"
+
+
+_CSS = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
+h1 { border-bottom: 2px solid #444; }
+h2 { margin-top: 2em; border-bottom: 1px solid #ccc; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.85em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+th { background: #f2f2f2; }
+.warn { background: #fff4e5; border-left: 4px solid #f0a020; padding: 0.5em 1em; }
+.ok { background: #eaf7ea; border-left: 4px solid #3a3; padding: 0.5em 1em; }
+.PASS { color: #176d17; font-weight: bold; }
+.FAIL, .NO-DATA { color: #b00020; font-weight: bold; }
+figure { margin: 1em 0; }
+figure svg { max-width: 100%; height: auto; }
+"""
+
+
+def to_html(blocks):
+    esc = html.escape
+    svgs = charts.svg_ids_unique([b.svg for b in blocks if b.kind == "chart"])
+    body, chart_i = [], 0
+    for b in blocks:
+        if b.kind in ("h1", "h2", "h3"):
+            body.append(f"<{b.kind}>{esc(b.text)}</{b.kind}>")
+        elif b.kind == "p":
+            body.append(f"<p>{esc(b.text)}</p>")
+        elif b.kind in ("warn", "ok"):
+            prefix = "<strong>Warning:</strong> " if b.kind == "warn" else ""
+            body.append(f'<p class="{b.kind}">{prefix}{esc(b.text)}</p>')
+        elif b.kind == "table":
+            head = "".join(f"<th>{esc(str(h))}</th>" for h in b.headers)
+            rows = []
+            for row in b.rows:
+                cells = []
+                for c in row:
+                    cls = f' class="{esc(c.replace(" ", "-"))}"' if c in ("PASS", "FAIL", "NO DATA") else ""
+                    cells.append(f"<td{cls}>{esc(str(c))}</td>")
+                rows.append("<tr>" + "".join(cells) + "</tr>")
+            body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+        elif b.kind == "chart":
+            body.append(f'<figure aria-label="{esc(b.text)}">{svgs[chart_i]}<figcaption>{esc(b.text)}'
+                        "</figcaption></figure>")
+            chart_i += 1
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>bench report</title><style>{_CSS}</style></head>\n<body>\n"
+            + "\n".join(body) + "\n</body></html>\n")

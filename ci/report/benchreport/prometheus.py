@@ -1,0 +1,129 @@
+"""Time series of one run from Prometheus (k6 remote write, README "Interfaces" metric names)."""
+
+import json
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+
+# How far back to look for a run's samples when locating it in time.
+DEFAULT_LOOKBACK_S = 24 * 3600
+# Points per chart: enough to see a 10 s scale step in a few-minute run, few enough to stay small.
+TARGET_POINTS = 300
+
+
+class PrometheusError(RuntimeError):
+    """Prometheus unreachable or answering with an error; the message names the URL and query."""
+
+
+@dataclass
+class TimeSeries:
+    """Everything the report draws over time for one testid; times are seconds since the run start."""
+    testid: str
+    start: float = 0.0
+    end: float = 0.0
+    step: float = 0.0
+    latency_ms: dict = field(default_factory=dict)      # quantile label -> [(t, ms)]
+    request_rate: list = field(default_factory=list)    # [(t, req/s)]
+    error_rate: dict = field(default_factory=dict)      # class -> [(t, errors/s)]
+    replicas: dict = field(default_factory=dict)        # desired|ready -> [(t, n)]
+    scale_events: list = field(default_factory=list)    # [(t, action, count)]
+    notes: list = field(default_factory=list)
+
+
+def _selector(testid):
+    return '{testid="%s"}' % testid.replace("\\", "\\\\").replace('"', '\\"')
+
+
+class Prometheus:
+    def __init__(self, url, timeout_s=10.0):
+        parsed = urllib.parse.urlparse(url)
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            raise ValueError(f"--prometheus {url!r}: expected an http(s) URL like http://127.0.0.1:9090")
+        self.url = url.rstrip("/")
+        self.timeout_s = timeout_s
+
+    def _get(self, api, params):
+        query = urllib.parse.urlencode(params)
+        req = f"{self.url}/api/v1/{api}?{query}"
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:
+                body = json.load(resp)
+        except urllib.error.HTTPError as e:
+            detail = e.read().decode("utf-8", "replace")[:300]
+            raise PrometheusError(f"{self.url}: {api} {params.get('query')!r} failed: HTTP {e.code} {detail}") from e
+        except (urllib.error.URLError, OSError, ValueError) as e:
+            raise PrometheusError(f"cannot query Prometheus at {self.url}: {e}") from e
+        if body.get("status") != "success":
+            raise PrometheusError(f"{self.url}: {params.get('query')!r}: {body.get('error')}")
+        return body["data"]["result"]
+
+    def query_range(self, query, start, end, step):
+        return self._get("query_range", {"query": query, "start": f"{start:.3f}",
+                                          "end": f"{end:.3f}", "step": f"{step:g}"})
+
+    def locate_run(self, testid, lookback_s=DEFAULT_LOOKBACK_S, now=None):
+        """(first, last) sample times of the run's request counter, or None if Prometheus has none."""
+        now = now or time.time()
+        step = max(15.0, lookback_s / 5000)
+        result = self.query_range(f"max(timestamp(k6_http_reqs_total{_selector(testid)}))",
+                                  now - lookback_s, now, step)
+        if not result:
+            return None
+        stamps = [float(v) for _, v in result[0]["values"]]
+        # Each point holds the newest sample at or before its time: the first point can be up to one
+        # step after the first sample.
+        return min(stamps) - step, max(stamps)
+
+    def series(self, testid, lookback_s=DEFAULT_LOOKBACK_S):
+        span = self.locate_run(testid, lookback_s)
+        ts = TimeSeries(testid)
+        if span is None:
+            ts.notes.append(f"Prometheus at {self.url} has no k6_http_reqs_total series with "
+                            f"testid={testid} in the last {lookback_s / 3600:g} h")
+            return ts
+        start, end = span
+        step = max(1.0, round((end - start) / TARGET_POINTS))
+        # k6 remote-writes every 5 s by default: a rate needs a few samples in its window.
+        window = f"{int(max(15, 3 * step))}s"
+        sel = _selector(testid)
+        ts.start, ts.end, ts.step = start, end, step
+
+        def rng(query):
+            return self.query_range(query, start, end, step)
+
+        def points(values, scale=1.0):
+            out = []
+            for t, v in values:
+                f = float(v)
+                if f == f:  # NaN: no data in that window
+                    out.append((float(t) - start, f * scale))
+            return out
+
+        for q in ("0.5", "0.99", "0.999"):
+            res = rng(f"histogram_quantile({q}, sum(rate(k6_http_req_duration_seconds{sel}[{window}])))")
+            if res:
+                ts.latency_ms[f"p{float(q) * 100:g}"] = points(res[0]["values"], 1000.0)
+        if not ts.latency_ms:
+            ts.notes.append("no native-histogram latency series (k6_http_req_duration_seconds); set "
+                            "K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true and run Prometheus with "
+                            "--enable-feature=native-histograms")
+        res = rng(f"sum(rate(k6_http_reqs_total{sel}[{window}]))")
+        if res:
+            ts.request_rate = points(res[0]["values"])
+        for r in rng(f"sum by (class) (rate(k6_bench_errors_total{sel}[{window}]))"):
+            ts.error_rate[r["metric"].get("class", "unknown")] = points(r["values"])
+        for name in ("desired", "ready"):
+            res = rng(f"max(k6_bench_replicas_{name}{sel})")
+            if res:
+                ts.replicas[name] = points(res[0]["values"])
+        for r in rng(f"sum by (action) (k6_bench_scale_events_total{sel})"):
+            action = r["metric"].get("action", "unknown")
+            previous = 0.0
+            for t, v in points(r["values"]):
+                if v > previous:
+                    ts.scale_events.append((t, action, v - previous))
+                previous = v
+        ts.scale_events.sort()
+        return ts

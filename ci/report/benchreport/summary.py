@@ -1,0 +1,160 @@
+"""Reading bench.summary/v1 files (README "Interfaces") into Run objects, with clear errors."""
+
+import json
+import math
+from dataclasses import dataclass, field
+
+SCHEMA = "bench.summary/v1"
+# Percentile keys in table order, and the fraction each stands for (chart x positions).
+PERCENTILES = ["p50", "p90", "p99", "p99.9", "p99.99", "p99.999", "p99.9999"]
+PERCENTILE_FRACTIONS = {p: float(p[1:]) / 100 for p in PERCENTILES}
+LATENCY_KEYS = ["min", "avg", "max"] + PERCENTILES
+ERROR_CLASSES = ["connection", "timeout", "read", "http_5xx", "http_4xx", "other"]
+CONVERGENCE_EVENTS = ["added", "removed"]
+CONVERGENCE_STATS = ["count", "p50", "max"]
+# Settings shown first, in this order; any other key the summary carries follows.
+SETTINGS_ORDER = ["target_url", "path", "rate", "duration_s", "connections", "timeout_s",
+                  "keepalive", "tls", "churn_pattern"]
+
+
+class SummaryError(ValueError):
+    """A summary file that does not follow bench.summary/v1; the message names file and field."""
+
+
+@dataclass
+class Run:
+    """One measured series: a whole run, or one path of a `paths` run (by_path)."""
+    source: str
+    testid: str
+    scenario: str
+    controller: str
+    settings: dict
+    requests: dict
+    latency_ms: dict
+    errors: dict
+    convergence_ms: dict = field(default_factory=dict)
+    scale_events: int = 0
+    path_name: str = ""
+    label: str = ""
+
+    @property
+    def total_requests(self):
+        return self.requests.get("total") or 0
+
+    @property
+    def total_errors(self):
+        return sum(self.errors.get(c) or 0 for c in ERROR_CLASSES)
+
+
+def _number(path, where, value, allow_none=False):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        allowed = "a finite number" + (" or null" if allow_none else "")
+        raise SummaryError(f"{path}: {where}={json.dumps(value)} is not {allowed}")
+    if value < 0:
+        raise SummaryError(f"{path}: {where}={value} is negative; expected a number >= 0")
+    return value
+
+
+def _object(path, where, value):
+    if not isinstance(value, dict):
+        raise SummaryError(f"{path}: {where} must be a JSON object, got {json.dumps(value)[:60]}")
+    return value
+
+
+def _read_requests(path, where, data):
+    req = _object(path, where, data.get("requests"))
+    out = {}
+    for key in ("total", "rate_target", "rate_achieved", "dropped_iterations"):
+        # by_path entries may leave out the run-wide rate and drop counters.
+        optional = key != "total"
+        if key not in req:
+            if optional:
+                out[key] = None
+                continue
+            raise SummaryError(f"{path}: {where}.{key} is missing")
+        out[key] = _number(path, f"{where}.{key}", req[key], allow_none=optional)
+    return out
+
+
+def _read_latency(path, where, data):
+    lat = _object(path, where, data.get("latency_ms"))
+    # Zero requests leave every latency statistic undefined: null (or a missing key) is allowed.
+    return {k: _number(path, f"{where}.{k}", lat.get(k), allow_none=True) for k in LATENCY_KEYS}
+
+
+def _read_errors(path, where, data):
+    errs = _object(path, where, data.get("errors"))
+    unknown = sorted(set(errs) - set(ERROR_CLASSES))
+    if unknown:
+        raise SummaryError(f"{path}: {where} has unknown class(es) {', '.join(unknown)}; "
+                           f"allowed: {', '.join(ERROR_CLASSES)}")
+    return {c: _number(path, f"{where}.{c}", errs.get(c, 0)) for c in ERROR_CLASSES}
+
+
+def _read_convergence(path, data):
+    conv = data.get("convergence_ms") or {}
+    _object(path, "convergence_ms", conv)
+    out = {}
+    for event in CONVERGENCE_EVENTS:
+        stats = _object(path, f"convergence_ms.{event}", conv.get(event) or {})
+        out[event] = {s: _number(path, f"convergence_ms.{event}.{s}", stats.get(s), allow_none=True)
+                      for s in CONVERGENCE_STATS}
+    return out
+
+
+def load_summary(path):
+    """Returns the list of Runs in one summary file: the run itself, then one per by_path entry."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as e:
+        raise SummaryError(f"{path}: cannot read: {e.strerror}") from e
+    except json.JSONDecodeError as e:
+        raise SummaryError(f"{path}: not JSON ({e.msg} at line {e.lineno} column {e.colno})") from e
+    _object(path, "the document", data)
+    if data.get("schema") != SCHEMA:
+        raise SummaryError(f"{path}: schema={json.dumps(data.get('schema'))}; expected {json.dumps(SCHEMA)}")
+    testid = data.get("testid")
+    if not isinstance(testid, str) or not testid:
+        raise SummaryError(f"{path}: testid={json.dumps(testid)}; expected a non-empty string")
+    settings = _object(path, "settings", data.get("settings"))
+    base = dict(source=str(path), testid=testid, scenario=str(data.get("scenario") or ""),
+                controller=str(data.get("controller") or ""), settings=settings)
+    runs = [Run(**base, requests=_read_requests(path, "requests", data),
+                latency_ms=_read_latency(path, "latency_ms", data),
+                errors=_read_errors(path, "errors", data),
+                convergence_ms=_read_convergence(path, data),
+                scale_events=_number(path, "scale_events", data.get("scale_events", 0)))]
+    by_path = _object(path, "by_path", data.get("by_path") or {})
+    for name, entry in by_path.items():
+        where = f"by_path.{name}"
+        _object(path, where, entry)
+        runs.append(Run(**base, path_name=name,
+                        requests=_read_requests(path, f"{where}.requests", entry),
+                        latency_ms=_read_latency(path, f"{where}.latency_ms", entry),
+                        errors=_read_errors(path, f"{where}.errors", entry)))
+    return runs
+
+
+def label_runs(runs):
+    """Gives every Run a short unique label: controller (or scenario), path, then the testid."""
+    for run in runs:
+        parts = [run.controller or run.scenario or "run"]
+        if run.path_name:
+            parts.append(run.path_name)
+        run.label = " / ".join(parts)
+    counts = {}
+    for run in runs:
+        counts[run.label] = counts.get(run.label, 0) + 1
+    for run in runs:
+        if counts[run.label] > 1:
+            run.label = f"{run.label} [{run.testid}]"
+    seen = {}
+    for run in runs:  # the same file given twice: number the copies
+        n = seen.get(run.label, 0) + 1
+        seen[run.label] = n
+        if n > 1:
+            run.label = f"{run.label} #{n}"
+    return runs

@@ -1,0 +1,26 @@
+# Sourced by ci/report/*.sh and ci/test/report.sh after ci/lib/common.sh.
+# ensure_report_venv: creates (once) the Python venv the report generator runs in, from the pinned
+# ci/report/requirements.txt, in $BENCH_CACHE (it survives fresh clones) and links it as
+# .tools/report-venv. A matching stamp (requirements hash + Python version) makes a warm call a
+# file read. Prints nothing on stdout; sets REPORT_PYTHON.
+ensure_report_venv() {
+  local req="$BENCH_ROOT/ci/report/requirements.txt"
+  local venv="$BENCH_CACHE/venvs/report"
+  local stamp
+  stamp="$(sha256sum "$req" | cut -d' ' -f1) $(python3 --version 2>&1)"
+  mkdir -p "$BENCH_CACHE/venvs" "$BENCH_TOOLS"
+  # Several callers (matrix runner, tests) may start at once: one install at a time.
+  exec {venv_lock}>"$BENCH_CACHE/venvs/report.lock"
+  flock "$venv_lock"
+  if [ ! -x "$venv/bin/python" ] || [ "$(cat "$venv/.bench-stamp" 2>/dev/null)" != "$stamp" ]; then
+    python3 -c 'import venv, ensurepip' 2>/dev/null || apt_install python3-venv
+    log "creating the report venv in $venv (pinned ci/report/requirements.txt)"
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$req" >&2
+    printf '%s\n' "$stamp" > "$venv/.bench-stamp"
+  fi
+  exec {venv_lock}>&-
+  ln -sfn "$venv" "$BENCH_TOOLS/report-venv"
+  REPORT_PYTHON="$venv/bin/python"
+}
