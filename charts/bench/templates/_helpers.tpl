@@ -1,0 +1,159 @@
+{{/* Names, labels and the shared computations of the bench chart. */}}
+
+{{/* bench.name: the chart name, or nameOverride. */}}
+{{- define "bench.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* bench.fullname: prefix of every resource: the release name when it contains the chart name
+(release "bench" -> "bench", so the backend Deployment is "bench-backend"), else release-chart. */}}
+{{- define "bench.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* bench.chart: chart name and version for the helm.sh/chart label. */}}
+{{- define "bench.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* bench.selectorLabels: stable labels for selectors (no version, no helm.sh/chart). */}}
+{{- define "bench.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "bench.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{/* bench.labels: every label of every resource. */}}
+{{- define "bench.labels" -}}
+helm.sh/chart: {{ include "bench.chart" . }}
+{{ include "bench.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: bench
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/* bench.backend.fullname: name of the backend Deployment and its ClusterIP Service. */}}
+{{- define "bench.backend.fullname" -}}
+{{- printf "%s-backend" (include "bench.fullname" .) }}
+{{- end }}
+
+{{/* bench.backend.selectorLabels: the pods the Services select and the churn acts on. */}}
+{{- define "bench.backend.selectorLabels" -}}
+{{ include "bench.selectorLabels" . }}
+app.kubernetes.io/component: backend
+{{- end }}
+
+{{/* bench.image: "repository:tag" of an image dict. */}}
+{{- define "bench.image" -}}
+{{- printf "%s:%s" .repository (toString .tag) }}
+{{- end }}
+
+{{/* bench.controllerKeys: the controller names, which are also their subchart value keys. */}}
+{{- define "bench.controllerKeys" -}}
+ingress-nginx nginx-inc traefik haproxy
+{{- end }}
+
+{{/* bench.ingressClassName: routes.ingress.className, or the default class of the controller chart. */}}
+{{- define "bench.ingressClassName" -}}
+{{- $defaults := dict "ingress-nginx" "nginx" "nginx-inc" "nginx" "traefik" "traefik" "haproxy" "haproxy" }}
+{{- default (get $defaults .Values.controller) .Values.routes.ingress.className }}
+{{- end }}
+
+{{/* bench.subchartFullname NAME: the fullname a subchart (chart or alias NAME) gives its resources,
+following the usual helper: fullnameOverride, else the release name when it contains NAME, else
+release-NAME, truncated to 63 characters. */}}
+{{- define "bench.subchartFullname" -}}
+{{- $root := index . 0 }}
+{{- $name := index . 1 }}
+{{- $values := index $root.Values $name | default dict }}
+{{- if $values.fullnameOverride }}
+{{- $values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $short := default $name $values.nameOverride }}
+{{- if contains $short $root.Release.Name }}
+{{- $root.Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" $root.Release.Name $short | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* bench.controllerService: the Service of the selected controller subchart. */}}
+{{- define "bench.controllerService" -}}
+{{- $c := .Values.controller }}
+{{- $full := include "bench.subchartFullname" (list . $c) }}
+{{- if eq $c "ingress-nginx" }}{{ printf "%s-controller" $full | trunc 63 | trimSuffix "-" }}
+{{- else if eq $c "nginx-inc" }}{{ printf "%s-controller" $full | trunc 63 | trimSuffix "-" }}
+{{- else }}{{ $full }}
+{{- end }}
+{{- end }}
+
+{{/* bench.url.ingress: base URL of the ingress path (loadtest.ingressUrl, else the controller Service). */}}
+{{- define "bench.url.ingress" -}}
+{{- if .Values.loadtest.ingressUrl }}
+{{- .Values.loadtest.ingressUrl | trimSuffix "/" }}
+{{- else if ne .Values.controller "none" }}
+{{- $scheme := ternary "https" "http" .Values.routes.ingress.tls.enabled }}
+{{- printf "%s://%s.%s.svc" $scheme (include "bench.controllerService" .) .Release.Namespace }}
+{{- end }}
+{{- end }}
+
+{{- define "bench.url.clusterip" -}}
+{{- printf "http://%s.%s.svc" (include "bench.backend.fullname" .) .Release.Namespace }}
+{{- end }}
+
+{{/* The node port is reached on the runner's own node: NODE_IP comes from the downward API. */}}
+{{- define "bench.url.nodeport" -}}
+{{- printf "http://$(NODE_IP):%d" (int .Values.routes.nodePort.port) }}
+{{- end }}
+
+{{- define "bench.url.pod" -}}
+{{- printf "http://%s-headless.%s.svc:%d" (include "bench.backend.fullname" .) .Release.Namespace (int .Values.backend.port) }}
+{{- end }}
+
+{{/* bench.remoteWriteUrl: monitoring.remoteWrite.url, else this release's kube-prometheus-stack
+Prometheus (its fullname helper truncates to 26 characters), else empty. */}}
+{{- define "bench.remoteWriteUrl" -}}
+{{- $kps := index .Values "kube-prometheus-stack" }}
+{{- if .Values.monitoring.remoteWrite.url }}
+{{- .Values.monitoring.remoteWrite.url }}
+{{- else if $kps.enabled }}
+{{- $full := "" }}
+{{- if $kps.fullnameOverride }}
+{{- $full = $kps.fullnameOverride | trunc 26 | trimSuffix "-" }}
+{{- else }}
+{{- $short := default "kube-prometheus-stack" $kps.nameOverride }}
+{{- if contains $short .Release.Name }}
+{{- $full = .Release.Name | trunc 26 | trimSuffix "-" }}
+{{- else }}
+{{- $full = printf "%s-%s" .Release.Name $short | trunc 26 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- printf "http://%s-prometheus.%s.svc:9090/api/v1/write" $full .Release.Namespace }}
+{{- end }}
+{{- end }}
+
+{{/* bench.scenarioKey PATH: ConfigMap key of a scenario file. Keys cannot hold '/', so
+scenarios/lib/x.js becomes lib--x.js; the volume's items map it back to lib/x.js. */}}
+{{- define "bench.scenarioKey" -}}
+{{- trimPrefix "scenarios/" . | replace "/" "--" }}
+{{- end }}
+
+{{/* bench.containerSecurityContext: non-root, read-only root filesystem, no privileges. */}}
+{{- define "bench.containerSecurityContext" -}}
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+capabilities:
+  drop: ["ALL"]
+{{- end }}

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Installs the pinned chart tools into .tools/ (git-ignored): helm v3 (`helm`), helm v4 (`helm4`),
+# the helm-unittest plugin (offline), kubeconform, yamllint, and local JSON schemas for kubeconform
+# (Kubernetes built-ins from PyPI kubernetes-validate, plus TestRun, ServiceMonitor and PodMonitor
+# generated from their CRDs). Binaries are built from the Go module proxy once and cached in
+# $BENCH_CACHE; a warm run only checks version stamps (a second or two).
+# Usage: ci/tools/install.sh        (prints nothing on stdout; logs on stderr)
+. "$(dirname "$0")/../lib/common.sh"
+
+# helm v3.22.0: newest v3 served by the Go proxy here; what users of the quick start run.
+HELM3_VERSION=v3.22.0
+# helm v4.3.1: newest v4 served here; lint with both majors so the chart works for either.
+HELM4_VERSION=v4.3.1
+# helm-unittest v1.1.2: newest served; needs the yaml-jsonpath fork its own go.mod replaces with.
+HELM_UNITTEST_VERSION=v1.1.2
+# kubeconform v0.8.0: newest served; used with local schemas only (no network).
+KUBECONFORM_VERSION=v0.8.0
+# kubernetes-validate 1.37.0: ships Kubernetes JSON schemas v1.25..v1.37 in a wheel (PyPI).
+KUBERNETES_VALIDATE_VERSION=1.37.0
+# yamllint 1.38.0: lints values files and presets.
+YAMLLINT_VERSION=1.38.0
+# PyYAML 6.0.3: reads the CRDs when generating their schemas.
+PYYAML_VERSION=6.0.3
+# k6-operator v1.5.0: the operator the chart's k6-operator dependency (chart 4.5.0) installs.
+K6_OPERATOR_VERSION=v1.5.0
+# prometheus-operator v0.85.0: ServiceMonitor/PodMonitor CRDs as shipped by kube-prometheus-stack 77.x.
+PROMETHEUS_OPERATOR_VERSION=v0.85.0
+# Kubernetes version the chart is rendered and validated for by default (helm v3 ldflags,
+# kubeconform). 1.34: the version of the local cluster (ci/cluster) and of the e2e run.
+BENCH_KUBE_VERSION=${BENCH_KUBE_VERSION:-1.34.0}
+
+SCHEMA_DIR="$BENCH_TOOLS/schemas"
+VENV="$BENCH_CACHE/venv-chart"
+
+install_helm3() {
+  local minor=${BENCH_KUBE_VERSION#1.}; minor=${minor%%.*}
+  # Go-installed helm v3 defaults .Capabilities.KubeVersion to 1.20: set it like helm's Makefile does.
+  # go_build_tool word-splits GO_BUILD_FLAGS; IFS=newline keeps the -ldflags value one argument.
+  IFS=$'\n' GO_BUILD_FLAGS="-ldflags=-s -w -X=helm.sh/helm/v3/internal/version.version=$HELM3_VERSION -X=helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X=helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$minor -X=helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 -X=helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=$minor" \
+    go_build_tool helm "$HELM3_VERSION kube$BENCH_KUBE_VERSION" helm.sh/helm/v3/cmd/helm "helm.sh/helm/v3/cmd/helm@$HELM3_VERSION"
+}
+
+install_helm4() {
+  IFS=$'\n' GO_BUILD_FLAGS="-ldflags=-s -w -X=helm.sh/helm/v4/internal/version.version=$HELM4_VERSION" \
+    go_build_tool helm4 "$HELM4_VERSION" helm.sh/helm/v4/cmd/helm "helm.sh/helm/v4/cmd/helm@$HELM4_VERSION"
+}
+
+install_kubeconform() {
+  IFS=$'\n' GO_BUILD_FLAGS="-ldflags=-s -w" \
+    go_build_tool kubeconform "$KUBECONFORM_VERSION" github.com/yannh/kubeconform/cmd/kubeconform \
+    "github.com/yannh/kubeconform/cmd/kubeconform@$KUBECONFORM_VERSION"
+}
+
+# The plugin is installed from a local folder (no download): our own plugin.yaml naming the binary.
+install_helm_unittest() {
+  GO_MOD_EXTRA="replace github.com/vmware-labs/yaml-jsonpath v0.3.2 => github.com/helm-unittest/yaml-jsonpath v0.4.0" \
+  IFS=$'\n' GO_BUILD_FLAGS="-ldflags=-s -w" \
+    go_build_tool untt "$HELM_UNITTEST_VERSION" github.com/helm-unittest/helm-unittest/cmd/helm-unittest \
+    "github.com/helm-unittest/helm-unittest/cmd/helm-unittest@$HELM_UNITTEST_VERSION"
+  local src="$BENCH_TOOLS/helm-unittest-src" plugins="$BENCH_TOOLS/helm-plugins"
+  if HELM_PLUGINS="$plugins" helm plugin list 2>/dev/null | grep -q "^unittest[[:space:]]*${HELM_UNITTEST_VERSION#v}"; then
+    return 0
+  fi
+  rm -rf "$src" "$plugins"; mkdir -p "$src" "$plugins"
+  cp "$BENCH_CACHE/bin/untt" "$src/untt-linux-amd64"
+  cat > "$src/plugin.yaml" <<YAML
+name: unittest
+version: "${HELM_UNITTEST_VERSION#v}"
+usage: unit tests for helm charts (built from source by ci/tools/install.sh)
+description: helm-unittest $HELM_UNITTEST_VERSION, installed offline
+ignoreFlags: false
+platformCommand:
+  - os: linux
+    arch: amd64
+    command: "\$HELM_PLUGIN_DIR/untt-linux-amd64"
+YAML
+  HELM_PLUGINS="$plugins" helm plugin install "$src" >/dev/null
+  log "installed helm-unittest $HELM_UNITTEST_VERSION plugin into $plugins"
+}
+
+install_python_tools() {
+  local stamp="kubernetes-validate $KUBERNETES_VALIDATE_VERSION yamllint $YAMLLINT_VERSION pyyaml $PYYAML_VERSION"
+  if [ "$(cat "$VENV/.stamp" 2>/dev/null)" != "$stamp" ]; then
+    log "installing $stamp from PyPI"
+    rm -rf "$VENV"
+    python3 -m venv "$VENV"
+    "$VENV/bin/pip" install -q "kubernetes-validate==$KUBERNETES_VALIDATE_VERSION" \
+      "yamllint==$YAMLLINT_VERSION" "PyYAML==$PYYAML_VERSION"
+    printf '%s\n' "$stamp" > "$VENV/.stamp"
+  fi
+  ln -sf "$VENV/bin/yamllint" "$BENCH_TOOLS/bin/yamllint"
+}
+
+# Go modules hold the CRDs; `go mod download` fetches the module zip only (no build).
+crd_file() {
+  local module=$1 path=$2 dir
+  dir=$(cd "$BENCH_CACHE" && go mod download -json "$module" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  [ -f "$dir/$path" ] || die "CRD $path not found in $module"
+  printf '%s/%s\n' "$dir" "$path"
+}
+
+install_schemas() {
+  local stamp="kube $BENCH_KUBE_VERSION k8s-validate $KUBERNETES_VALIDATE_VERSION k6-operator $K6_OPERATOR_VERSION prometheus-operator $PROMETHEUS_OPERATOR_VERSION gen $(sha256sum "$BENCH_ROOT/ci/tools/schemas.py" | cut -c1-12)"
+  [ "$(cat "$SCHEMA_DIR/.stamp" 2>/dev/null)" = "$stamp" ] && return 0
+  local k6op="github.com/grafana/k6-operator@$K6_OPERATOR_VERSION"
+  local promop="github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION"
+  rm -rf "$SCHEMA_DIR"; mkdir -p "$SCHEMA_DIR"
+  "$VENV/bin/python" "$BENCH_ROOT/ci/tools/schemas.py" --out "$SCHEMA_DIR" --kube-version "$BENCH_KUBE_VERSION" \
+    --crd "$(crd_file "$k6op" config/crd/bases/k6.io_testruns.yaml)" \
+    --crd "$(crd_file "$promop" example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml)" \
+    --crd "$(crd_file "$promop" example/prometheus-operator-crd/monitoring.coreos.com_podmonitors.yaml)"
+  printf '%s\n' "$stamp" > "$SCHEMA_DIR/.stamp"
+  log "wrote kubeconform schemas into $SCHEMA_DIR"
+}
+
+main() {
+  command -v go >/dev/null || die "go is required to build the chart tools (Go toolchain on PATH)"
+  mkdir -p "$BENCH_CACHE" "$BENCH_TOOLS/bin"
+  # One heavy Go build at a time on this shared machine: builds run in sequence under a lock.
+  exec 8>"$BENCH_CACHE/chart-tools.lock"
+  flock 8
+  install_helm3
+  install_helm4
+  install_kubeconform
+  install_helm_unittest
+  install_python_tools
+  install_schemas
+}
+
+main "$@"
