@@ -14,7 +14,8 @@ With --prometheus URL (a real Prometheus, e.g. 2.42 with native histograms):
   - syntax: every query (panels, annotations, variables) is sent to Prometheus; a parse error fails
   - data: per panel, whether its queries return samples for --testid over [--start, --end]
   - --require-data SELECTOR: panels that must have data ("<dashboard uid>/<panel title glob>",
-    e.g. "bench-run-overview/*" or "bench-controllers/Traefik:*"); a selector matching nothing fails
+    e.g. "bench-run-overview/*", or a preset @k6, @traefik, @cadvisor); a selector matching
+    nothing fails
 
 Exit status: 0 all good, 1 a check failed, 2 bad usage.
 """
@@ -39,6 +40,20 @@ RATE_FUNCS = ("rate", "irate", "increase")
 PROMQL_KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right", "bool", "and",
                    "or", "unless", "offset", "inf", "nan", "atan2", "start", "end"}
 TESTID_RE = re.compile(r"^[A-Za-z0-9_.:-]+$")
+# Named selector sets for --require-data @NAME, so callers do not hard-code panel titles.
+PRESETS = {
+    # every panel fed by k6 alone (load, latency, errors, churn telemetry), in all dashboards
+    "k6": ["bench-run-overview/*", "bench-comparison/*", "bench-controllers/Run:*",
+           "bench-controllers/variable testid"],
+    # Traefik panels that have data whenever Traefik serves traffic (error panels need errors)
+    "traefik": ["bench-controllers/Controllers with metrics", "bench-controllers/Traefik: configuration reloads",
+                "bench-controllers/Traefik: time since last successful reload",
+                "bench-controllers/Traefik: open connections", "bench-controllers/Traefik: requests by status*",
+                "bench-controllers/Traefik: latency*"],
+    # controller CPU and memory from the kubelet's cAdvisor
+    "cadvisor": ["bench-controllers/Controller CPU*", "bench-controllers/Controller memory*",
+                 "bench-controllers/variable controller_namespace"],
+}
 
 
 class UsageError(Exception):
@@ -383,9 +398,12 @@ class Prometheus:
             raise UsageError(f"--prometheus {url!r} must be an http(s) URL like http://127.0.0.1:9090")
         self.url, self.timeout = url.rstrip("/"), timeout
 
-    def call(self, path, params):
-        data = urllib.parse.urlencode(params, doseq=True).encode()
-        req = urllib.request.Request(self.url + path, data=data, method="POST")
+    def call(self, path, params, method="POST"):
+        body = urllib.parse.urlencode(params, doseq=True)
+        if method == "GET":
+            req = urllib.request.Request(f"{self.url}{path}?{body}", method="GET")
+        else:
+            req = urllib.request.Request(self.url + path, data=body.encode(), method="POST")
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as r:
                 return json.loads(r.read())
@@ -399,7 +417,7 @@ class Prometheus:
             raise UsageError(f"Prometheus at {self.url} is not reachable: {e}")
 
     def check_up(self):
-        r = self.call("/api/v1/status/buildinfo", {})
+        r = self.call("/api/v1/status/buildinfo", {}, "GET")
         if r.get("status") != "success":
             raise UsageError(f"{self.url} does not answer like Prometheus: {r}")
         return r["data"].get("version", "?")
@@ -413,7 +431,7 @@ class Prometheus:
         params = {"start": start, "end": end}
         if match:
             params["match[]"] = [match]
-        return self.call(f"/api/v1/label/{label}/values", params)
+        return self.call(f"/api/v1/label/{label}/values", params, "GET")
 
 
 def substitutions(dash, testids, start, end, step, rate_interval):
@@ -495,18 +513,35 @@ def run_dashboard(path, dash, prom, testids, start, end, step, rate_interval):
             title = f'annotation {q["annotation"].get("name")}'
             ref = "ann"
         rep = panels.setdefault(key, {"uid": uid, "key": key, "title": title, "queries": [], "data": False})
-        rep["queries"].append({"ref": ref, "expr": expr, "ok": ok, "error": r.get("error"),
-                               "series": series, "samples": samples})
+        entry = {"ref": ref, "expr": expr, "ok": ok, "error": r.get("error"), "series": series,
+                 "samples": samples}
+        if ok and q["instant"]:
+            entry["result"] = [{"metric": x.get("metric", {}), "value": x.get("value", [0, None])[1]}
+                               for x in r["data"].get("result", [])[:50] if isinstance(x, dict)]
+        rep["queries"].append(entry)
         rep["data"] = rep["data"] or samples > 0
         if not ok:
             errors.append(f"{path.name} {q['where']}: {r.get('errorType', 'error')}: {r.get('error')}")
     return list(panels.values()), errors
 
 
+def expand_presets(selectors_):
+    out = []
+    for sel in selectors_:
+        if sel.startswith("@"):
+            if sel[1:] not in PRESETS:
+                raise UsageError(f"--require-data preset {sel!r} is unknown; presets: "
+                                 + ", ".join("@" + p for p in PRESETS))
+            out += PRESETS[sel[1:]]
+        else:
+            out.append(sel)
+    return out
+
+
 def select_required(selectors_, reports):
     """Marks reports matched by selectors as required; returns selectors that matched nothing."""
     unmatched = []
-    for sel in selectors_:
+    for sel in expand_presets(selectors_):
         if "/" not in sel:
             raise UsageError(f"--require-data {sel!r} must be '<dashboard uid>/<panel title glob>', "
                              "e.g. 'bench-run-overview/*'")
@@ -536,7 +571,8 @@ def main(argv=None):
     ap.add_argument("--rate-interval", default="1m",
                     help="value for $__rate_interval (Grafana: max(4 x scrape interval, step)); default 1m")
     ap.add_argument("--require-data", action="append", default=[], metavar="SELECTOR",
-                    help="'<uid>/<title glob>' of panels that must return data (repeatable, comma-separated)")
+                    help="'<uid>/<title glob>' or @preset (" + ", ".join("@" + p for p in PRESETS)
+                    + ") of panels that must return data (repeatable, comma-separated)")
     ap.add_argument("--report", help="write the per-panel report as JSON to this file")
     ap.add_argument("--quiet", action="store_true", help="print problems and the summary only")
     args = ap.parse_args(argv)

@@ -49,12 +49,32 @@ def k6_total(metric, by, labels=RUN):
     return f"sum by ({by}) (max_over_time({metric}{{{labels}}}[$__range]))"
 
 
+def k6_average_rate(by, labels=RUN):
+    """Average request rate of each run over its own duration, not over the dashboard range:
+    (counter at its last push - at its first) / (time between them). Values and timestamps are read
+    at the same 5 s subquery steps, so both belong to the same samples."""
+    c = f"k6_http_reqs_total{{{labels}}}"
+    span = (f"(max by ({by}) (max_over_time(timestamp({c})[$__range:5s])) - "
+            f"min by ({by}) (min_over_time(timestamp({c})[$__range:5s])))")
+    return f"sum by ({by}) (max_over_time({c}[$__range:5s]) - min_over_time({c}[$__range:5s])) / {span}"
+
+
 def zero_while_running(expr, by=""):
     """`expr`, or 0 for every series of the run's request rate: a counter that k6 creates only on
     its first event (dropped iterations, errors) then reads 0 instead of "No data" while the run
     is live, and still "No data" when the run has no data at all."""
     grouping = f" by ({by})" if by else ""
-    return f"({expr}) or (0 * sum{grouping} (rate(k6_http_reqs_total{{{RUN}}}[$__rate_interval])))"
+    return f"({expr}) or on ({by}) (0 * sum{grouping} (rate(k6_http_reqs_total{{{RUN}}}[$__rate_interval])))"
+
+
+def zero_total(expr, by, label=None):
+    """`expr` (a whole-range total of a counter k6 creates on its first event), or 0 for every run
+    that has requests: a run without errors shows 0, not "No data". label: (name, value) given to
+    the zero series when `expr` is grouped by one more label than `by` (e.g. class="none")."""
+    zero = f"0 * sum by ({by}) (max_over_time(k6_http_reqs_total{{{RUN}}}[$__range]))"
+    if label:
+        zero = labelled(zero, *label)
+    return f"({expr}) or on ({by}) ({zero})"
 
 
 def percentile_distribution(by="testid", labels=RUN):
@@ -315,7 +335,8 @@ def run_overview():
     lay.add(stat(
         "Errors in range by class",
         "Total per class over the dashboard range (last cumulative value per runner, summed).",
-        targets((k6_total("k6_bench_errors_total", "class"), "{{class}}"), instant=True), "short",
+        targets((zero_total(k6_total("k6_bench_errors_total", "testid, class"), "testid", ("class", "none")),
+                 "{{class}}"), instant=True), "short",
         decimals=0), 6, 8)
 
     lay.row("Churn: backend replicas and how fast the path converged")
@@ -613,22 +634,22 @@ def comparison():
     lay.row("Results table: the published comparison, live")
     quantile_cols = [("p50", "0.5"), ("p99", "0.99"), ("p99.9", "0.999"), ("p99.9999", "0.999999")]
     specs = [(k6_quantile(q, by=by, window="$__range"), "") for _, q in quantile_cols]
-    specs.append((f"quantile_over_time(0.5, ({k6_rate('k6_http_reqs_total', by=by)})[$__range:])", ""))
+    specs.append((k6_average_rate(by), ""))
     specs.append((k6_total("k6_http_reqs_total", by), ""))
     for cls in ERROR_CLASSES:
-        specs.append((k6_total("k6_bench_errors_total", by, f'{RUN}, class="{cls}"'), ""))
-    names = [c for c, _ in quantile_cols] + ["rate (median)", "requests"] + ERROR_CLASSES
+        specs.append((zero_total(k6_total("k6_bench_errors_total", by, f'{RUN}, class="{cls}"'), by), ""))
+    names = [c for c, _ in quantile_cols] + ["rate (avg)", "requests"] + ERROR_CLASSES
     renames = {f"Value #{chr(ord('A') + i)}": n for i, n in enumerate(names)}
     count_cols = ["requests"] + ERROR_CLASSES
     overrides = [{"matcher": {"id": "byName", "options": n},
                   "properties": [{"id": "unit", "value": "short"}, {"id": "decimals", "value": 0}]}
                  for n in count_cols]
-    overrides.append({"matcher": {"id": "byName", "options": "rate (median)"},
+    overrides.append({"matcher": {"id": "byName", "options": "rate (avg)"},
                       "properties": [{"id": "unit", "value": "reqps"}]})
     lay.add(table(
         "Results by run",
         "One row per run (testid x controller x scenario) over the dashboard time range: latency "
-        "percentiles from the merged native histogram, median achieved rate, total requests and "
+        "percentiles from the merged native histogram, average achieved rate, total requests and "
         "errors per class. Set the time range to cover the runs.",
         targets(*specs, instant=True, table=True), "s", renames,
         order=["testid", "controller", "scenario", *names], overrides=overrides), 24, 9)
@@ -649,15 +670,16 @@ def comparison():
     lay.add(barchart(
         "Errors by class and run",
         "Total errors per class per run, stacked.",
-        targets((k6_total("k6_bench_errors_total", "testid, class"), ""), instant=True, table=True),
+        targets((zero_total(k6_total("k6_bench_errors_total", "testid, class"), "testid", ("class", "none")), ""),
+                instant=True, table=True),
         "short",
         [{"id": "groupingToMatrix", "options": {"columnField": "class", "rowField": "testid",
                                                 "valueField": "Value"}}],
         stack=True, x_field="testid\\class"), 12, 9)
     lay.add(barchart(
         "Achieved request rate by run",
-        "Median over the range of the achieved request rate (all runners).",
-        targets((f"quantile_over_time(0.5, ({k6_rate('k6_http_reqs_total', by='testid')})[$__range:])", ""),
+        "Average achieved request rate of each run over its own duration (all runners).",
+        targets((k6_average_rate("testid"), ""),
                 instant=True, table=True),
         "reqps", [{"id": "organize", "options": {"excludeByName": {"Time": True},
                                                  "renameByName": {"Value": "achieved rate"}}}],
@@ -675,7 +697,8 @@ def comparison():
     lay.add(timeseries(
         "Errors by run",
         "All error classes per second per run.",
-        targets((k6_rate("k6_bench_errors_total", by="testid"), "{{testid}}")), "reqps", minimum=0), 12, 8)
+        targets((zero_while_running(k6_rate("k6_bench_errors_total", by="testid"), by="testid"), "{{testid}}")),
+        "reqps", minimum=0), 12, 8)
     return dashboard(
         "bench-comparison", "bench / comparison",
         "Several runs side by side (controller x scenario): the results table with p99, p99.9, "

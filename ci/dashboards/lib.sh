@@ -1,0 +1,81 @@
+# Shell helpers for the dashboards test and picture rendering: a real Prometheus (Debian 2.42) with
+# the remote-write receiver and native histograms, a real nginx backend, and a real k6 run pushing
+# into that Prometheus. Everything binds 127.0.0.1 and lives under one work dir.
+# Source after ci/lib/common.sh. Callers own cleanup: call stop_started_processes from a trap.
+
+DASH_PIDS=()
+
+# free_port: prints a TCP port nothing listens on at 127.0.0.1.
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# wait_for_http URL SECONDS: waits until URL answers 2xx, or fails.
+wait_for_http() {
+  local url=$1 deadline=$((SECONDS + $2))
+  until curl -fsS -o /dev/null "$url" 2>/dev/null; do
+    [ "$SECONDS" -lt "$deadline" ] || die "$url did not answer within $2 s"
+    sleep 0.2
+  done
+}
+
+# start_prometheus WORKDIR PORT: Prometheus 2.42 as our own process (never the packaged service),
+# its own config and data dir, remote-write receiver and native histograms on. Scrapes nothing.
+start_prometheus() {
+  local dir=$1 port=$2
+  mkdir -p "$dir/prometheus-data"
+  cat > "$dir/prometheus.yml" <<'YAML'
+global:
+  scrape_interval: 15s
+YAML
+  prometheus --config.file="$dir/prometheus.yml" --storage.tsdb.path="$dir/prometheus-data" \
+    --web.listen-address="127.0.0.1:$port" --web.enable-remote-write-receiver \
+    --enable-feature=native-histograms --log.level=warn > "$dir/prometheus.log" 2>&1 &
+  DASH_PIDS+=($!)
+  wait_for_http "http://127.0.0.1:$port/-/ready" 30
+}
+
+# start_backend_nginx WORKDIR PORT: the chart's backend nginx.conf on 127.0.0.1:PORT.
+start_backend_nginx() {
+  local dir=$1 port=$2 files="$BENCH_ROOT/charts/bench/files/backend"
+  mkdir -p "$dir/bodies"
+  sh "$files/make-bodies.sh" "$dir/bodies"
+  sed -e "s|BENCH_PORT|127.0.0.1:$port|" -e "s|BENCH_BODIES_DIR|$dir/bodies|" \
+    -e "s|/tmp/nginx.pid|$dir/nginx.pid|" "$files/nginx.conf" > "$dir/nginx.conf"
+  nginx -c "$dir/nginx.conf" -g 'daemon off;' > "$dir/nginx.log" 2>&1 &
+  DASH_PIDS+=($!)
+  wait_for_http "http://127.0.0.1:$port/healthz" 15
+}
+
+# start_stall_server PORT: accepts TCP connections (kernel backlog) and never answers: requests to it
+# end in a client timeout.
+start_stall_server() {
+  python3 -c 'import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(1024)
+time.sleep(86400)' "$1" &
+  DASH_PIDS+=($!)
+}
+
+# run_k6_remote_write PROM_PORT TESTID SCRIPT [k6 args...]: a real k6 run pushing into Prometheus
+# with native histograms, tagged with the run id like the chart does.
+run_k6_remote_write() {
+  local port=$1 testid=$2 script=$3; shift 3
+  K6_PROMETHEUS_RW_SERVER_URL="http://127.0.0.1:$port/api/v1/write" \
+  K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true \
+  K6_PROMETHEUS_RW_PUSH_INTERVAL=1s \
+    k6 run --quiet --no-color -o experimental-prometheus-rw --tag "testid=$testid" \
+      --tag controller=none "$@" "$script"
+}
+
+# stop_started_processes: stops what this file started, by pid.
+stop_started_processes() {
+  local pid
+  for pid in "${DASH_PIDS[@]}"; do
+    kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+  done
+  DASH_PIDS=()
+  return 0
+}

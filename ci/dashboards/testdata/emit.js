@@ -1,0 +1,76 @@
+// Test data for the dashboards check: real k6 requests against a local nginx plus every bench
+// custom metric, so a real Prometheus receives the exact series names and labels the dashboards
+// query (remote write, native histograms). The churn telemetry here is SIMULATED (the fast tier has
+// no cluster): desired/ready replicas follow 5 -> 7 -> 5, with a scale event and a convergence time
+// per step. The real churn series come from scenarios/ in the e2e run.
+//
+// Env: BENCH_TARGET_URL (nginx), BENCH_CLOSED_URL (a port nothing listens on), BENCH_STALL_URL (a
+// listener that never answers), BENCH_RATE, BENCH_DURATION.
+import http from 'k6/http';
+import exec from 'k6/execution';
+import { sleep } from 'k6';
+import { Counter, Gauge, Trend } from 'k6/metrics';
+
+const target = __ENV.BENCH_TARGET_URL || 'http://127.0.0.1:8080';
+const closed = __ENV.BENCH_CLOSED_URL || 'http://127.0.0.1:9';
+const stall = __ENV.BENCH_STALL_URL || '';
+const rate = parseInt(__ENV.BENCH_RATE || '50', 10);
+const duration = __ENV.BENCH_DURATION || '30s';
+
+const errors = new Counter('bench_errors');
+const convergence = new Trend('bench_endpoint_convergence', true);
+const replicasDesired = new Gauge('bench_replicas_desired');
+const replicasReady = new Gauge('bench_replicas_ready');
+const scaleEvents = new Counter('bench_scale_events');
+
+export const options = {
+  scenarios: {
+    load: {
+      executor: 'constant-arrival-rate', exec: 'load', rate, timeUnit: '1s', duration,
+      preAllocatedVUs: 10, maxVUs: 10,
+    },
+    churn: { executor: 'constant-vus', exec: 'churn', vus: 1, duration },
+    // One VU for 5 requests/s to a server that never answers: timeouts, and dropped iterations.
+    overload: {
+      executor: 'constant-arrival-rate', exec: 'overload', rate: 5, timeUnit: '1s', duration,
+      preAllocatedVUs: 1, maxVUs: 1,
+    },
+  },
+};
+
+// Mostly 200s; every 50th request a 404 (http_4xx), every 50th+13 a refused connection.
+export function load() {
+  const i = exec.scenario.iterationInTest;
+  let url = `${target}/`;
+  let path = '/';
+  if (i % 50 === 7) { url = `${target}/missing`; path = '/missing'; }
+  if (i % 50 === 13) { url = `${closed}/`; path = 'closed'; }
+  classify(http.get(url, { timeout: '2s', tags: { path } }));
+}
+
+export function overload() {
+  if (stall) classify(http.get(`${stall}/`, { timeout: '1s', tags: { path: 'stall' } }));
+}
+
+function classify(res) {
+  if (res.status >= 400 && res.status < 500) errors.add(1, { class: 'http_4xx' });
+  else if (res.status >= 500) errors.add(1, { class: 'http_5xx' });
+  else if (res.error_code >= 1210 && res.error_code <= 1213) errors.add(1, { class: 'connection' });
+  else if (res.error_code === 1050) errors.add(1, { class: 'timeout' });
+  else if (res.error_code) errors.add(1, { class: 'other' });
+}
+
+// Simulated churn: one step every 4 s, ready follows desired after a short lag.
+export function churn() {
+  const step = exec.scenario.iterationInTest;
+  const want = step % 2 === 0 ? 7 : 5;
+  const before = want === 7 ? 5 : 7;
+  replicasDesired.add(want);
+  replicasReady.add(before);
+  scaleEvents.add(1, { action: 'scale' });
+  const lag = 0.5 + (step % 3) * 0.25;
+  sleep(lag);
+  replicasReady.add(want);
+  convergence.add(lag * 1000, { event: want > before ? 'added' : 'removed' });
+  sleep(4 - lag);
+}
