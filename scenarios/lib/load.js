@@ -9,8 +9,14 @@ import { k6Duration } from './config.js';
 export const PERCENTILE_STATS = ['min', 'avg', 'max', 'p(50)', 'p(90)', 'p(99)', 'p(99.9)', 'p(99.99)',
   'p(99.999)', 'p(99.9999)', 'count'];
 
-// How long after the end of a load scenario its in-flight requests may finish.
-const GRACEFUL_STOP_MS = 5000;
+// gracefulStopMs: how long after the end of a load scenario its in-flight requests may finish
+// (they end by BENCH_TIMEOUT anyway). Scenarios that run one after another leave gapMs between them.
+export function gracefulStopMs(cfg) {
+  return cfg.timeoutMs + 1000;
+}
+export function gapMs(cfg) {
+  return gracefulStopMs(cfg) + 1000;
+}
 
 // target(cfg, baseUrl, path, keepalive): everything one request needs, built once per VU.
 export function target(cfg, baseUrl, path, keepalive) {
@@ -43,7 +49,7 @@ export function loadScenario(cfg, opts) {
     startTime: k6Duration(opts.startMs || 0),
     preAllocatedVUs: cfg.connections,
     maxVUs: cfg.maxConnections,
-    gracefulStop: k6Duration(GRACEFUL_STOP_MS),
+    gracefulStop: k6Duration(gracefulStopMs(cfg)),
     tags: Object.assign({ role: 'load' }, opts.tags || {}),
   };
 }
@@ -58,7 +64,7 @@ export function rampScenario(cfg, opts) {
     stages: opts.stages.map((s) => ({ target: s.target, duration: k6Duration(s.durationMs) })),
     preAllocatedVUs: cfg.connections,
     maxVUs: cfg.maxConnections,
-    gracefulStop: k6Duration(GRACEFUL_STOP_MS),
+    gracefulStop: k6Duration(gracefulStopMs(cfg)),
     tags: Object.assign({ role: 'load' }, opts.tags || {}),
   };
 }

@@ -5,7 +5,8 @@
 //
 // A report describes the run: {scenario, cfg, targetUrl, path, keepalive, rateTarget, durationMs,
 // churnPattern (string or null), parts: [{name, scenario, rateTarget, durationMs}] for by_path,
-// extend(data, summary) optional hook for experiment-specific keys}.
+// steps: parts that get sub-metrics but no by_path entry (max-rps), extend(data, summary): optional
+// hook for experiment-specific keys}.
 import exec from 'k6/execution';
 import { ERROR_CLASSES } from './errors.js';
 import './metrics.js';
@@ -23,7 +24,8 @@ function addThreshold(thresholds, key, expr) {
 // expressions: k6 computes a sub-metric only when a threshold names it). Returns thresholds.
 export function summaryThresholds(report, thresholds) {
   const t = thresholds || {};
-  const filters = [LOAD].concat((report.parts || []).map((p) => `scenario:${p.scenario}`));
+  const parts = (report.parts || []).concat(report.steps || []);
+  const filters = [LOAD].concat(parts.map((p) => `scenario:${p.scenario}`));
   for (const f of filters) {
     addThreshold(t, `http_reqs{${f}}`, 'count>=0');
     addThreshold(t, `http_req_duration{${f}}`, 'max>=0');
@@ -59,13 +61,13 @@ export function latencyFrom(values) {
   return out;
 }
 
-function errorsFor(data, filter) {
+export function errorsFor(data, filter) {
   const out = {};
   for (const cls of ERROR_CLASSES) out[cls] = count(data, `bench_errors{${filter},class:${cls}}`);
   return out;
 }
 
-function requestsFor(data, filter, rateTarget, durationMs) {
+export function requestsFor(data, filter, rateTarget, durationMs) {
   const total = count(data, `http_reqs{${filter}}`);
   return {
     total,
@@ -178,7 +180,7 @@ const ERROR_HEADER = ['Errors', 'connection', 'timeout', 'read', '5xx', '4xx', '
 export function warnings(s) {
   const out = [];
   const r = s.requests;
-  if (r.dropped_iterations > 0) {
+  if (r.dropped_iterations > 0 && !s.max_rps) {
     const pct = r.total + r.dropped_iterations > 0 ? (100 * r.dropped_iterations) / (r.total + r.dropped_iterations) : 100;
     out.push(`k6 DROPPED ${r.dropped_iterations} iterations (${pct.toFixed(2)}%): it could not hold ${r.rate_target} req/s `
       + 'with BENCH_CONNECTIONS/BENCH_MAX_CONNECTIONS VUs. The latency above is not the latency at the target rate; '

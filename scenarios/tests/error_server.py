@@ -1,0 +1,74 @@
+"""Misbehaving HTTP servers on 127.0.0.1 that provoke bench's error classes for real.
+
+Usage: error_server.py MODE PORT
+  refuse  answer the first `bench-setup` request (the scenario's setup check), then close the
+          listening socket: every later connect is refused (k6 error_code 1212 -> connection)
+  stall   answer setup checks; read every other request and never answer (-> timeout)
+  reset   answer setup checks; read every other request and reset the connection (-> read)
+Setup checks are told apart by their User-Agent header, bench-setup.
+"""
+import socket
+import struct
+import sys
+import threading
+import time
+
+OK = b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n"
+
+
+def read_request(conn):
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(4096)
+        if not chunk:
+            return None
+        data += chunk
+    return data
+
+
+def handle(conn, mode):
+    """Serves one connection; returns True when it was a setup check that got its answer."""
+    try:
+        request = read_request(conn)
+        if request is None:
+            conn.close()
+            return False
+        if b"user-agent: bench-setup" in request.lower():
+            conn.sendall(OK)
+            conn.close()
+            return True
+        if mode == "stall":
+            time.sleep(3600)
+        elif mode == "reset":
+            # SO_LINGER with a zero timeout: close() sends RST instead of FIN.
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            conn.close()
+        else:
+            conn.close()
+    except OSError:
+        pass
+    return False
+
+
+def main():
+    mode, port = sys.argv[1], int(sys.argv[2])
+    if mode not in ("refuse", "stall", "reset"):
+        sys.exit(f"unknown mode {mode!r}: expected refuse, stall or reset")
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", port))
+    listener.listen(512)
+    print(f"error_server {mode} listening on 127.0.0.1:{port}", flush=True)
+    while True:
+        conn, _ = listener.accept()
+        if mode == "refuse":
+            # One connection at a time until the setup check got its answer, then no listener.
+            if handle(conn, mode):
+                listener.close()
+                time.sleep(3600)  # the test stops us
+            continue
+        threading.Thread(target=handle, args=(conn, mode), daemon=True).start()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,354 @@
+// Unit tests of scenarios/lib, run by k6 itself (the same JS runtime as the scenarios):
+//   k6 run -q --log-format raw scenarios/tests/unit.js
+// Logs one "UNIT PASS <name>" or "UNIT FAIL <name>: <why>" line per case (console.log, on stderr) and
+// a closing "unit: N passed, N failed" line; k6 exits 99 when a case fails (threshold).
+import { Counter } from 'k6/metrics';
+import {
+  loadConfig, parseDuration, parseChurnPattern, parseLabelSelector, parseBool, parseUrl, DEFAULTS,
+} from '../lib/config.js';
+import { classifyError, ERROR_CLASSES } from '../lib/errors.js';
+import { ConvergenceTracker } from '../lib/convergence.js';
+import {
+  buildSummary, formatText, summaryOutputs, summaryThresholds, table, SCHEMA, warnings,
+} from '../lib/summary.js';
+import { matchesLabels, isPodReady } from '../lib/kube.js';
+
+const failures = new Counter('unit_failures');
+
+export const options = {
+  iterations: 1,
+  vus: 1,
+  thresholds: { unit_failures: ['count==0'] },
+};
+
+let passed = 0;
+let failed = 0;
+
+function check(name, fn) {
+  try {
+    fn();
+    passed += 1;
+    console.log(`UNIT PASS ${name}`);
+  } catch (e) {
+    failed += 1;
+    failures.add(1);
+    console.log(`UNIT FAIL ${name}: ${e && e.message ? e.message : e}`);
+  }
+}
+
+function eq(actual, expected, what) {
+  const a = JSON.stringify(actual);
+  const b = JSON.stringify(expected);
+  if (a !== b) throw new Error(`${what || 'value'}: expected ${b}, got ${a}`);
+}
+
+function throwsWith(fn, pattern) {
+  try {
+    fn();
+  } catch (e) {
+    if (!pattern.test(String(e.message))) throw new Error(`error "${e.message}" does not match ${pattern}`);
+    return;
+  }
+  throw new Error(`expected an error matching ${pattern}`);
+}
+
+function configTests() {
+  check('config: defaults match the README table', () => {
+    const c = loadConfig({});
+    eq([c.targetUrl, c.path, c.rate, c.durationMs, c.connections, c.maxConnections, c.timeoutMs, c.keepalive,
+      c.insecureTls, c.namespace, c.deployment, c.testid, c.summaryDir],
+    ['http://127.0.0.1:8080', '/', 1000, 60000, 100, 100, 2000, true, true, 'default', 'bench-backend', 'local', '.']);
+    eq(c.churnPattern, [{ replicas: 5, holdMs: 12000 }, { replicas: 7, holdMs: 10000 }], 'pattern');
+    eq(c.podSelector, { 'app.kubernetes.io/component': 'backend' }, 'selector');
+  });
+  check('config: env wins over experiment overrides, empty means unset', () => {
+    eq(loadConfig({}, { BENCH_PATH: '/bytes/1m' }).path, '/bytes/1m');
+    eq(loadConfig({ BENCH_PATH: '/bytes/4k' }, { BENCH_PATH: '/bytes/1m' }).path, '/bytes/4k');
+    eq(loadConfig({ BENCH_PATH: '' }, { BENCH_PATH: '/bytes/1m' }).path, '/bytes/1m');
+  });
+  check('config: durations', () => {
+    eq([parseDuration('X', '500ms'), parseDuration('X', '12s'), parseDuration('X', '1m30s'), parseDuration('X', '2'),
+      parseDuration('X', '1h'), parseDuration('X', '1.5s')], [500, 12000, 90000, 2000, 3600000, 1500]);
+  });
+  for (const bad of ['abc', '-5s', '0s', '10x', '', '5s5']) {
+    check(`config: duration ${JSON.stringify(bad)} is refused with the variable name`, () => {
+      throwsWith(() => loadConfig({ BENCH_DURATION: bad === '' ? ' ' : bad }), /BENCH_DURATION=.*positive duration/);
+    });
+  }
+  check('config: negative rate names BENCH_RATE and the allowed range', () => {
+    throwsWith(() => loadConfig({ BENCH_RATE: '-5' }), /invalid BENCH_RATE="-5": expected a whole number from 1/);
+  });
+  check('config: zero and fractional connections are refused', () => {
+    throwsWith(() => loadConfig({ BENCH_CONNECTIONS: '0' }), /BENCH_CONNECTIONS="0"/);
+    throwsWith(() => loadConfig({ BENCH_CONNECTIONS: '1.5' }), /BENCH_CONNECTIONS="1.5"/);
+  });
+  check('config: max connections below connections is refused', () => {
+    throwsWith(() => loadConfig({ BENCH_CONNECTIONS: '10', BENCH_MAX_CONNECTIONS: '5' }),
+      /BENCH_MAX_CONNECTIONS="5": must be at least BENCH_CONNECTIONS \(10\)/);
+    eq(loadConfig({ BENCH_CONNECTIONS: '10', BENCH_MAX_CONNECTIONS: '50' }).maxConnections, 50);
+  });
+  check('config: churn pattern', () => {
+    eq(parseChurnPattern('P', '5:12s, 7:10s ,0:1m'), [{ replicas: 5, holdMs: 12000 }, { replicas: 7, holdMs: 10000 },
+      { replicas: 0, holdMs: 60000 }]);
+  });
+  for (const bad of ['5', '5:', 'x:1s', '5:12s,', '-1:5s', '5:0s', '1001:1s', '5:12s:3']) {
+    check(`config: churn pattern ${JSON.stringify(bad)} is refused`, () => {
+      throwsWith(() => loadConfig({ BENCH_CHURN_PATTERN: bad }), /invalid BENCH_CHURN_PATTERN=.*replicas:hold/);
+    });
+  }
+  check('config: booleans', () => {
+    eq([parseBool('B', 'true'), parseBool('B', 'FALSE'), parseBool('B', '1'), parseBool('B', 'no')], [true, false, true, false]);
+    throwsWith(() => loadConfig({ BENCH_KEEPALIVE: 'maybe' }), /BENCH_KEEPALIVE="maybe": expected true or false/);
+  });
+  check('config: URLs', () => {
+    eq(parseUrl('U', 'https://bench.local/'), 'https://bench.local');
+    eq(parseUrl('U', 'http://10.0.0.1:30080/prefix'), 'http://10.0.0.1:30080/prefix');
+    throwsWith(() => loadConfig({ BENCH_TARGET_URL: 'ftp://x' }), /BENCH_TARGET_URL="ftp:\/\/x": expected an http/);
+    throwsWith(() => loadConfig({ BENCH_URL_POD: '127.0.0.1:8080' }), /BENCH_URL_POD=/);
+    eq(loadConfig({ BENCH_URL_POD: 'http://p:8080' }).pathUrls, { pod: 'http://p:8080' });
+  });
+  check('config: path must start with /', () => {
+    throwsWith(() => loadConfig({ BENCH_PATH: 'bytes/4k' }), /BENCH_PATH="bytes\/4k": expected a path starting with \//);
+  });
+  check('config: label selector', () => {
+    eq(parseLabelSelector('S', 'a=b, app.kubernetes.io/name=bench'), { a: 'b', 'app.kubernetes.io/name': 'bench' });
+    throwsWith(() => loadConfig({ BENCH_POD_SELECTOR: 'app in (a,b)' }), /BENCH_POD_SELECTOR=.*key=value/);
+  });
+  check('config: names and test ids', () => {
+    throwsWith(() => loadConfig({ BENCH_NAMESPACE: 'Bad_NS' }), /BENCH_NAMESPACE="Bad_NS"/);
+    throwsWith(() => loadConfig({ BENCH_TESTID: 'a b' }), /BENCH_TESTID="a b"/);
+  });
+  check('config: an unknown BENCH_ variable is refused with the allowed list', () => {
+    throwsWith(() => loadConfig({ BENCH_RATEE: '5' }), /unknown variable BENCH_RATEE: allowed are BENCH_TARGET_URL, .*BENCH_SUMMARY_DIR/);
+  });
+  check('config: tooling and non-BENCH variables are ignored', () => {
+    eq(loadConfig({ BENCH_ROOT: '/x', BENCH_CACHE: '/y', BENCH_TOOLS: '/z', HOME: '/root' }).rate, 1000);
+  });
+  check('config: every default parses', () => {
+    eq(Object.keys(DEFAULTS).length, 23, 'number of variables');
+  });
+}
+
+function errorTests() {
+  const cases = [
+    [0, 1212, 'connection'], [0, 1210, 'connection'], [0, 1211, 'connection'], [0, 1213, 'connection'],
+    [0, 1101, 'connection'], [0, 1301, 'connection'], [0, 1310, 'connection'], [0, 1311, 'connection'],
+    [0, 1050, 'timeout'], [0, 1000, 'read'], [0, 1200, 'read'], [0, 1201, 'read'], [0, 1220, 'read'],
+    [502, 1502, 'http_5xx'], [504, 1504, 'http_5xx'], [500, 1500, 'http_5xx'], [404, 1404, 'http_4xx'],
+    [429, 1429, 'http_4xx'], [200, 0, null], [204, 0, null], [301, 0, null], [0, 1020, 'other'],
+    [0, 1630, 'other'], [0, 1701, 'other'], [0, 0, 'other'],
+  ];
+  for (const [status, code, want] of cases) {
+    check(`errors: status ${status} error_code ${code} -> ${want}`, () => eq(classifyError(status, code), want));
+  }
+  check('errors: the six classes of the interface', () => {
+    eq(ERROR_CLASSES, ['connection', 'timeout', 'read', 'http_5xx', 'http_4xx', 'other']);
+  });
+}
+
+function convergenceTests() {
+  check('convergence: pods Ready at the first poll are the baseline, not events', () => {
+    const t = new ConvergenceTracker();
+    t.podsReady(['a', 'b'], 0);
+    t.seen('a', 10);
+    t.tick(5000);
+    eq(t.take(), []);
+  });
+  check('convergence: added = Ready poll -> first response', () => {
+    const t = new ConvergenceTracker();
+    t.podsReady(['a'], 0);
+    t.podsReady(['a', 'c'], 250);
+    t.seen('a', 300);
+    t.seen('c', 400);
+    t.seen('c', 450);
+    eq(t.take(), [{ event: 'added', ms: 150 }]);
+  });
+  check('convergence: a pod serving between two polls counts as 0 ms', () => {
+    const t = new ConvergenceTracker();
+    t.podsReady(['a'], 0);
+    t.podsReady(['a'], 250);
+    t.seen('d', 300);
+    t.podsReady(['a', 'd'], 500);
+    eq(t.take(), [{ event: 'added', ms: 0 }]);
+  });
+  check('convergence: a pod seen long before it turned Ready again is pending, not 0', () => {
+    const t = new ConvergenceTracker({ quietMs: 100 });
+    t.podsReady(['a', 'b'], 0);
+    t.seen('b', 10);
+    t.podsReady(['a'], 250);
+    t.tick(400);
+    eq(t.take(), [{ event: 'removed', ms: 0 }]);
+    t.podsReady(['a', 'b'], 5000);
+    t.seen('b', 5600);
+    eq(t.take(), [{ event: 'added', ms: 600 }]);
+  });
+  check('convergence: removed = not Ready poll -> last response, final after the quiet window', () => {
+    const t = new ConvergenceTracker({ quietMs: 1500 });
+    t.podsReady(['a', 'd'], 0);
+    t.podsReady(['a'], 750);
+    t.seen('d', 900);
+    t.tick(2000);
+    eq(t.take(), [], 'still within the quiet window');
+    t.tick(2400);
+    eq(t.take(), [{ event: 'removed', ms: 150 }]);
+  });
+  check('convergence: a removed pod that never serves again converged in 0 ms', () => {
+    const t = new ConvergenceTracker({ quietMs: 1000 });
+    t.podsReady(['a', 'b'], 0);
+    t.podsReady(['a'], 100);
+    t.tick(1100);
+    eq(t.take(), [{ event: 'removed', ms: 0 }]);
+  });
+  check('convergence: an added pod never seen is unconverged, not a number', () => {
+    const t = new ConvergenceTracker({ giveUpMs: 1000 });
+    t.podsReady([], 0);
+    t.podsReady(['n'], 100);
+    t.tick(1200);
+    eq([t.take(), t.unconverged], [[], 1]);
+  });
+  check('convergence: finish() counts what is still pending', () => {
+    const t = new ConvergenceTracker({ quietMs: 1000 });
+    t.podsReady(['a', 'b'], 0);
+    t.podsReady(['a', 'c'], 100);
+    t.seen('b', 150);
+    t.finish(500);
+    eq([t.take(), t.unconverged], [[], 2]);
+  });
+  check('convergence: empty pod names from responses without the header are ignored', () => {
+    const t = new ConvergenceTracker();
+    t.podsReady([], 0);
+    t.seen(undefined, 5);
+    t.seen('', 6);
+    eq(t.lastSeen.size, 0);
+  });
+}
+
+// fakeData: the handleSummary data shape k6 v0.51 passes (only the keys the summary reads).
+function fakeData(over) {
+  const metrics = {};
+  const counter = (n) => ({ type: 'counter', values: { count: n, rate: n / 10 } });
+  const trend = (v) => ({ type: 'trend', values: v });
+  metrics['http_reqs{role:load}'] = counter(10000);
+  metrics['dropped_iterations{role:load}'] = counter(0);
+  metrics['data_received{role:load}'] = counter(2048000);
+  metrics['http_req_duration{role:load}'] = trend({
+    count: 10000, min: 0.2, avg: 1.1, max: 30.2, 'p(50)': 0.9, 'p(90)': 1.5, 'p(99)': 4, 'p(99.9)': 9,
+    'p(99.99)': 20, 'p(99.999)': 28, 'p(99.9999)': 30.0004,
+  });
+  for (const c of ERROR_CLASSES) metrics[`bench_errors{role:load,class:${c}}`] = counter(c === 'http_5xx' ? 7 : 0);
+  metrics['bench_endpoint_convergence{event:added}'] = trend({ count: 3, max: 1500, 'p(50)': 800 });
+  metrics['bench_endpoint_convergence{event:removed}'] = trend({ count: 0, max: 0, 'p(50)': 0 });
+  metrics.bench_scale_events = counter(6);
+  Object.assign(metrics, over || {});
+  return { metrics, state: { testRunDurationMs: 11000 } };
+}
+
+function fakeReport(extra) {
+  const cfg = loadConfig({ BENCH_RATE: '1000', BENCH_DURATION: '10s', BENCH_TARGET_URL: 'https://bench.local' });
+  return Object.assign({
+    scenario: 'dynamic', cfg, targetUrl: cfg.targetUrl, path: '/', keepalive: true, rateTarget: 1000,
+    durationMs: 10000, churnPattern: '5:12s,7:10s', parts: [],
+  }, extra || {});
+}
+
+function summaryTests() {
+  check('summary: bench.summary/v1 shape and numbers', () => {
+    const s = buildSummary(fakeData(), fakeReport(), { testid: 'run-1', controller: 'traefik' });
+    eq(Object.keys(s), ['schema', 'testid', 'scenario', 'controller', 'settings', 'requests', 'latency_ms', 'errors',
+      'convergence_ms', 'scale_events', 'by_path', 'throughput'], 'keys');
+    eq([s.schema, s.testid, s.scenario, s.controller], [SCHEMA, 'run-1', 'dynamic', 'traefik']);
+    eq(s.settings, { target_url: 'https://bench.local', path: '/', rate: 1000, duration_s: 10, connections: 100,
+      timeout_s: 2, keepalive: true, tls: true, churn_pattern: '5:12s,7:10s' });
+    eq(s.requests, { total: 10000, rate_target: 1000, rate_achieved: 1000, dropped_iterations: 0 });
+    eq(s.latency_ms, { min: 0.2, avg: 1.1, max: 30.2, p50: 0.9, p90: 1.5, p99: 4, 'p99.9': 9, 'p99.99': 20,
+      'p99.999': 28, 'p99.9999': 30 });
+    eq(s.errors, { connection: 0, timeout: 0, read: 0, http_5xx: 7, http_4xx: 0, other: 0 });
+    eq(s.convergence_ms, { added: { count: 3, p50: 800, max: 1500 }, removed: { count: 0, p50: null, max: null } });
+    eq([s.scale_events, s.by_path, s.throughput.bytes_received], [6, {}, 2048000]);
+  });
+  check('summary: testid falls back to BENCH_TESTID, controller to null', () => {
+    const s = buildSummary(fakeData(), fakeReport(), {});
+    eq([s.testid, s.controller], ['local', null]);
+  });
+  check('summary: zero requests gives null latencies, not zeros', () => {
+    const s = buildSummary(fakeData({ 'http_reqs{role:load}': { values: { count: 0 } },
+      'http_req_duration{role:load}': { values: { count: 0, min: 0, max: 0 } } }), fakeReport(), {});
+    eq([s.requests.total, s.latency_ms.p50, s.latency_ms.max], [0, null, null]);
+    if (!warnings(s).some((w) => /no request completed/.test(w))) throw new Error('no warning for zero requests');
+  });
+  check('summary: by_path from parts', () => {
+    const over = {
+      'http_reqs{scenario:pod_4k}': { values: { count: 500 } },
+      'dropped_iterations{scenario:pod_4k}': { values: { count: 2 } },
+      'http_req_duration{scenario:pod_4k}': { values: { count: 500, min: 1, avg: 2, max: 3, 'p(50)': 2 } },
+      'bench_errors{scenario:pod_4k,class:timeout}': { values: { count: 4 } },
+    };
+    const s = buildSummary(fakeData(over), fakeReport({ parts: [{ name: 'pod-4k', scenario: 'pod_4k', rateTarget: 100,
+      durationMs: 5000 }] }), {});
+    eq(s.by_path['pod-4k'].requests, { total: 500, rate_target: 100, rate_achieved: 100, dropped_iterations: 2 });
+    eq([s.by_path['pod-4k'].latency_ms.p50, s.by_path['pod-4k'].errors.timeout, s.by_path['pod-4k'].errors.read], [2, 4, 0]);
+  });
+  check('summary: thresholds name every sub-metric the summary reads', () => {
+    const t = summaryThresholds(fakeReport({ parts: [{ name: 'x', scenario: 'sx' }] }), { dropped_iterations: ['count==0'] });
+    for (const key of ['http_reqs{role:load}', 'http_req_duration{role:load}', 'dropped_iterations{role:load}',
+      'bench_errors{role:load,class:other}', 'http_reqs{scenario:sx}', 'bench_errors{scenario:sx,class:read}',
+      'bench_endpoint_convergence{event:added}', 'bench_scale_events']) {
+      if (!t[key]) throw new Error(`missing ${key}`);
+    }
+    eq(t.dropped_iterations, ['count==0'], 'experiment threshold kept');
+  });
+  check('summary: text table has the published percentiles and error classes', () => {
+    const text = formatText(buildSummary(fakeData(), fakeReport(), { testid: 'run-1' }));
+    for (const want of ['p99.9999', 'p99.999', 'connection', 'timeout', 'read', '5xx', 'achieved/s', 'dropped',
+      'Endpoint convergence', 'scale events 6']) {
+      if (text.indexOf(want) < 0) throw new Error(`table lacks "${want}"`);
+    }
+    if (!/\n\s*load\s+1000\s+1000\.0\s+10000\s+0\n/.test(text)) throw new Error(`request row wrong:\n${text}`);
+  });
+  check('summary: dropped iterations are shouted', () => {
+    const s = buildSummary(fakeData({ 'dropped_iterations{role:load}': { values: { count: 50 } } }), fakeReport(), {});
+    const text = formatText(s);
+    if (!/!! WARNING: k6 DROPPED 50 iterations/.test(text)) throw new Error(text);
+  });
+  check('summary: outputs: stdout markers, summary.json and summary.txt in BENCH_SUMMARY_DIR', () => {
+    const s = buildSummary(fakeData(), fakeReport(), {});
+    const out = summaryOutputs(s, '/tmp/x');
+    eq(Object.keys(out).sort(), ['/tmp/x/summary.json', '/tmp/x/summary.txt', 'stdout']);
+    const m = /\nBENCH_SUMMARY_JSON_BEGIN\n(.*)\nBENCH_SUMMARY_JSON_END\n$/.exec(out.stdout);
+    if (!m) throw new Error('no JSON between the markers');
+    eq(JSON.parse(m[1]), JSON.parse(out['/tmp/x/summary.json']));
+    eq(Object.keys(summaryOutputs(s, './')).sort(), ['./summary.json', './summary.txt', 'stdout']);
+  });
+  check('summary: table aligns columns', () => {
+    eq(table(['a', 'bb'], [['xyz', '1'], ['q', '100']]), 'a     bb\nxyz    1\nq    100');
+  });
+}
+
+function kubeTests() {
+  check('kube: label selector matching', () => {
+    const pod = { metadata: { labels: { a: 'b', c: 'd' } } };
+    eq([matchesLabels(pod, { a: 'b' }), matchesLabels(pod, { a: 'x' }), matchesLabels({ metadata: {} }, { a: 'b' })],
+      [true, false, false]);
+  });
+  check('kube: readiness from conditions, terminating pods are not Ready', () => {
+    const ready = { metadata: {}, status: { conditions: [{ type: 'Ready', status: 'True' }] } };
+    const notReady = { metadata: {}, status: { conditions: [{ type: 'Ready', status: 'False' }] } };
+    const terminating = { metadata: { deletionTimestamp: '2026-01-01T00:00:00Z' }, status: ready.status };
+    eq([isPodReady(ready), isPodReady(notReady), isPodReady(terminating), isPodReady({ metadata: {}, status: {} })],
+      [true, false, false, false]);
+  });
+}
+
+export default function () {
+  configTests();
+  errorTests();
+  convergenceTests();
+  summaryTests();
+  kubeTests();
+  console.log(`unit: ${passed} passed, ${failed} failed`);
+}
+
+// The k6 end-of-test summary would only repeat the threshold: print nothing.
+export function handleSummary() {
+  return {};
+}
