@@ -1,0 +1,238 @@
+#!/usr/bin/env bash
+# Chart tests, fast tier: helm lint (v3 and v4, chart and repository root), helm-unittest suites,
+# kubeconform (strict, local schemas) on every preset and CI overlay, the bad-values suite (each
+# file rejected with its expected message), Chart.lock consistency, yamllint.
+#
+# The dependency charts (controllers, kube-prometheus-stack, k6-operator) cannot be downloaded
+# here. Every check runs on a copy of charts/bench whose Chart.yaml drops the dependency list, so
+# only this chart's own templates render (the subcharts are absent, as if all were disabled; a
+# preset's subchart values are then plain data). The copy keeps the repository layout (values/,
+# symlinks resolved) so presets and test suites find each other by relative path.
+# Closing line: "chart: N passed, N failed".
+. "$(dirname "$0")/../lib/common.sh"
+
+CHART_SRC="$BENCH_ROOT/charts/bench"
+SCHEMAS="$BENCH_TOOLS/schemas"
+KUBE_VERSION=1.34.0
+RELEASE=bench
+NAMESPACE=bench
+passed=0 failed=0
+
+pass() { passed=$((passed + 1)); printf '  ok    %s\n' "$1"; }
+fail() { failed=$((failed + 1)); printf '  FAIL  %s\n' "$1"; [ -z "${2:-}" ] || printf '%s\n' "$2" | sed 's/^/        /' | head -n 40; }
+
+# check NAME CMD...: one check; the command's output is shown only when it fails.
+check() {
+  local name=$1 out; shift
+  if out=$("$@" 2>&1); then pass "$name"; else fail "$name" "$out"; fi
+}
+
+# make_offline_copy DIR: DIR/Chart.yaml (repository root wrapper), DIR/charts/bench without its
+# dependency list, DIR/values, DIR/scenarios and DIR/dashboards (symlinks resolved).
+make_offline_copy() {
+  local dir=$1
+  mkdir -p "$dir/charts"
+  cp -rL "$CHART_SRC" "$dir/charts/bench"
+  rm -rf "$dir/charts/bench/charts" "$dir/charts/bench/Chart.lock"
+  "$BENCH_CACHE/venv-chart/bin/python" - "$dir/charts/bench/Chart.yaml" <<'PY'
+import sys, yaml
+path = sys.argv[1]
+chart = yaml.safe_load(open(path))
+chart.pop("dependencies", None)
+yaml.safe_dump(chart, open(path, "w"), sort_keys=False)
+PY
+  cp "$BENCH_ROOT/Chart.yaml" "$dir/Chart.yaml"
+  [ ! -f "$BENCH_ROOT/.helmignore" ] || cp "$BENCH_ROOT/.helmignore" "$dir/.helmignore"
+  mkdir -p "$dir/values"
+  cp "$BENCH_ROOT"/values/*.yaml "$dir/values/" 2>/dev/null || log "no presets in values/ yet"
+}
+
+# render_cases: "name|values files (space separated)" for defaults, every preset and CI overlay.
+# Experiment presets (no `controller:` key) are rendered alone and on top of the traefik preset.
+render_cases() {
+  echo "defaults|"
+  local f name
+  for f in "$COPY"/values/*.yaml; do
+    [ -e "$f" ] || continue
+    name=$(basename "$f" .yaml)
+    echo "values/$name|$f"
+    if ! grep -q '^controller:' "$f" && [ -f "$COPY/values/traefik.yaml" ]; then
+      echo "values/traefik+$name|$COPY/values/traefik.yaml $f"
+    fi
+  done
+  for f in "$COPY"/charts/bench/ci/*-values.yaml; do
+    [ -e "$f" ] || continue
+    echo "ci/$(basename "$f")|$f"
+  done
+}
+
+values_args() { local f; for f in $1; do printf -- '-f\n%s\n' "$f"; done; }
+
+lint_charts() {
+  log "helm lint (v3 and v4)"
+  local case name files args
+  for bin in helm helm4; do
+    check "$bin lint charts/bench (defaults)" "$bin" lint --strict "$COPY/charts/bench"
+    check "$bin lint repository root (charts/bench as its subchart)" "$bin" lint "$COPY"
+    while IFS='|' read -r name files; do
+      [ -n "$files" ] || continue
+      mapfile -t args < <(values_args "$files")
+      check "$bin lint charts/bench with $name" "$bin" lint --strict "$COPY/charts/bench" "${args[@]}"
+    done < <(render_cases)
+  done
+}
+
+run_unittests() {
+  log "helm-unittest suites"
+  local out rc=0 summary total tests_passed
+  out=$(HELM_PLUGINS="$BENCH_TOOLS/helm-plugins" helm unittest --color=false "$COPY/charts/bench" 2>&1) || rc=$?
+  # Each test case counts as a check: "Tests:  N failed, M passed, T total" / "Tests:  M passed, T total".
+  summary=$(printf '%s\n' "$out" | grep -E '^Tests:' | tail -n 1)
+  tests_passed=$(printf '%s\n' "$summary" | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+' || echo 0)
+  total=$(printf '%s\n' "$summary" | grep -oE '[0-9]+ total' | grep -oE '[0-9]+' || echo 0)
+  passed=$((passed + tests_passed)); failed=$((failed + total - tests_passed))
+  printf '  unittest: %s\n' "${summary:-no summary line}"
+  if [ "$rc" -ne 0 ] || [ "$total" -eq 0 ]; then
+    failed=$((failed + 1)); printf '%s\n' "$out" | grep -vE '^\s*$' | grep -E 'FAIL|Error|- asserts|Expected|Actual|Path|\[' | head -n 80
+  fi
+  local suites
+  suites=$(find "$COPY/charts/bench/tests" -maxdepth 1 -name '*_test.yaml' | wc -l)
+  printf '  unittest: %s suites\n' "$suites"
+}
+
+kubeconform_file() {
+  kubeconform -strict -summary -kubernetes-version "$KUBE_VERSION" \
+    -schema-location "$SCHEMAS/kubernetes/{{ .NormalizedKubernetesVersion }}-standalone{{ .StrictSuffix }}/{{ .ResourceKind }}{{ .KindSuffix }}.json" \
+    -schema-location "$SCHEMAS/crds/{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json" \
+    "$1"
+}
+
+# loadtest_enabled FILES...: false when the last file that sets loadtest.enabled sets it false.
+loadtest_enabled() {
+  "$BENCH_CACHE/venv-chart/bin/python" - "$@" <<'PY'
+import sys, yaml
+enabled = True
+for path in sys.argv[1:]:
+    lt = (yaml.safe_load(open(path)) or {}).get("loadtest") or {}
+    enabled = lt.get("enabled", enabled)
+sys.exit(0 if enabled else 1)
+PY
+}
+
+# The rendered TestRun must exist (a k6.io/v1alpha1 document), to be validated against its CRD.
+has_testrun() { grep -q '^kind: TestRun$' "$1"; }
+
+render_and_validate() {
+  log "render every preset and CI overlay; kubeconform strict with local schemas"
+  local name files args out bin
+  while IFS='|' read -r name files; do
+    mapfile -t args < <(values_args "$files")
+    for bin in helm helm4; do
+      out="$WORK/render-$bin-${name//[\/+]/_}.yaml"
+      if "$bin" template "$RELEASE" "$COPY/charts/bench" -n "$NAMESPACE" --kube-version "$KUBE_VERSION" \
+          "${args[@]}" > "$out" 2> "$out.err"; then
+        pass "$bin template $name ($(grep -c '^kind:' "$out") objects)"
+      else
+        fail "$bin template $name" "$(cat "$out.err")"; continue
+      fi
+    done
+    out="$WORK/render-helm-${name//[\/+]/_}.yaml"
+    [ -s "$out" ] || continue
+    check "kubeconform $name" kubeconform_file "$out"
+    if loadtest_enabled $files; then
+      check "$name renders the TestRun hook" has_testrun "$out"
+    fi
+  done < <(render_cases)
+  check "dashboards: one ConfigMap per dashboards/*.json" dashboards_match "$WORK/render-helm-defaults.yaml"
+  check "kubeconform schemas reject a wrong TestRun field" kubeconform_rejects_bad_testrun
+}
+
+dashboards_match() {
+  local want got
+  want=$(find "$COPY/charts/bench/dashboards" -maxdepth 1 -name '*.json' | wc -l)
+  got=$(grep -c '^  name: bench-dashboard-' "$1" || true)
+  echo "dashboards/*.json: $want, ConfigMaps: $got"
+  [ "$want" -eq "$got" ]
+}
+
+# The CRD schemas are strict: a misspelled TestRun field must fail, or the check above proves nothing.
+kubeconform_rejects_bad_testrun() {
+  local bad="$WORK/bad-testrun.yaml"
+  sed 's/^  parallelism:/  paralelism:/' "$WORK/render-helm-defaults.yaml" > "$bad"
+  if kubeconform_file "$bad"; then echo "kubeconform accepted spec.paralelism"; return 1; fi
+}
+
+bad_values() {
+  log "bad values: each file must be rejected with its expected message"
+  local f expect out count=0 bin
+  for f in "$COPY"/charts/bench/tests/bad-values/*.yaml; do
+    count=$((count + 1))
+    expect=$(sed -n 's/^# expect: //p' "$f" | head -n 1)
+    [ -n "$expect" ] || { fail "$(basename "$f"): no '# expect:' line"; continue; }
+    for bin in helm helm4; do
+      if out=$("$bin" template "$RELEASE" "$COPY/charts/bench" -n "$NAMESPACE" -f "$f" 2>&1 >/dev/null); then
+        fail "$bin rejects $(basename "$f")" "rendered without error"
+      elif grep -qE -- "$expect" <<<"$out"; then
+        pass "$bin rejects $(basename "$f")"
+      else
+        fail "$bin rejects $(basename "$f") with /$expect/" "$out"
+      fi
+    done
+  done
+  if [ "$count" -ge 20 ]; then pass "bad-values suite has $count files (>= 20)"; else fail "bad-values suite has $count files (< 20)"; fi
+}
+
+chart_lock() {
+  log "Chart.lock matches Chart.yaml"
+  check "Chart.lock digest and versions (chart-lock.py --check)" \
+    "$BENCH_CACHE/venv-chart/bin/python" "$BENCH_ROOT/ci/tools/chart-lock.py" "$CHART_SRC" --check
+  # helm's own check: `dependency build` verifies the lock digest first, and only then needs the
+  # (unreachable) repositories. Reaching the repository error proves the lock is in sync.
+  local dir="$WORK/lock" out
+  mkdir -p "$dir"
+  cp "$CHART_SRC/Chart.yaml" "$CHART_SRC/Chart.lock" "$dir/"
+  out=$(HELM_REPOSITORY_CONFIG="$dir/repositories.yaml" HELM_CACHE_HOME="$dir/cache" helm dependency build "$dir" 2>&1 || true)
+  if grep -q 'no repository definition' <<<"$out" && ! grep -q 'out of sync' <<<"$out"; then
+    pass "helm dependency build accepts the Chart.lock digest"
+  else
+    fail "helm dependency build accepts the Chart.lock digest" "$out"
+  fi
+  check "no dependency chart sources committed" no_vendored_charts
+}
+
+no_vendored_charts() {
+  local found
+  found=$(git -C "$BENCH_ROOT" ls-files charts/bench/charts '*.tgz')
+  [ -z "$found" ] || { echo "committed: $found"; return 1; }
+}
+
+lint_yaml() {
+  log "yamllint"
+  local files=("$CHART_SRC/values.yaml" "$CHART_SRC/Chart.yaml" "$CHART_SRC"/ci/*.yaml "$CHART_SRC"/tests/*.yaml)
+  [ -z "$(ls "$BENCH_ROOT"/values/*.yaml 2>/dev/null)" ] || files+=("$BENCH_ROOT"/values/*.yaml)
+  check "yamllint values, presets, CI overlays, suites" yamllint -s -d \
+    '{extends: default, rules: {line-length: {max: 130}, document-start: disable, truthy: {check-keys: false}, comments: {min-spaces-from-content: 1}, braces: {max-spaces-inside: 1}, brackets: {max-spaces-inside: 1}, indentation: {indent-sequences: consistent}}}' \
+    "${files[@]}"
+}
+
+main() {
+  local t0=$SECONDS
+  bash "$BENCH_ROOT/ci/tools/install.sh"
+  log "tools ready in $((SECONDS - t0)) s"
+  WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-chart-test.XXXXXX")
+  trap 'rm -rf "$WORK"' EXIT
+  COPY="$WORK/repo"
+  make_offline_copy "$COPY"
+  log "rendering a copy of charts/bench without its dependencies (they cannot be downloaded here)"
+  lint_charts
+  run_unittests
+  render_and_validate
+  bad_values
+  chart_lock
+  lint_yaml
+  log "chart tests took $((SECONDS - t0)) s"
+  echo "chart: $passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+}
+
+main "$@"
