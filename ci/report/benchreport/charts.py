@@ -93,14 +93,17 @@ def convergence_chart(runs):
 
 
 def timeseries_chart(ts, label):
-    """Latency quantiles, request and error rates, and replicas over the run, scale events marked."""
-    fig, axes = plt.subplots(3, 1, figsize=(7.5, 6.6), sharex=True)
-    lat_ax, rate_ax, rep_ax = axes
+    """Latency quantiles, request and error rates, and replicas (when recorded) over the run, with
+    every scale event marked as a dotted line."""
+    has_replicas = any(ts.replicas.values())
+    panels = 3 if has_replicas else 2
+    fig, axes = plt.subplots(panels, 1, figsize=(7.5, 2.2 * panels), sharex=True)
+    lat_ax, rate_ax = axes[0], axes[1]
     for q, pts in ts.latency_ms.items():
         if pts:
             lat_ax.plot(*zip(*pts), label=q)
     lat_ax.set_ylabel("latency (ms)")
-    lat_ax.set_title(f"{label}: latency, errors and replicas over time")
+    lat_ax.set_title(f"{label}: latency, errors" + (" and replicas" if has_replicas else "") + " over time")
     if ts.request_rate:
         rate_ax.plot(*zip(*ts.request_rate), color="#777777", label="requests/s")
     for cls, pts in sorted(ts.error_rate.items()):
@@ -109,16 +112,18 @@ def timeseries_chart(ts, label):
     rate_ax.set_ylabel("per second")
     if any(ts.error_rate.values()):
         rate_ax.set_yscale("symlog", linthresh=1)
-    for name, pts in ts.replicas.items():
-        if pts:
-            rep_ax.step(*zip(*pts), where="post", label=f"replicas {name}")
-    rep_ax.set_ylabel("replicas")
-    rep_ax.set_xlabel("seconds since the run started")
+    if has_replicas:
+        for name, pts in sorted(ts.replicas.items()):
+            if pts:
+                axes[2].step(*zip(*pts), where="post", label=f"replicas {name}")
+        axes[2].set_ylabel("replicas")
+    axes[-1].set_xlabel("seconds since the run started")
+    axes[-1].set_xlim(0, max(ts.end - ts.start, 1))
     for t, action, _ in ts.scale_events:
         for ax in axes:
             ax.axvline(t, color="#9b5de5", linestyle=":", linewidth=1)
-        rep_ax.annotate(action, (t, 1), xycoords=("data", "axes fraction"), fontsize=7,
-                        rotation=90, va="top", ha="right", color="#9b5de5")
+        axes[-1].annotate(action, (t, 1), xycoords=("data", "axes fraction"), fontsize=7,
+                          rotation=90, va="top", ha="right", color="#9b5de5")
     for ax in axes:
         if ax.get_legend_handles_labels()[0]:
             ax.legend(loc="upper right", fontsize=7)

@@ -64,17 +64,23 @@ class Prometheus:
                                           "end": f"{end:.3f}", "step": f"{step:g}"})
 
     def locate_run(self, testid, lookback_s=DEFAULT_LOOKBACK_S, now=None):
-        """(first, last) sample times of the run's request counter, or None if Prometheus has none."""
+        """(first, last) sample times of the run's request counter, or None if Prometheus has none.
+        A coarse pass over the lookback finds the run, a fine pass (about 1 s) finds its edges."""
         now = now or time.time()
-        step = max(15.0, lookback_s / 5000)
-        result = self.query_range(f"max(timestamp(k6_http_reqs_total{_selector(testid)}))",
-                                  now - lookback_s, now, step)
-        if not result:
-            return None
-        stamps = [float(v) for _, v in result[0]["values"]]
-        # Each point holds the newest sample at or before its time: the first point can be up to one
-        # step after the first sample.
-        return min(stamps) - step, max(stamps)
+        query = f"max(timestamp(k6_http_reqs_total{_selector(testid)}))"
+        span = (now - lookback_s, now)
+        for step in (max(15.0, lookback_s / 5000), None):
+            if step is None:
+                step = max(1.0, (span[1] - span[0]) / 10000)
+            result = self.query_range(query, span[0], span[1], step)
+            if not result:
+                return None
+            # Each point holds the newest sample at or before its time: the first sample lies
+            # within one step before the first point, the last one is the largest value.
+            times = [float(t) for t, _ in result[0]["values"]]
+            stamps = [float(v) for _, v in result[0]["values"]]
+            span = (min(times) - step, max(stamps) + step)
+        return min(stamps), max(stamps)
 
     def series(self, testid, lookback_s=DEFAULT_LOOKBACK_S):
         span = self.locate_run(testid, lookback_s)

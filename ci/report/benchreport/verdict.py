@@ -3,7 +3,7 @@
 import re
 from dataclasses import dataclass
 
-from .summary import CONVERGENCE_EVENTS, ERROR_CLASSES, LATENCY_KEYS
+from .summary import CONVERGENCE_EVENTS, ERROR_CLASSES, PERCENTILES
 
 # Used when no --budget is given: no error of any class and p99.99 under 100 ms (issue 7), and a
 # load generator that kept up (otherwise the latencies are the generator's, not the path's).
@@ -14,7 +14,7 @@ RATE_SHORTFALL = 0.95
 COMPARABLE_SETTINGS = ["rate", "duration_s", "path", "connections", "keepalive", "tls", "timeout_s"]
 
 _DURATION_UNITS_MS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0}
-LATENCY_BUDGET_KEYS = [k for k in LATENCY_KEYS if k != "min"]
+LATENCY_BUDGET_KEYS = PERCENTILES + ["avg", "max"]
 COUNT_BUDGET_KEYS = (["errors"] + [f"errors.{c}" for c in ERROR_CLASSES] + ["dropped_iterations"])
 CONVERGENCE_BUDGET_KEYS = [f"convergence.{e}" for e in CONVERGENCE_EVENTS]
 ALL_BUDGET_KEYS = LATENCY_BUDGET_KEYS + COUNT_BUDGET_KEYS + CONVERGENCE_BUDGET_KEYS

@@ -1,0 +1,105 @@
+"""Checks that the Markdown tables of a report carry exactly the numbers of its summary files.
+
+Usage: python check_markdown.py REPORT_DIR
+Reads REPORT_DIR/report.md and report.json (which names each row's summary file and by_path entry),
+re-reads the summary JSON independently of the generator, and compares every latency, error,
+request and convergence cell. Prints one line per mismatch; exit 1 on any, 0 with a count otherwise.
+"""
+
+import json
+import os
+import sys
+
+LATENCY = ["min", "avg", "p50", "p90", "p99", "p99.9", "p99.99", "p99.999", "p99.9999", "max"]
+ERRORS = ["connection", "timeout", "read", "http_5xx", "http_4xx", "other"]
+TOLERANCE = 0.0005  # the tables show at most 3 decimals
+
+
+def tables(markdown):
+    """Every pipe table as (headers, rows), rows as lists of cell strings."""
+    out, current = [], None
+    for line in markdown.splitlines():
+        if line.startswith("|"):
+            cells = [c.strip().replace("\\|", "|") for c in line.strip().strip("|").split(" | ")]
+            if current is None:
+                current = (cells, [])
+                out.append(current)
+            elif not all(c and set(c) <= {"-", "|"} for c in cells):
+                current[1].append(cells)
+        else:
+            current = None
+    return out
+
+
+def find_table(all_tables, first_headers):
+    for headers, rows in all_tables:
+        if headers[:len(first_headers)] == first_headers:
+            return headers, rows
+    raise SystemExit(f"no table with headers starting {first_headers}")
+
+
+def same(cell, expected):
+    if expected is None:
+        return cell == "n/a"
+    try:
+        return abs(float(cell) - float(expected)) <= TOLERANCE
+    except ValueError:
+        return False
+
+
+def main(report_dir):
+    with open(os.path.join(report_dir, "report.md"), encoding="utf-8") as f:
+        md = tables(f.read())
+    with open(os.path.join(report_dir, "report.json"), encoding="utf-8") as f:
+        runs = json.load(f)["runs"]
+    lat_h, lat_rows = find_table(md, ["run", "requests", "min (ms)"])
+    err_h, err_rows = find_table(md, ["run", "requests", "connection"])
+    conv_h, conv_rows = find_table(md, ["run", "scale events"])
+    problems, compared = [], 0
+
+    def compare(where, cell, expected):
+        nonlocal compared
+        compared += 1
+        if not same(cell, expected):
+            problems.append(f"{where}: markdown {cell!r} != json {expected!r}")
+
+    for run in runs:
+        with open(run["source"], encoding="utf-8") as f:
+            summary = json.load(f)
+        data = summary["by_path"][run["path"]] if run["path"] else summary
+        label = run["label"]
+        lat = [r for r in lat_rows if r[0] == label]
+        err = [r for r in err_rows if r[0] == label]
+        if len(lat) != 1 or len(err) != 1:
+            problems.append(f"{label}: expected one row in the latency and errors tables, "
+                            f"found {len(lat)} and {len(err)}")
+            continue
+        compare(f"{label} requests", lat[0][1], data["requests"]["total"])
+        for key in LATENCY:
+            compare(f"{label} latency {key}", lat[0][lat_h.index(f'{key} (ms)')], data["latency_ms"].get(key))
+        compare(f"{label} errors requests", err[0][1], data["requests"]["total"])
+        for cls in ERRORS:
+            compare(f"{label} errors {cls}", err[0][err_h.index(cls)], data["errors"].get(cls, 0))
+        compare(f"{label} errors total", err[0][err_h.index("total")],
+                sum(data["errors"].get(c, 0) for c in ERRORS))
+        if not run["path"]:
+            conv = [r for r in conv_rows if r[0] == label]
+            if len(conv) != 1:
+                problems.append(f"{label}: expected one convergence row, found {len(conv)}")
+                continue
+            compare(f"{label} scale events", conv[0][1], summary.get("scale_events", 0))
+            for event in ("added", "removed"):
+                stats = (summary.get("convergence_ms") or {}).get(event) or {}
+                for stat in ("count", "p50", "max"):
+                    header = f"{event} {stat}" + ("" if stat == "count" else " (ms)")
+                    compare(f"{label} convergence {event} {stat}", conv[0][conv_h.index(header)], stats.get(stat))
+    if len(lat_rows) != len(runs):
+        problems.append(f"latency table has {len(lat_rows)} rows for {len(runs)} runs")
+    for p in problems:
+        print(f"mismatch: {p}")
+    print(f"{compared} cells compared, {len(problems)} mismatches")
+    return 1 if problems or compared == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))

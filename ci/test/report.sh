@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# Tests the report generator (ci/report/) on summaries of real short k6 runs (scenarios/static.js
+# against the chart's backend nginx on 127.0.0.1, remote-writing into a real Prometheus 2.42) and on
+# crafted edge cases (zero requests, only errors, dropped iterations, incomparable runs, by_path).
+# Every HTML report is rendered in headless Debian chromium (no console message allowed, a
+# screenshot taken) and every Markdown table is compared with the JSON numbers.
+# The churn time series (scale events, replicas) come from ci/dashboards/testdata/emit.js, a real k6
+# run with SIMULATED churn telemetry (this fast tier has no cluster); its summary is a crafted file.
+# Usage: ci/test/report.sh       (closing line: "report: N passed, N failed")
+. "$(dirname "$0")/../lib/common.sh"
+. "$BENCH_ROOT/ci/report/venv.sh"
+# Real nginx, Prometheus and k6 remote-write helpers shared with the dashboards test.
+. "$BENCH_ROOT/ci/dashboards/lib.sh"
+
+WORK=$(mktemp -d /tmp/bench-report-test.XXXXXX)
+passed=0 failed=0
+
+cleanup() {
+  stop_started_processes
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+pass() { passed=$((passed + 1)); log "ok: $*"; }
+fail() { failed=$((failed + 1)); log "FAIL: $*"; }
+# check NAME CMD...: one real check; its output goes to $WORK/check.log on failure.
+check() {
+  local name=$1; shift
+  if "$@" > "$WORK/check.out" 2>&1; then pass "$name"; else fail "$name"; sed 's/^/    /' "$WORK/check.out" >&2; fi
+}
+
+report() { PYTHONPATH="$BENCH_ROOT/ci/report" "$REPORT_PYTHON" -m benchreport "$@"; }
+
+# expect_exit CODE CMD...: runs CMD, which must exit with CODE.
+expect_exit() {
+  local want=$1 rc=0; shift
+  "$@" || rc=$?
+  [ "$rc" -eq "$want" ] || { echo "exit $rc, expected $want: $*"; return 1; }
+}
+
+# json_get FILE PYEXPR: evaluates PYEXPR with `r` = the JSON document, prints the result.
+json_get() { "$REPORT_PYTHON" -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# expect_json FILE PYEXPR: PYEXPR over `r` must be true.
+expect_json() {
+  local got; got=$(json_get "$1" "$2")
+  [ "$got" = "True" ] || { echo "$1: not true: $2"; json_get "$1" "r"; return 1; }
+}
+
+# rejected WANT1 WANT2 ARGS...: the generator must exit 2 and its message must contain both strings.
+rejected() {
+  local want1=$1 want2=$2 rc=0; shift 2
+  report --out "$WORK/out/bad" "$@" > /dev/null 2> "$WORK/bad.err" || rc=$?
+  [ "$rc" -eq 2 ] && grep -qF -- "$want1" "$WORK/bad.err" && grep -qF -- "$want2" "$WORK/bad.err" \
+    || { echo "exit $rc, wanted 2 and messages [$want1] [$want2]; got:"; cat "$WORK/bad.err"; return 1; }
+}
+
+markdown_matches_json() { "$REPORT_PYTHON" "$BENCH_ROOT/ci/report/tests/check_markdown.py" "$1"; }
+
+chromium_flags() {
+  printf '%s\n' --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync
+}
+
+# renders_cleanly HTML PNG: headless chromium renders HTML with a new empty profile, logs every
+# console message (page scripts, failed loads, CSP violations) and saves a screenshot; fails on any
+# console message, a missing or tiny screenshot, or a DOM with fewer <svg> than the report's charts.
+renders_cleanly() {
+  local html=$1 png=$2 profile log dom want got
+  profile=$(mktemp -d "$WORK/chromium.XXXXXX")
+  log="$png.log"
+  mapfile -t flags < <(chromium_flags)
+  timeout 90 chromium "${flags[@]}" --user-data-dir="$profile" --enable-logging=stderr --v=0 \
+    --window-size=1200,3000 --screenshot="$png" "file://$html" > /dev/null 2> "$log"
+  if grep -E ':CONSOLE(:|\()' "$log"; then echo "console messages while rendering $html"; return 1; fi
+  [ -s "$png" ] && [ "$(stat -c %s "$png")" -gt 20000 ] || { echo "screenshot $png missing or tiny"; return 1; }
+  dom=$(timeout 90 chromium "${flags[@]}" --user-data-dir="$profile" --dump-dom "file://$html" 2>/dev/null)
+  want=$(find "$(dirname "$html")/charts" -name '*.svg' | wc -l)
+  got=$(grep -o '<svg' <<<"$dom" | wc -l)
+  [ "$got" -ge "$want" ] && [ "$want" -gt 0 ] || { echo "DOM has $got <svg> for $want charts"; return 1; }
+  grep -q '<h2>Verdict</h2>' <<<"$dom" || { echo "rendered DOM lacks the Verdict section"; return 1; }
+}
+
+# A report folder passes the common checks: files written, Markdown = JSON, renders cleanly.
+check_report_dir() {
+  local name=$1 dir=$2
+  check "$name: Markdown tables match the summary JSON" markdown_matches_json "$dir"
+  check "$name: HTML renders in chromium without console messages; screenshot taken" \
+    renders_cleanly "$dir/report.html" "$WORK/screenshots/$name.png"
+}
+
+install_dependencies() {
+  apt_install chromium nginx prometheus curl
+  ensure_report_venv
+  bash "$BENCH_ROOT/ci/k6/build.sh" > /dev/null
+}
+
+# run_static TESTID RATE PATH: a real scenarios/static.js run into $WORK/runs/TESTID/summary.json.
+run_static() {
+  local testid=$1 rate=$2 path=$3 dir="$WORK/runs/$1" rc=0
+  mkdir -p "$dir"
+  BENCH_TARGET_URL="http://127.0.0.1:$NGINX_PORT" BENCH_PATH="$path" BENCH_RATE="$rate" \
+  BENCH_DURATION=8s BENCH_CONNECTIONS=100 BENCH_TESTID="$testid" BENCH_SUMMARY_DIR="$dir" \
+    run_k6_remote_write "$PROM_PORT" "$testid" "$BENCH_ROOT/scenarios/static.js" > "$dir/k6.log" 2>&1 || rc=$?
+  # 99: a threshold crossed (the static scenario fails on dropped iterations when the shared cores
+  # are busy); the summary is still written and the report must show it.
+  [ "$rc" -eq 0 ] || [ "$rc" -eq 99 ] || die "k6 run $testid failed (exit $rc): $(tail -n 20 "$dir/k6.log")"
+  [ -s "$dir/summary.json" ] || die "k6 run $testid wrote no summary.json"
+}
+
+# run_simulated_churn TESTID: ci/dashboards/testdata/emit.js (real requests, simulated scale steps)
+# with a crafted summary for the same testid; k6's own count of scale events in scale_events.count.
+run_simulated_churn() {
+  local testid=$1 dir="$WORK/runs/$1"
+  mkdir -p "$dir"
+  BENCH_TARGET_URL="http://127.0.0.1:$NGINX_PORT" BENCH_CLOSED_URL="http://127.0.0.1:$CLOSED_PORT" \
+  BENCH_RATE=50 BENCH_DURATION=13s \
+    run_k6_remote_write "$PROM_PORT" "$testid" "$BENCH_ROOT/ci/dashboards/testdata/emit.js" \
+      --summary-export "$dir/k6-export.json" > "$dir/k6.log" 2>&1 \
+    || die "k6 churn run failed: $(tail -n 20 "$dir/k6.log")"
+  sed "s/TESTID/$testid/" "$BENCH_ROOT/ci/report/testdata/churn-template.json" > "$dir/summary.json"
+  json_get "$dir/k6-export.json" "int(r['metrics']['bench_scale_events']['count'])" > "$dir/scale_events.count"
+}
+
+main() {
+  local t0=$SECONDS td="$BENCH_ROOT/ci/report/testdata" out="$WORK/out" prom
+  install_dependencies
+  log "dependencies ready in $((SECONDS - t0)) s"
+  mkdir -p "$WORK/screenshots" "$out"
+
+  NGINX_PORT=$(free_port) PROM_PORT=$(free_port) CLOSED_PORT=$(free_port)
+  start_backend_nginx "$WORK/nginx" "$NGINX_PORT"
+  start_prometheus "$WORK/prometheus" "$PROM_PORT"
+  prom="http://127.0.0.1:$PROM_PORT"
+  run_static report-a 100 /
+  run_static report-c 100 /
+  run_static report-b 50 /bytes/4k
+  run_simulated_churn report-churn
+  log "real runs done at $((SECONDS - t0)) s"
+  local a="$WORK/runs/report-a/summary.json" b="$WORK/runs/report-b/summary.json"
+  local c="$WORK/runs/report-c/summary.json" churn="$WORK/runs/report-churn/summary.json"
+
+  # -- a real run with its Prometheus time series
+  check "real run: report written (exit 0)" report --out "$out/real" --prometheus "$prom" "$a"
+  check "real run: verdict PASS, time series found" expect_json "$out/real/report.json" \
+    "r['runs'][0]['verdict']=='PASS' and r['runs'][0]['timeseries'] and r['warnings']==[]"
+  check "real run: time-series chart written" test -s "$out/real/charts/timeseries-1.svg"
+  check_report_dir real "$out/real"
+
+  # -- comparable and incomparable real runs
+  check "two comparable real runs: report written" report --out "$out/comparable" --prometheus "$prom" "$a" "$c"
+  check "two comparable real runs: no warning, overlay chart" expect_json "$out/comparable/report.json" \
+    "r['warnings']==[] and len(r['runs'])==2"
+  check "two comparable real runs: overlay chart written" test -s "$out/comparable/charts/percentiles-overlay.svg"
+  check_report_dir comparable "$out/comparable"
+  check "incomparable real runs (rate, payload): report written" report --out "$out/incomparable" "$a" "$b"
+  check "incomparable real runs: rate and path warnings" expect_json "$out/incomparable/report.json" \
+    "any('settings.rate differs' in w for w in r['warnings']) and any('settings.path differs' in w for w in r['warnings'])"
+  check_report_dir incomparable "$out/incomparable"
+
+  # -- scale events from Prometheus (simulated churn telemetry, real k6 and Prometheus)
+  check "churn series: report written" report --out "$out/churn" --prometheus "$prom" "$churn"
+  check "churn series: every scale event k6 counted is marked" expect_json "$out/churn/report.json" \
+    "r['runs'][0]['scale_events_seen']==$(cat "$WORK/runs/report-churn/scale_events.count") and r['runs'][0]['scale_events_seen']>0"
+  check "churn series: replicas and error rates drawn" grep -q 'replicas desired' "$out/churn/charts/timeseries-1.svg"
+  check "churn series: errors by class drawn" grep -q 'errors/s connection' "$out/churn/charts/timeseries-1.svg"
+  check_report_dir churn "$out/churn"
+
+  # -- crafted edge cases
+  check "zero requests: report written" report --out "$out/zero" "$td/zero-requests.json"
+  check "zero requests: verdict NO DATA and a warning" expect_json "$out/zero/report.json" \
+    "r['runs'][0]['verdict']=='NO DATA' and any('no request completed' in w for w in r['warnings'])"
+  check "zero requests: latency cells n/a" grep -q '| broken | 0 | n/a | n/a |' "$out/zero/report.md"
+  check "zero requests: --fail-on-verdict exits 1" expect_exit 1 report --out "$out/zero-gate" --fail-on-verdict "$td/zero-requests.json"
+  check_report_dir zero "$out/zero"
+  check "only errors: report written" report --out "$out/errors" "$td/only-errors.json"
+  check "only errors: verdict FAIL naming the error count" expect_json "$out/errors/report.json" \
+    "r['runs'][0]['verdict']=='FAIL' and r['runs'][0]['reasons']==['errors = 60000 > 0']"
+  check "only errors: errors share 100%" grep -q '| 59000 | 0 | 0 | 1000 | 0 | 0 | 60000 | 100% |' "$out/errors/report.md"
+  check_report_dir errors "$out/errors"
+  check "incomparable crafted runs: report written" report --out "$out/dropped" "$td/traefik.json" "$td/dropped.json" "$td/only-errors.json"
+  check "incomparable crafted runs: dropped, shortfall, duration, path warnings" expect_json "$out/dropped/report.json" \
+    "all(any(k in w for w in r['warnings']) for k in ['dropped 9000 iterations', 'achieved 700 req/s', 'settings.duration_s differs', 'settings.path differs'])"
+  check_report_dir dropped "$out/dropped"
+  check "paths experiment: one row per by_path entry" report --out "$out/paths" "$td/paths.json"
+  check "paths experiment: three runs with path labels" expect_json "$out/paths/report.json" \
+    "[x['label'] for x in r['runs']]==['traefik', 'traefik / ingress', 'traefik / clusterip']"
+  check_report_dir paths "$out/paths"
+
+  # -- budgets decide the verdict
+  check "budget p99=1us: report written" report --out "$out/b1" --budget p99=1us "$a"
+  check "budget p99=1us fails a real run" expect_json "$out/b1/report.json" \
+    "r['runs'][0]['verdict']=='FAIL' and r['runs'][0]['reasons'][0].startswith('p99 = ')"
+  check "budget p99=10s, 5xx share: report written" report --out "$out/b2" --budget p99=10s --budget errors.http_5xx=0.1% "$a"
+  check "budget p99=10s, 5xx share pass a real run" expect_json "$out/b2/report.json" \
+    "r['runs'][0]['verdict']=='PASS' and r['budgets']==['p99=10s', 'errors.http_5xx=0.1%']"
+  check "budget errors=0.01%: report written" report --out "$out/b3" --budget errors=0.01% "$td/paths.json"
+  check "budget errors=0.01% passes 1 in 15000, fails 2 in 15000" expect_json "$out/b3/report.json" \
+    "[x['verdict'] for x in r['runs']]==['PASS', 'FAIL', 'PASS']"
+
+  # -- time series unavailable
+  check "no Prometheus: the report says the time series are unavailable" \
+    grep -q 'Time series unavailable: no --prometheus URL' "$out/incomparable/report.md"
+  check "Prometheus down: report still written" report --out "$out/promdown" --prometheus "http://127.0.0.1:$CLOSED_PORT" "$a"
+  check "Prometheus down: the report names the unreachable URL" \
+    grep -q "Time series unavailable: cannot query Prometheus at http://127.0.0.1:$CLOSED_PORT" "$out/promdown/report.md"
+  check "Prometheus without the testid: report written" report --out "$out/notest" --prometheus "$prom" "$td/traefik.json"
+  check "Prometheus without the testid: the report says so" \
+    grep -q 'has no k6_http_reqs_total series with testid=run-1' "$out/notest/report.md"
+
+  # -- bad input: exit 2 and a message naming the value and what is allowed
+  printf '{"schema": "bench.summary/v0", "testid": "x"}' > "$WORK/bad-schema.json"
+  sed 's/"timeout": 0/"timeout": -3/' "$td/traefik.json" > "$WORK/bad-negative.json"
+  sed 's/"other": 0/"gremlins": 1/' "$td/traefik.json" > "$WORK/bad-class.json"
+  check "bad input: wrong schema" rejected 'bench.summary/v0' 'expected "bench.summary/v1"' "$WORK/bad-schema.json"
+  check "bad input: negative count" rejected 'errors.timeout=-3 is negative' '>= 0' "$WORK/bad-negative.json"
+  check "bad input: unknown error class" rejected 'unknown class(es) gremlins' 'allowed: connection, timeout' "$WORK/bad-class.json"
+  check "bad input: missing file" rejected "$WORK/missing.json: cannot read" 'No such file' "$WORK/missing.json"
+  check "bad input: unknown budget key" rejected "unknown key 'p42'" 'allowed keys: p50' --budget p42=1ms "$a"
+  check "bad input: budget not a duration" rejected "'fast' is not a duration" 'expected e.g. 100ms' --budget p99=fast "$a"
+  check "bad input: budget not a count" rejected "'lots' is not a whole number" 'percentage like 0.1%' --budget errors=lots "$a"
+  check "bad input: budget given twice" rejected 'given more than once for errors' 'give each key once' --budget errors=0 --budget errors=1 "$a"
+  check "bad input: Prometheus URL" rejected "--prometheus 'ftp://x'" 'expected an http(s) URL' --prometheus ftp://x "$a"
+
+  # -- the checkers themselves can fail
+  cp -r "$out/real" "$out/tampered"
+  sed -i -E '/^\| none \| [0-9]+ \| [0-9.]+ \|/ s/\| [0-9]+ \|/| 999999 |/' "$out/tampered/report.md"
+  check "Markdown checker catches a changed number" expect_exit 1 markdown_matches_json "$out/tampered"
+  mkdir -p "$out/console/charts" && cp "$out/real/charts/"*.svg "$out/console/charts/"
+  sed 's|</body>|<script>console.error("planted")</script></body>|' "$out/real/report.html" > "$out/console/report.html"
+  check "chromium check catches a console error" expect_exit 1 renders_cleanly "$out/console/report.html" "$WORK/screenshots/planted.png"
+
+  if [ -n "${BENCH_REPORT_KEEP:-}" ]; then
+    mkdir -p "$BENCH_REPORT_KEEP" && cp -r "$out" "$WORK/screenshots" "$BENCH_REPORT_KEEP/"
+    log "kept reports and screenshots in $BENCH_REPORT_KEEP"
+  fi
+  log "report tests took $((SECONDS - t0)) s"
+  echo "report: $passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+}
+
+main "$@"
