@@ -19,8 +19,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 OUT_DIR = ROOT / "dashboards"
 
 DS = {"type": "prometheus", "uid": "${datasource}"}
-# Every k6 selector is scoped to the selected run(s).
-RUN = 'testid=~"$testid"'
+# Every k6 selector is scoped to the selected run(s), without setup()/teardown() requests (a
+# scenario's target probe in setup() is not part of the measured load; k6 tags it group="::setup").
+RUN = 'testid=~"$testid", group!~"::(setup|teardown)"'
 # The percentiles the published results use, as (label, quantile).
 PERCENTILES = [("p50", "0.5"), ("p90", "0.9"), ("p99", "0.99"), ("p99.9", "0.999"),
                ("p99.99", "0.9999"), ("p99.999", "0.99999"), ("p99.9999", "0.999999")]
