@@ -24,7 +24,7 @@ def inline(node, defs, stack):
         return [inline(item, defs, stack) for item in node]
     if not isinstance(node, dict):
         return node
-    if "$ref" in node:
+    if isinstance(node.get("$ref"), str):
         name = node["$ref"].rsplit("/", 1)[-1]
         if name in stack:
             return {}
@@ -59,12 +59,19 @@ def write_kubernetes(out, version):
 
 
 def strict(node):
-    """Rejects unknown fields where the CRD lists properties and does not preserve unknown ones."""
-    if isinstance(node, list):
-        return [strict(item) for item in node]
+    """Rejects unknown fields where the CRD lists properties and does not preserve unknown ones.
+    Walks schema keywords only, so a field named like a keyword is left alone."""
     if not isinstance(node, dict):
         return node
-    node = {key: strict(value) for key, value in node.items()}
+    node = dict(node)
+    if isinstance(node.get("properties"), dict):
+        node["properties"] = {name: strict(sub) for name, sub in node["properties"].items()}
+    for key in ("items", "additionalProperties", "not"):
+        if isinstance(node.get(key), dict):
+            node[key] = strict(node[key])
+    for key in ("allOf", "anyOf", "oneOf"):
+        if isinstance(node.get(key), list):
+            node[key] = [strict(sub) for sub in node[key]]
     if node.pop("x-kubernetes-int-or-string", False):
         node.pop("type", None)
         node["anyOf"] = [{"type": "integer"}, {"type": "string"}]
