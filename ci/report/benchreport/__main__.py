@@ -6,7 +6,6 @@ import json
 import os
 import sys
 
-from . import document
 from .prometheus import DEFAULT_LOOKBACK_S, Prometheus, PrometheusError, TimeSeries
 from .summary import SummaryError, label_runs, load_summary
 from .verdict import ALL_BUDGET_KEYS, DEFAULT_BUDGETS, BudgetError, comparability_warnings, parse_budgets
@@ -57,6 +56,8 @@ def main(argv=None):
             except PrometheusError as e:
                 print(f"warning: {e}", file=sys.stderr)
                 series[run.testid] = TimeSeries(run.testid, notes=[str(e)])
+
+    from . import document  # matplotlib loads in seconds: only once the input is known to be good
 
     generated = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
     blocks, verdicts = document.build(runs, budgets, warnings, series, generated, args.prometheus)

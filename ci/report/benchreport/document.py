@@ -48,6 +48,8 @@ def _settings_table(runs):
     rows += [[k] + [fmt(r.settings.get(k)) for r in file_runs] for k in keys]
     rows += [[f"requests.{k}"] + [fmt(r.requests.get(k)) for r in file_runs]
              for k in ("rate_target", "rate_achieved", "total", "dropped_iterations")]
+    extra = sorted({k for r in file_runs for k in r.extra})
+    rows += [[k] + [fmt(r.extra.get(k)) for r in file_runs] for k in extra]
     rows += [["scale_events"] + [fmt(r.scale_events) for r in file_runs],
              ["summary file"] + [r.source for r in file_runs]]
     return Block("table", headers=["setting"] + [r.label for r in file_runs], rows=rows)

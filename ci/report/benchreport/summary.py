@@ -13,6 +13,9 @@ ERROR_CLASSES = ["connection", "timeout", "read", "http_5xx", "http_4xx", "other
 CONVERGENCE_EVENTS = ["added", "removed"]
 CONVERGENCE_STATS = ["count", "p50", "max"]
 # Settings shown first, in this order; any other key the summary carries follows.
+# Top-level keys of bench.summary/v1; any other (e.g. a scenario's "throughput") is shown as extra.
+KNOWN_KEYS = {"schema", "testid", "scenario", "controller", "settings", "requests", "latency_ms",
+              "errors", "convergence_ms", "scale_events", "by_path"}
 SETTINGS_ORDER = ["target_url", "path", "rate", "duration_s", "connections", "timeout_s",
                   "keepalive", "tls", "churn_pattern"]
 
@@ -36,6 +39,7 @@ class Run:
     scale_events: int = 0
     path_name: str = ""
     label: str = ""
+    extra: dict = field(default_factory=dict)
 
     @property
     def total_requests(self):
@@ -104,6 +108,18 @@ def _read_convergence(path, data):
     return out
 
 
+def _extra_keys(data):
+    """Scalars under top-level keys the schema does not name, flattened to 'key.sub'."""
+    out = {}
+    for key in sorted(set(data) - KNOWN_KEYS):
+        value = data[key]
+        if isinstance(value, dict):
+            out.update({f"{key}.{k}": v for k, v in value.items() if not isinstance(v, (dict, list))})
+        elif not isinstance(value, list):
+            out[key] = value
+    return out
+
+
 def load_summary(path):
     """Returns the list of Runs in one summary file: the run itself, then one per by_path entry."""
     try:
@@ -126,7 +142,8 @@ def load_summary(path):
                 latency_ms=_read_latency(path, "latency_ms", data),
                 errors=_read_errors(path, "errors", data),
                 convergence_ms=_read_convergence(path, data),
-                scale_events=_number(path, "scale_events", data.get("scale_events", 0)))]
+                scale_events=_number(path, "scale_events", data.get("scale_events", 0)),
+                extra=_extra_keys(data))]
     by_path = _object(path, "by_path", data.get("by_path") or {})
     for name, entry in by_path.items():
         where = f"by_path.{name}"

@@ -1,5 +1,6 @@
 """Budgets (--budget KEY=VALUE), the verdict per run, and the comparability warnings."""
 
+import json
 import re
 from dataclasses import dataclass
 
@@ -142,7 +143,7 @@ def comparability_warnings(runs):
         for key in COMPARABLE_SETTINGS:
             values = {}
             for run in runs:
-                values.setdefault(repr(run.settings.get(key)), []).append(run.label)
+                values.setdefault(json.dumps(run.settings.get(key)), []).append(run.label)
             if len(values) > 1:
                 detail = "; ".join(f"{v} in {', '.join(labels)}" for v, labels in values.items())
                 warnings.append(f"runs are not comparable: settings.{key} differs ({detail})")
