@@ -1,0 +1,239 @@
+# The e2e assertions (sourced by ci/e2e/run.sh; run with --assert, as ci/test/e2e.sh does).
+# Each check counts once in "e2e: N passed, N failed". They read the evidence run_benchmark kept
+# (RUN_DIR: runner log and exit codes, stages, the replica watch, summary.json), the API server,
+# Traefik's metrics and Prometheus.
+# shellcheck shell=bash
+
+PASSED=0 FAILED=0
+# check NAME CMD...: runs one assertion; its stdout/stderr explain a failure.
+check() {
+  local name=$1; shift
+  if "$@"; then
+    PASSED=$((PASSED + 1)); log "PASS $name"
+  else
+    FAILED=$((FAILED + 1)); log "FAIL $name"
+  fi
+}
+
+# --- the TestRun and the runner --------------------------------------------------------------------
+testrun_reached_finished() {
+  grep -qx finished "$RUN_DIR/stage" || { echo "stages seen: $(paste -sd' ' "$RUN_DIR/stage")" >&2; return 1; }
+}
+
+runners_exited_zero() {
+  local f n=0
+  for f in "$RUN_DIR"/*.exit; do
+    [ -e "$f" ] || break
+    n=$((n + 1))
+    [ "$(cat "$f")" = 0 ] || { echo "runner $(basename "$f" .exit) exited $(cat "$f")" >&2; return 1; }
+  done
+  [ "$n" -gt 0 ] || { echo "no runner exit code was captured" >&2; return 1; }
+}
+
+# --- churn seen from the API (the watch recorded by watch_backend_replicas) -------------------------
+# replicas_followed_pattern: spec.replicas went 5 -> 7 -> 5 (consecutive duplicates collapsed) and
+# the Deployment really had 7 ready pods at some point.
+replicas_followed_pattern() {
+  local seq ready_max
+  seq=$(awk '{print $2}' "$RUN_DIR/replicas.watch" | uniq | paste -sd' ')
+  ready_max=$(awk '$3 != "" {print $3}' "$RUN_DIR/replicas.watch" | sort -n | tail -n 1)
+  echo "spec.replicas seen: $seq; max ready: ${ready_max:-none}" >&2
+  [[ " $seq " =~ \ 5\ 7\ 5\  ]] && [ "${ready_max:-0}" -ge 7 ]
+}
+
+# --- Traefik saw the requests over TLS ---------------------------------------------------------------
+traefik_metric_sum() {
+  kubectl get --raw "/api/v1/namespaces/bench-traefik/services/traefik-metrics:9100/proxy/metrics" |
+    awk -v m="$1" -v f="$2" 'index($0, m"{") == 1 && index($0, f) {s += $NF} END {printf "%d\n", s}'
+}
+
+traefik_served_tls() {
+  local tls total
+  tls=$(traefik_metric_sum traefik_entrypoint_requests_tls_total 'entrypoint="websecure"')
+  total=$(jq -r '.requests.total' "$RUN_SUMMARY")
+  echo "Traefik TLS requests on websecure: $tls; k6 requests: $total" >&2
+  # At least 99% of what k6 sent (requests cut by the end of the run may not be counted).
+  [ "$tls" -gt 0 ] && [ "$((tls * 100))" -ge "$((total * 99))" ]
+}
+
+# --- Prometheus holds the run's series -----------------------------------------------------------------
+prom_has() {
+  local what=$1 expr=$2 v
+  v=$(prom_value "$expr")
+  echo "$what: ${v:-no data} ($expr)" >&2
+  [ -n "$v" ] && [ "$v" != NaN ] && awk -v v="$v" 'BEGIN {exit !(v > 0)}'
+}
+
+prometheus_holds_series() {
+  local t="testid=\"$TESTID\"" ok=0
+  prom_has requests "sum(last_over_time(k6_http_reqs_total{$t}[30m]))" || ok=1
+  prom_has "latency native histogram count" "histogram_count(sum(last_over_time(k6_http_req_duration_seconds{$t}[30m])))" || ok=1
+  prom_has "latency p99 (s)" "histogram_quantile(0.99, sum(last_over_time(k6_http_req_duration_seconds{$t}[30m])))" || ok=1
+  prom_has "error class series" "count(last_over_time(k6_bench_errors_total{$t}[30m]) >= 0)" || ok=1
+  prom_has "max desired replicas" "max(max_over_time(k6_bench_replicas_desired{$t}[30m]))" || ok=1
+  prom_has "max ready replicas" "max(max_over_time(k6_bench_replicas_ready{$t}[30m]))" || ok=1
+  prom_has "scale events" "sum(last_over_time(k6_bench_scale_events_total{$t}[30m]))" || ok=1
+  prom_has "endpoint convergence samples" "histogram_count(sum(last_over_time(k6_bench_endpoint_convergence_seconds{$t}[30m])))" || ok=1
+  prom_has "Traefik requests scraped" "sum(traefik_entrypoint_requests_total{entrypoint=\"websecure\"})" || ok=1
+  prom_has "controller CPU from cAdvisor" "sum(container_cpu_usage_seconds_total{namespace=\"bench-traefik\"})" || ok=1
+  return $ok
+}
+
+# --- summary JSON against Prometheus -------------------------------------------------------------------
+summary_is_complete() {
+  jq -e '(.latency_ms | has("p50") and has("p90") and has("p99") and has("p99.9") and has("p99.99")
+            and has("p99.999") and has("p99.9999"))
+         and (.errors | has("connection") and has("timeout") and has("read") and has("http_5xx")
+            and has("http_4xx") and has("other"))
+         and .requests.total > 0' "$RUN_SUMMARY" >/dev/null ||
+    { echo "summary lacks percentiles, error classes or requests: $(jq -c '{requests, latency_ms, errors}' "$RUN_SUMMARY")" >&2; return 1; }
+}
+
+summary_matches_prometheus() {
+  local total prom
+  total=$(jq -r '.requests.total' "$RUN_SUMMARY")
+  prom=$(prom_value "sum(last_over_time(k6_http_reqs_total{testid=\"$TESTID\"}[30m]))")
+  echo "summary requests.total: $total; Prometheus k6_http_reqs_total: ${prom:-no data}" >&2
+  # Tolerance: 1% (plus 5 requests) for samples still in flight at the last remote-write flush.
+  [ -n "$prom" ] && awk -v a="$total" -v b="$prom" 'BEGIN {d = a - b; if (d < 0) d = -d; exit !(d <= a * 0.01 + 5)}'
+}
+
+# --- dashboards ------------------------------------------------------------------------------------------
+dashboards_return_data() {
+  local checker
+  checker=$(find "$BENCH_ROOT/ci/dashboards" -maxdepth 1 -name 'check*' -type f 2>/dev/null | head -n 1)
+  [ -n "$checker" ] || { echo "no dashboard checker in ci/dashboards/ (dashboards part not landed)" >&2; return 1; }
+  case $checker in
+    *.py) python3 "$checker" --prometheus "$PROM_URL" --testid "$TESTID" --e2e ;;
+    *) bash "$checker" --prometheus "$PROM_URL" --testid "$TESTID" --e2e ;;
+  esac
+}
+
+# --- least privilege of the runner's ServiceAccount ----------------------------------------------------
+runner_service_account() {
+  kubectl -n "$E2E_NAMESPACE" get testruns.k6.io "$RUN_TESTRUN" -o jsonpath='{.spec.runner.serviceAccountName}' 2>/dev/null ||
+    helm get hooks "$E2E_RELEASE" -n "$E2E_NAMESPACE" | awk '/serviceAccountName:/ {print $2; exit}'
+}
+
+# can_i EXPECTED VERB RESOURCE NAMESPACE: kubectl auth can-i as the runner SA answers EXPECTED.
+can_i() {
+  local got rc=0
+  # can-i exits 1 when the answer is "no": the printed answer is what counts.
+  got=$(kubectl auth can-i "$2" "$3" -n "$4" --as "system:serviceaccount:$E2E_NAMESPACE:$RUNNER_SA" 2>&1) || rc=$?
+  echo "can-i $2 $3 -n $4 as $RUNNER_SA: $got (exit $rc, want $1)" >&2
+  [ "$got" = "$1" ]
+}
+
+runner_sa_confined() {
+  local ok=0
+  [ -n "$RUNNER_SA" ] || { echo "TestRun has no spec.runner.serviceAccountName" >&2; return 1; }
+  can_i yes update deployments.apps "$E2E_NAMESPACE" || ok=1   # control: the check can say yes
+  can_i no update deployments.apps default || ok=1
+  can_i no delete pods kube-system || ok=1
+  can_i no get secrets "$E2E_NAMESPACE" || ok=1
+  can_i no create clusterroles.rbac.authorization.k8s.io "" || ok=1
+  return $ok
+}
+
+# --- failure paths: a copy of the release's TestRun with a short duration and a new testid ---------------
+# start_testrun_copy SUFFIX DURATION: creates it and prints its name.
+start_testrun_copy() {
+  local suffix=$1 duration=$2 name testid
+  testid="$TESTID-$suffix"
+  helm get hooks "$E2E_RELEASE" -n "$E2E_NAMESPACE" |
+    kubectl create --dry-run=client -o json -f - |
+    jq --arg s "$suffix" --arg d "$duration" --arg old "$TESTID" --arg new "$testid" '
+      (if .kind == "List" then .items[] else . end) | select(.kind == "TestRun")
+      | .metadata.name += "-" + $s
+      | .metadata.annotations = ((.metadata.annotations // {}) | with_entries(select(.key | startswith("helm.sh/") | not)))
+      | del(.spec.cleanup)
+      | .spec.arguments = ((.spec.arguments // "") | gsub("testid=" + $old; "testid=" + $new))
+      | .spec.runner.env = [(.spec.runner.env // [])[]
+          | if .name == "BENCH_DURATION" then .value = $d
+            elif .name == "BENCH_TESTID" then .value = $new else . end]' > "$E2E_WORK/testrun-$suffix.json"
+  name=$(jq -r .metadata.name "$E2E_WORK/testrun-$suffix.json")
+  [ -n "$name" ] && [ "$name" != null ] || { echo "no TestRun among the release's hooks" >&2; return 1; }
+  kubectl -n "$E2E_NAMESPACE" delete testruns.k6.io "$name" --ignore-not-found --wait=true >/dev/null
+  kubectl -n "$E2E_NAMESPACE" create -f "$E2E_WORK/testrun-$suffix.json" >/dev/null
+  printf '%s\n' "$name"
+}
+
+# scaling_forbidden_fails_clearly: with the chart's loadtest Role removed, a run must fail and say why.
+scaling_forbidden_fails_clearly() {
+  local role name dir="$E2E_WORK/runs/$TESTID-forbidden" f code=""
+  role=$(kubectl -n "$E2E_NAMESPACE" get rolebindings -o json |
+    jq -r --arg sa "$RUNNER_SA" '.items[] | select(any(.subjects[]?; .kind == "ServiceAccount" and .name == $sa)) | .roleRef.name' | head -n 1)
+  [ -n "$role" ] || { echo "no RoleBinding binds the runner SA $RUNNER_SA" >&2; return 1; }
+  kubectl -n "$E2E_NAMESPACE" delete role "$role" >/dev/null
+  name=$(start_testrun_copy forbidden 20s) || return 1
+  rm -rf "$dir"
+  follow_testrun "$name" "$dir" 300 || return 1
+  for f in "$dir"/*.exit; do [ -e "$f" ] && code=$(cat "$f"); done
+  echo "run without Role $role: stages $(paste -sd' ' "$dir/stage"), runner exit ${code:-none}" >&2
+  grep -h -i -m 3 'forbidden' "$dir"/*.log >&2 || echo "no 'forbidden' in the runner log" >&2
+  kubectl -n "$E2E_NAMESPACE" delete testruns.k6.io "$name" --wait=true >/dev/null
+  [ -n "$code" ] && [ "$code" != 0 ] && grep -q -i 'forbidden' "$dir"/*.log
+}
+
+# summary_survives_prometheus_down: with Prometheus stopped, the run still prints its summary.
+summary_survives_prometheus_down() {
+  local name dir="$E2E_WORK/runs/$TESTID-promdown" log ok=0
+  kubectl -n bench-monitoring scale deployment prometheus --replicas=0 >/dev/null
+  kubectl -n bench-monitoring wait --for=delete pod -l app.kubernetes.io/name=prometheus --timeout=60s >/dev/null
+  curl -fsS --max-time 2 "$PROM_URL/-/ready" >/dev/null 2>&1 && { echo "Prometheus still answers" >&2; ok=1; }
+  name=$(start_testrun_copy promdown 15s) || return 1
+  rm -rf "$dir"
+  follow_testrun "$name" "$dir" 300 || ok=1
+  log=$(find "$dir" -name '*.log' | head -n 1)
+  if [ -n "$log" ] && extract_summary "$log" "$dir/summary.json"; then
+    echo "summary with Prometheus down: $(jq -c .requests "$dir/summary.json")" >&2
+    jq -e '.requests.total > 0' "$dir/summary.json" >/dev/null || ok=1
+  else
+    echo "no summary JSON in the runner log with Prometheus down" >&2; ok=1
+  fi
+  kubectl -n "$E2E_NAMESPACE" delete testruns.k6.io "$name" --wait=true >/dev/null
+  kubectl -n bench-monitoring scale deployment prometheus --replicas=1 >/dev/null
+  wait_rollout bench-monitoring prometheus
+  return $ok
+}
+
+# --- uninstall removes everything the chart created ---------------------------------------------------------
+uninstall_removes_everything() {
+  local objs left=0 o
+  objs=$( { helm get manifest "$E2E_RELEASE" -n "$E2E_NAMESPACE"; echo "---"; helm get hooks "$E2E_RELEASE" -n "$E2E_NAMESPACE"; } |
+    kubectl create --dry-run=client -o json -f - |
+    jq -r '(if .kind == "List" then .items[] else . end) | "\(.kind)/\(.metadata.name)"' | sort -u)
+  echo "objects of the release: $(wc -l <<<"$objs")" >&2
+  helm uninstall "$E2E_RELEASE" -n "$E2E_NAMESPACE" --wait --timeout 3m >/dev/null || { echo "helm uninstall failed" >&2; return 1; }
+  kubectl -n "$E2E_NAMESPACE" wait --for=delete pod -l "app.kubernetes.io/instance=$E2E_RELEASE" --timeout=120s >/dev/null 2>&1 ||
+    echo "pods of the release still terminating after 120 s" >&2
+  while read -r o; do
+    [ -n "$o" ] || continue
+    if kubectl -n "$E2E_NAMESPACE" get "${o%%/*}" "${o#*/}" >/dev/null 2>&1; then
+      echo "left after uninstall: $o" >&2; left=1
+    fi
+  done <<<"$objs"
+  for o in testruns.k6.io jobs pods; do
+    if [ -n "$(kubectl -n "$E2E_NAMESPACE" get "$o" -o name)" ]; then
+      echo "left after uninstall: $(kubectl -n "$E2E_NAMESPACE" get "$o" -o name | paste -sd' ')" >&2; left=1
+    fi
+  done
+  return $left
+}
+
+run_assertions() {
+  log "=== assertions"
+  RUNNER_SA=$(runner_service_account)
+  check "TestRun reached finished" testrun_reached_finished
+  check "runner exited 0" runners_exited_zero
+  check "backend followed 5 -> 7 -> 5 (API watch)" replicas_followed_pattern
+  check "summary has percentiles and error classes" summary_is_complete
+  check "Traefik served the requests over TLS" traefik_served_tls
+  check "Prometheus holds the testid's series" prometheus_holds_series
+  check "summary request count matches Prometheus" summary_matches_prometheus
+  check "dashboard queries return data" dashboards_return_data
+  check "runner ServiceAccount confined to its namespace" runner_sa_confined
+  check "Prometheus down: summary still printed" summary_survives_prometheus_down
+  check "Role removed: run fails with a clear message" scaling_forbidden_fails_clearly
+  check "uninstall removes everything" uninstall_removes_everything
+}

@@ -1,0 +1,157 @@
+# Functions of the end-to-end harness (sourced by ci/e2e/run.sh after ci/lib/common.sh).
+# They stand up what the offline e2e needs around the chart (CRDs, k6-operator manager,
+# Prometheus, Traefik), install charts/bench, follow a TestRun and read its results.
+# shellcheck shell=bash
+
+E2E_DIR="$BENCH_ROOT/ci/e2e"
+# Release and namespace of the chart under test (README "Interfaces" names use release `bench`).
+E2E_RELEASE=${BENCH_E2E_RELEASE:-bench}
+E2E_NAMESPACE=${BENCH_E2E_NAMESPACE:-bench}
+# Where one run keeps its evidence (logs, watches, summary); printed at the end.
+E2E_WORK=${BENCH_E2E_WORK:-$BENCH_CACHE/e2e}
+E2E_VALUES=${BENCH_E2E_VALUES:-$BENCH_ROOT/values/local.yaml}
+
+# shellcheck source=../cluster/config.sh
+. "$BENCH_ROOT/ci/cluster/config.sh"
+PROM_URL="http://$BENCH_GATEWAY_IP:9090"
+
+# --- timing: every phase is logged with its duration (the README's cold/warm breakdown) ---------
+E2E_T0=${E2E_T0:-$(date +%s)}
+E2E_TIMINGS=()
+# timed NAME CMD...: runs CMD and records how long it took.
+timed() {
+  local name=$1 t0=$SECONDS; shift
+  "$@"
+  E2E_TIMINGS+=("$name=$((SECONDS - t0))s")
+  log "phase $name: $((SECONDS - t0)) s"
+}
+
+# --- manifests -----------------------------------------------------------------------------------
+# render_manifest FILE: prints FILE with the BENCH_* placeholders replaced by this cluster's values.
+render_manifest() {
+  sed -e "s/BENCH_NAMESPACE/$E2E_NAMESPACE/g" \
+      -e "s/BENCH_GATEWAY_IP/$BENCH_GATEWAY_IP/g" \
+      -e "s/BENCH_KUBELET_PORT/$BENCH_KUBELET_PORT/g" \
+      -e "s/BENCH_NODE_NAME/$BENCH_NODE_NAME/g" "$1"
+}
+
+# wait_rollout NAMESPACE DEPLOYMENT: waits until the Deployment's pods are ready (clear error if not).
+wait_rollout() {
+  kubectl -n "$1" rollout status "deployment/$2" --timeout=180s >&2 ||
+    { kubectl -n "$1" describe pods >&2; die "deployment $1/$2 did not become ready in 180 s (pods described above)"; }
+}
+
+# deploy_stack: namespace of the release, k6-operator CRDs + manager, Prometheus, Traefik.
+deploy_stack() {
+  local crd_dir
+  kubectl create namespace "$E2E_NAMESPACE" --dry-run=client -o yaml | kubectl apply -f - >/dev/null
+  crd_dir=$(dirname "$(bash "$E2E_DIR/build-binaries.sh" crd-path)")
+  # The testruns CRD is 281 KB: client-side apply would exceed the annotation size limit.
+  kubectl apply --server-side --force-conflicts -f "$crd_dir/k6.io_testruns.yaml" \
+    -f "$crd_dir/k6.io_privateloadzones.yaml" >/dev/null
+  kubectl wait --for=condition=Established crd/testruns.k6.io crd/privateloadzones.k6.io --timeout=60s >/dev/null
+  local m
+  for m in k6-operator prometheus traefik; do
+    render_manifest "$E2E_DIR/manifests/$m.yaml" | kubectl apply -f - >/dev/null
+  done
+  wait_rollout k6-operator-system k6-operator-controller-manager
+  wait_rollout bench-monitoring prometheus
+  wait_rollout bench-traefik traefik
+}
+
+# --- chart ---------------------------------------------------------------------------------------
+# offline_chart_copy DIR: copies charts/bench (symlinks resolved) into DIR/bench and drops the
+# dependency list from its Chart.yaml: the subcharts cannot be downloaded here, and values/local.yaml
+# disables all of them, so the templates users get are rendered unchanged without them.
+offline_chart_copy() {
+  local dst=$1/bench
+  rm -rf "$dst"; mkdir -p "$1"
+  cp -rL "$BENCH_ROOT/charts/bench" "$dst"
+  rm -f "$dst/Chart.lock"; rm -rf "$dst/charts"
+  awk '/^dependencies:/ {skip=1; next} skip && /^[^[:space:]#-]/ {skip=0} !skip' \
+    "$BENCH_ROOT/charts/bench/Chart.yaml" > "$dst/Chart.yaml"
+  grep -q '^dependencies:' "$dst/Chart.yaml" && die "could not drop dependencies from $dst/Chart.yaml"
+  printf '%s\n' "$dst"
+}
+
+# install_chart TESTID [HELM_ARGS...]: installs (or upgrades) the release from the offline copy.
+install_chart() {
+  local testid=$1 chart; shift
+  chart=$(offline_chart_copy "$E2E_WORK/chart")
+  helm upgrade --install "$E2E_RELEASE" "$chart" -n "$E2E_NAMESPACE" -f "$E2E_VALUES" \
+    --set-string "loadtest.runId=$testid" --wait --timeout 5m "$@" >&2
+}
+
+# --- following a TestRun -------------------------------------------------------------------------
+# testrun_name: name of the release's TestRun (waits up to 60 s for it to appear).
+testrun_name() {
+  local name i
+  for i in $(seq 60); do
+    name=$(kubectl -n "$E2E_NAMESPACE" get testruns.k6.io -o jsonpath='{.items[0].metadata.name}' 2>/dev/null)
+    [ -n "$name" ] && { printf '%s\n' "$name"; return 0; }
+    sleep 1
+  done
+  die "no TestRun appeared in namespace $E2E_NAMESPACE within 60 s (is loadtest.enabled true?)"
+}
+
+# watch_backend_replicas FILE: records, from the API server, every change of the backend
+# Deployment as "<epoch> <spec.replicas> <status.readyReplicas>" until killed. Prints the PID.
+watch_backend_replicas() {
+  local file=$1
+  : > "$file"
+  kubectl -n "$E2E_NAMESPACE" get deployment "$E2E_RELEASE-backend" --watch \
+    -o jsonpath='{.spec.replicas} {.status.readyReplicas}{"\n"}' 2>>"$file.err" |
+    while read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done >> "$file" &
+  printf '%s\n' $!
+}
+
+# follow_testrun NAME DIR TIMEOUT_S: waits for the TestRun to reach finished or error, capturing the
+# runner logs (DIR/runner-N.log), the last stage (DIR/stage) and each runner's exit code
+# (DIR/runner-N.exit) before cleanup can delete them. Returns non-zero on timeout.
+follow_testrun() {
+  local name=$1 dir=$2 timeout=$3 start=$SECONDS stage="" pod code
+  mkdir -p "$dir"; : > "$dir/stage"
+  declare -A following=()
+  while [ $((SECONDS - start)) -lt "$timeout" ]; do
+    stage=$(kubectl -n "$E2E_NAMESPACE" get testruns.k6.io "$name" -o jsonpath='{.status.stage}' 2>/dev/null) || stage=deleted
+    [ "$stage" = "$(tail -n 1 "$dir/stage" 2>/dev/null)" ] || printf '%s\n' "$stage" >> "$dir/stage"
+    for pod in $(kubectl -n "$E2E_NAMESPACE" get pods -l "k6_cr=$name,runner=true" -o jsonpath='{.items[*].metadata.name}'); do
+      if [ -z "${following[$pod]:-}" ] &&
+         [ "$(kubectl -n "$E2E_NAMESPACE" get pod "$pod" -o jsonpath='{.status.phase}')" != Pending ]; then
+        kubectl -n "$E2E_NAMESPACE" logs -f "$pod" > "$dir/$pod.log" 2>&1 &
+        following[$pod]=$!
+      fi
+      code=$(kubectl -n "$E2E_NAMESPACE" get pod "$pod" -o jsonpath='{.status.containerStatuses[0].state.terminated.exitCode}' 2>/dev/null) || code=""
+      [ -z "$code" ] || printf '%s\n' "$code" > "$dir/$pod.exit"
+    done
+    case $stage in
+      finished|error|deleted)
+        # Runners end before the stage flips; let log streams drain.
+        for pod in "${!following[@]}"; do wait "${following[$pod]}" || log "log stream of $pod ended with an error"; done
+        return 0 ;;
+    esac
+    sleep 2
+  done
+  log "TestRun $name still at stage '$stage' after $timeout s"
+  return 1
+}
+
+# extract_summary LOG OUT: writes the JSON printed between the BENCH_SUMMARY_JSON_BEGIN/END lines.
+extract_summary() {
+  sed -n '/BENCH_SUMMARY_JSON_BEGIN/,/BENCH_SUMMARY_JSON_END/p' "$1" |
+    sed -e '1d' -e '$d' > "$2"
+  [ -s "$2" ] && jq -e '.schema == "bench.summary/v1"' "$2" >/dev/null
+}
+
+# print_summary_tables LOG: prints the human tables handleSummary wrote (the log without the JSON).
+print_summary_tables() {
+  # k6's own log lines (time=... level=...) are left out.
+  sed '/BENCH_SUMMARY_JSON_BEGIN/,/BENCH_SUMMARY_JSON_END/d' "$1" | awk '!/^time="/'
+}
+
+# --- Prometheus ----------------------------------------------------------------------------------
+# prom_value EXPR: prints the first sample's value of an instant query ("" when empty).
+prom_value() {
+  curl -fsS --max-time 10 "$PROM_URL/api/v1/query" --data-urlencode "query=$1" |
+    jq -r '.data.result[0].value[1] // empty'
+}

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# The end-to-end harness: a real dynamic benchmark on the local cluster, from nothing.
+#   ci/e2e/run.sh [--assert] [--keep] [--skip-build]
+# Steps: build and start the cluster (ci/cluster), build and import the images (ci/images), deploy
+# what the subcharts would bring (k6-operator CRDs + manager, Prometheus, Traefik; see
+# ci/e2e/manifests), install charts/bench from a copy without its dependency list with
+# values/local.yaml, follow the TestRun, print the summary tables and where the results are.
+# --assert  also run the CI assertions (ci/test/e2e.sh) and print "e2e: N passed, N failed".
+# --keep    leave the release installed at the end (the demo does; the test uninstalls it).
+# Evidence of the run (runner logs, replica watch, summary.json) is kept in $BENCH_CACHE/e2e.
+. "$(dirname "$0")/../lib/common.sh"
+. "$BENCH_ROOT/ci/e2e/lib.sh"
+. "$BENCH_ROOT/ci/e2e/assert.sh"
+
+usage() { echo "usage: ci/e2e/run.sh [--assert] [--keep]" >&2; exit 2; }
+
+ASSERT=0 KEEP=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --assert) ASSERT=1 ;;
+    --keep) KEEP=1 ;;
+    -h|--help) usage ;;
+    *) echo "error: unknown option '$1'; allowed: --assert, --keep" >&2; usage ;;
+  esac
+  shift
+done
+
+prepare_tools() {
+  apt_install jq curl
+  bash "$BENCH_ROOT/ci/tools/install.sh" >&2
+  command -v helm >/dev/null || die "helm not found in $BENCH_TOOLS/bin after ci/tools/install.sh"
+}
+
+start_cluster() {
+  bash "$BENCH_ROOT/ci/cluster/build.sh" >&2
+  bash "$BENCH_ROOT/ci/cluster/up.sh" >&2
+  # shellcheck source=../cluster/env.sh
+  . "$BENCH_ROOT/ci/cluster/env.sh"
+}
+
+build_images() { bash "$BENCH_ROOT/ci/images/build.sh" >&2; }
+
+# run_benchmark TESTID: installs the chart for this run id and follows its TestRun to the end.
+# Sets RUN_DIR (evidence), RUN_TESTRUN, RUN_RUNNER_LOG, RUN_SUMMARY.
+run_benchmark() {
+  local testid=$1 watch_pid
+  RUN_DIR="$E2E_WORK/runs/$testid"
+  rm -rf "$RUN_DIR"; mkdir -p "$RUN_DIR"
+  # Remove a TestRun of an earlier run: its hook is replaced on upgrade, but a demo re-run after an
+  # interrupted one must not follow the old object.
+  kubectl -n "$E2E_NAMESPACE" delete testruns.k6.io --all --wait=true >/dev/null
+  timed install-chart install_chart "$testid"
+  E2E_FIRST_REQUEST_AT=""
+  watch_pid=$(watch_backend_replicas "$RUN_DIR/replicas.watch")
+  RUN_TESTRUN=$(testrun_name)
+  log "following TestRun $E2E_NAMESPACE/$RUN_TESTRUN (testid $testid)"
+  timed testrun follow_testrun "$RUN_TESTRUN" "$RUN_DIR" "${BENCH_E2E_TIMEOUT:-600}" ||
+    { kill "$watch_pid"; die "TestRun $RUN_TESTRUN did not finish; evidence in $RUN_DIR"; }
+  kill "$watch_pid"
+  RUN_RUNNER_LOG=$(find "$RUN_DIR" -name '*.log' | head -n 1)
+  [ -n "$RUN_RUNNER_LOG" ] || die "no runner log captured for TestRun $RUN_TESTRUN (stages: $(paste -sd' ' "$RUN_DIR/stage"))"
+  RUN_SUMMARY="$RUN_DIR/summary.json"
+  extract_summary "$RUN_RUNNER_LOG" "$RUN_SUMMARY" ||
+    log "no bench.summary/v1 JSON between BENCH_SUMMARY_JSON_BEGIN/END in $RUN_RUNNER_LOG"
+}
+
+print_results() {
+  echo
+  echo "=== bench summary (testid $TESTID, TestRun $RUN_TESTRUN, stages: $(paste -sd' ' "$RUN_DIR/stage"))"
+  print_summary_tables "$RUN_RUNNER_LOG"
+  echo
+  echo "Results:    $RUN_SUMMARY"
+  echo "Runner log: $RUN_RUNNER_LOG"
+  echo "Prometheus: $PROM_URL (query e.g. sum(k6_http_reqs_total{testid=\"$TESTID\"}))"
+  echo "Dashboards: $BENCH_ROOT/dashboards/*.json (shipped as ConfigMaps by the chart: kubectl -n $E2E_NAMESPACE get configmaps -l grafana_dashboard)"
+  echo "Phases:     ${E2E_TIMINGS[*]}"
+}
+
+main() {
+  require_root "ci/e2e/run.sh"
+  mkdir -p "$E2E_WORK"
+  [ -f "$E2E_VALUES" ] || die "values file $E2E_VALUES not found (BENCH_E2E_VALUES)"
+  TESTID=${BENCH_E2E_TESTID:-e2e-$(date +%Y%m%d-%H%M%S)}
+  timed tools prepare_tools
+  timed cluster start_cluster
+  timed images build_images
+  timed stack deploy_stack
+  run_benchmark "$TESTID"
+  print_results
+  if [ "$ASSERT" = 1 ]; then
+    run_assertions   # ends with the uninstall check
+  elif [ "$KEEP" = 0 ]; then
+    helm uninstall "$E2E_RELEASE" -n "$E2E_NAMESPACE" --wait >&2
+  fi
+  log "total $(( $(date +%s) - E2E_T0 )) s: ${E2E_TIMINGS[*]}"
+  if [ "$ASSERT" = 1 ]; then
+    echo "e2e: $PASSED passed, $FAILED failed"
+    [ "$FAILED" -eq 0 ]
+  fi
+}
+
+main "$@"
