@@ -100,13 +100,11 @@ summary_matches_prometheus() {
 
 # --- dashboards ------------------------------------------------------------------------------------------
 dashboards_return_data() {
-  local checker
-  checker=$(find "$BENCH_ROOT/ci/dashboards" -maxdepth 1 -name 'check*' -type f 2>/dev/null | head -n 1)
-  [ -n "$checker" ] || { echo "no dashboard checker in ci/dashboards/ (dashboards part not landed)" >&2; return 1; }
-  case $checker in
-    *.py) python3 "$checker" --prometheus "$PROM_URL" --testid "$TESTID" --e2e ;;
-    *) bash "$checker" --prometheus "$PROM_URL" --testid "$TESTID" --e2e ;;
-  esac
+  # The dashboards part's checker: every query parses against this Prometheus, and every k6,
+  # Traefik and cAdvisor panel returns data for this run.
+  python3 "$BENCH_ROOT/ci/dashboards/check.py" --quiet --prometheus "$PROM_URL" --testid "$TESTID" \
+    --start "$RUN_START" --end now --require-data @k6,@traefik,@cadvisor \
+    --report "$RUN_DIR/dashboards-report.json" >&2
 }
 
 # --- least privilege of the runner's ServiceAccount ----------------------------------------------------

@@ -155,3 +155,12 @@ prom_value() {
   curl -fsS --max-time 10 "$PROM_URL/api/v1/query" --data-urlencode "query=$1" |
     jq -r '.data.result[0].value[1] // empty'
 }
+
+# first_sample_time TESTID START: unix time of the run's first k6_http_reqs_total sample (k6 pushes
+# every 5 s, so this is within 5 s after the first request); empty without data.
+first_sample_time() {
+  curl -fsS --max-time 10 "$PROM_URL/api/v1/query_range" \
+    --data-urlencode "query=sum(k6_http_reqs_total{testid=\"$1\"})" \
+    --data-urlencode "start=$2" --data-urlencode "end=$(date +%s)" --data-urlencode "step=1" |
+    jq -r '.data.result[0].values[0][0] // empty'
+}

@@ -49,6 +49,7 @@ run_benchmark() {
   # Remove a TestRun of an earlier run: its hook is replaced on upgrade, but a demo re-run after an
   # interrupted one must not follow the old object.
   kubectl -n "$E2E_NAMESPACE" delete testruns.k6.io --all --wait=true >/dev/null
+  RUN_START=$(date +%s)
   timed install-chart install_chart "$testid"
   E2E_FIRST_REQUEST_AT=""
   watch_pid=$(watch_backend_replicas "$RUN_DIR/replicas.watch")
@@ -74,6 +75,14 @@ print_results() {
   echo "Prometheus: $PROM_URL (query e.g. sum(k6_http_reqs_total{testid=\"$TESTID\"}))"
   echo "Dashboards: $BENCH_ROOT/dashboards/*.json (shipped as ConfigMaps by the chart: kubectl -n $E2E_NAMESPACE get configmaps -l grafana_dashboard)"
   echo "Phases:     ${E2E_TIMINGS[*]}"
+  local first
+  first=$(first_sample_time "$TESTID" "$RUN_START")
+  if [ -n "$first" ]; then
+    echo "First request: $(( ${first%.*} - E2E_T0 )) s after start (first k6 sample in Prometheus, 5 s resolution)"
+  fi
+  if [ -s "$RUN_SUMMARY" ]; then
+    echo "Rate held:  $(jq -r '"\(.requests.rate_achieved) of \(.requests.rate_target) req/s, \(.requests.dropped_iterations) dropped iterations, \(.requests.total) requests"' "$RUN_SUMMARY")"
+  fi
 }
 
 main() {
