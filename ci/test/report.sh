@@ -55,6 +55,14 @@ rejected() {
     || { echo "exit $rc, wanted 2 and messages [$want1] [$want2]; got:"; cat "$WORK/bad.err"; return 1; }
 }
 
+# matrix_rejected WANT ARGS...: ci/report/matrix.sh must exit non-zero before touching any cluster,
+# with WANT in its message.
+matrix_rejected() {
+  local want=$1 rc=0; shift
+  bash "$BENCH_ROOT/ci/report/matrix.sh" --values "$WORK/matrix-values.yaml" "$@" > /dev/null 2> "$WORK/matrix.err" || rc=$?
+  [ "$rc" -ne 0 ] && grep -qF -- "$want" "$WORK/matrix.err" || { echo "exit $rc, wanted [$want]; got:"; cat "$WORK/matrix.err"; return 1; }
+}
+
 markdown_matches_json() { "$REPORT_PYTHON" "$BENCH_ROOT/ci/report/tests/check_markdown.py" "$1"; }
 
 chromium_flags() {
@@ -221,6 +229,15 @@ main() {
   check "bad input: budget not a count" rejected "'lots' is not a whole number" 'percentage like 0.1%' --budget errors=lots "$a"
   check "bad input: budget given twice" rejected 'given more than once for errors' 'give each key once' --budget errors=0 --budget errors=1 "$a"
   check "bad input: Prometheus URL" rejected "--prometheus 'ftp://x'" 'expected an http(s) URL' --prometheus ftp://x "$a"
+
+  # -- matrix runner: argument checks (the cluster runs are in the e2e tier; see ci/report/README.md)
+  printf 'loadtest:\n  rate: 100\n' > "$WORK/matrix-values.yaml"
+  check "matrix: one variant is refused" matrix_rejected 'at least two variants' --out "$WORK/m" a:loadtest.rate=1
+  check "matrix: bad variant name is refused" matrix_rejected "variant 'A B:x=1' is not NAME:SPEC" --out "$WORK/m" 'A B:x=1' b:loadtest.rate=1
+  check "matrix: bad spec item is refused" matrix_rejected "item 'oops' in variant spec 'oops' is neither" --out "$WORK/m" a:oops b:loadtest.rate=1
+  check "matrix: missing values file is refused" matrix_rejected "values file 'nope.yaml' (variant spec 'nope.yaml') does not exist" --out "$WORK/m" a:nope.yaml b:loadtest.rate=1
+  check "matrix: runId is the runner's" matrix_rejected "sets loadtest.runId" --out "$WORK/m" a:loadtest.runId=x b:loadtest.rate=1
+  check "matrix: bad cool-down is refused" matrix_rejected "--cooldown 'soon' is not a whole number" --out "$WORK/m" --cooldown soon a:loadtest.rate=1 b:loadtest.rate=2
 
   # -- the checkers themselves can fail
   cp -r "$out/real" "$out/tampered"

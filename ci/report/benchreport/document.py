@@ -179,8 +179,8 @@ body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; 
 h1 { border-bottom: 2px solid #444; }
 h2 { margin-top: 2em; border-bottom: 1px solid #ccc; }
 table { border-collapse: collapse; margin: 1em 0; font-size: 0.85em; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
-th:first-child, td:first-child { text-align: left; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
 th { background: #f2f2f2; }
 .warn { background: #fff4e5; border-left: 4px solid #f0a020; padding: 0.5em 1em; }
 .ok { background: #eaf7ea; border-left: 4px solid #3a3; padding: 0.5em 1em; }
@@ -189,6 +189,14 @@ th { background: #f2f2f2; }
 figure { margin: 1em 0; }
 figure svg { max-width: 100%; height: auto; }
 """
+
+
+def _is_number(text):
+    try:
+        float(str(text).rstrip("%"))
+        return True
+    except ValueError:
+        return False
 
 
 def to_html(blocks):
@@ -209,7 +217,11 @@ def to_html(blocks):
             for row in b.rows:
                 cells = []
                 for c in row:
-                    cls = f' class="{esc(c.replace(" ", "-"))}"' if c in ("PASS", "FAIL", "NO DATA") else ""
+                    cls = ""
+                    if c in ("PASS", "FAIL", "NO DATA"):
+                        cls = f' class="{c.replace(" ", "-")}"'
+                    elif _is_number(c):
+                        cls = ' class="num"'
                     cells.append(f"<td{cls}>{esc(str(c))}</td>")
                 rows.append("<tr>" + "".join(cells) + "</tr>")
             body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
