@@ -42,8 +42,8 @@ class Budget:
             return run.requests.get("dropped_iterations") or 0
         count = run.total_errors if self.key == "errors" else run.errors[self.key.split(".", 1)[1]]
         if self.percent:
-            total = run.total_requests + (run.requests.get("dropped_iterations") or 0)
-            return count / total if total else None
+            # Same share as the errors table: of the requests sent (dropped iterations sent none).
+            return count / run.total_requests if run.total_requests else None
         return count
 
 
@@ -92,17 +92,10 @@ class Verdict:
     reasons: list     # human-readable violations
 
 
-def _fmt_limit(b):
+def _fmt(b, v, percent_spec="g"):
+    """A budget's limit or measured value with its unit: 15%, 100 ms or 3."""
     if b.percent:
-        return f"{b.limit * 100:g}%"
-    if b.key in LATENCY_BUDGET_KEYS or b.key in CONVERGENCE_BUDGET_KEYS:
-        return f"{b.limit:g} ms"
-    return f"{b.limit:g}"
-
-
-def _fmt_value(b, v):
-    if b.percent:
-        return f"{v * 100:.4g}%"
+        return format(v * 100, percent_spec) + "%"
     if b.key in LATENCY_BUDGET_KEYS or b.key in CONVERGENCE_BUDGET_KEYS:
         return f"{v:g} ms"
     return f"{v:g}"
@@ -119,9 +112,9 @@ def judge(run, budgets):
         if v is None:
             if b.key.startswith("convergence."):
                 continue  # no scale event of that kind in this run: nothing to judge
-            reasons.append(f"{b.key} unknown (budget {_fmt_limit(b)})")
+            reasons.append(f"{b.key} unknown (budget {_fmt(b, b.limit)})")
         elif v > b.limit:
-            reasons.append(f"{b.key} = {_fmt_value(b, v)} > {_fmt_limit(b)}")
+            reasons.append(f"{b.key} = {_fmt(b, v, '.4g')} > {_fmt(b, b.limit)}")
     return Verdict("FAIL" if reasons else "PASS", reasons)
 
 
