@@ -72,9 +72,13 @@ run_k6_remote_write() {
 
 # stop_started_processes: stops what this file started, by pid.
 stop_started_processes() {
-  local pid
+  local pid status
   for pid in "${DASH_PIDS[@]}"; do
-    kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+    kill "$pid" 2>/dev/null || continue # already gone
+    status=0
+    wait "$pid" 2>/dev/null || status=$?
+    # 143 = ended by our SIGTERM, as asked
+    [ "$status" -eq 0 ] || [ "$status" -eq 143 ] || log "process $pid exited with status $status"
   done
   DASH_PIDS=()
   return 0

@@ -220,8 +220,8 @@ check_render() {
     python3 "$BENCH_ROOT/ci/dashboards/render.py" "$BENCH_ROOT/dashboards/run-overview.json" \
       --prometheus "$PROM" --testid "$TESTID" --start "$((RUN_START - 10))" --end now --out "$svg"
   local lines empty
-  lines=$(grep -o '<polyline' "$svg" | wc -l)
-  empty=$(grep -o '>No data<' "$svg" | wc -l)
+  lines=$(python3 -c 'import sys; print(open(sys.argv[1]).read().count("<polyline"))' "$svg")
+  empty=$(python3 -c 'import sys; print(open(sys.argv[1]).read().count(">No data<"))' "$svg")
   if [ "$lines" -ge 15 ] && [ "$empty" -eq 0 ]; then
     pass "rendered run overview: $lines lines, no empty panel"
   else
