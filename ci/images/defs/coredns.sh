@@ -1,0 +1,13 @@
+# Cluster DNS: CoreDNS built from the Go module proxy (ci/cluster/build.sh), one static binary.
+# ci/cluster/up.sh supplies the Corefile (ConfigMap) and runs it unprivileged on port 1053.
+IMAGE_REF=bench/coredns:v1.15.0
+IMAGE_PACKAGES=()
+IMAGE_ENTRYPOINT=(/coredns)
+IMAGE_CMD=(-conf /etc/coredns/Corefile)
+IMAGE_USER=65532:65532
+
+image_add_files() {
+  local bin="$BENCH_CACHE/bin/coredns"
+  [ -x "$bin" ] || bash "$BENCH_ROOT/ci/cluster/build.sh"
+  install -D -m 0755 "$bin" "$1/coredns"
+}
