@@ -174,6 +174,11 @@ class PromqlText(unittest.TestCase):
 
 
 class CommandLine(unittest.TestCase):
+    def assertUsageError(self, message, *argv):
+        rc, out = run_cli(str(DASHBOARDS), *argv)
+        self.assertEqual(rc, 2, out)
+        self.assertIn(message, out)
+
     def test_offline_real_dashboards_pass(self):
         rc, out = run_cli(str(DASHBOARDS))
         self.assertEqual(rc, 0, out)
@@ -192,51 +197,38 @@ class CommandLine(unittest.TestCase):
         self.assertIn("dashboard path /nonexistent/dashboards does not exist", out)
 
     def test_bad_testid(self):
-        rc, out = run_cli(str(DASHBOARDS), "--prometheus", "http://127.0.0.1:1", "--testid", 'a"b')
-        self.assertEqual(rc, 2)
-        self.assertIn("--testid 'a\"b' may contain only letters, digits and . _ : -", out)
+        self.assertUsageError("--testid 'a\"b' may contain only letters, digits and . _ : -",
+                              "--prometheus", "http://127.0.0.1:1", "--testid", 'a"b')
 
     def test_prometheus_needs_testid(self):
-        rc, out = run_cli(str(DASHBOARDS), "--prometheus", "http://127.0.0.1:1")
-        self.assertEqual(rc, 2)
-        self.assertIn("--prometheus needs --testid", out)
+        self.assertUsageError("--prometheus needs --testid", "--prometheus", "http://127.0.0.1:1")
 
     def test_bad_url(self):
-        rc, out = run_cli(str(DASHBOARDS), "--prometheus", "127.0.0.1:9090", "--testid", "x")
-        self.assertEqual(rc, 2)
-        self.assertIn("must be an http(s) URL", out)
+        self.assertUsageError("must be an http(s) URL", "--prometheus", "127.0.0.1:9090", "--testid", "x")
 
     def test_require_data_needs_prometheus(self):
-        rc, out = run_cli(str(DASHBOARDS), "--require-data", "bench-run-overview/*")
-        self.assertEqual(rc, 2)
-        self.assertIn("--require-data needs --prometheus", out)
+        self.assertUsageError("--require-data needs --prometheus", "--require-data", "bench-run-overview/*")
 
     def test_bad_time(self):
-        rc, out = run_cli(str(DASHBOARDS), "--prometheus", "http://127.0.0.1:1", "--testid", "x",
-                          "--start", "yesterday")
-        self.assertEqual(rc, 2)
-        self.assertIn("time 'yesterday' is not unix seconds", out)
+        self.assertUsageError("time 'yesterday' is not unix seconds", "--prometheus", "http://127.0.0.1:1",
+                              "--testid", "x", "--start", "yesterday")
 
     def test_unreachable_prometheus(self):
-        rc, out = run_cli(str(DASHBOARDS), "--prometheus", "http://127.0.0.1:1", "--testid", "x")
-        self.assertEqual(rc, 2)
-        self.assertIn("Prometheus at http://127.0.0.1:1 is not reachable", out)
+        self.assertUsageError("Prometheus at http://127.0.0.1:1 is not reachable",
+                              "--prometheus", "http://127.0.0.1:1", "--testid", "x")
+
+    def assertFixtureError(self, fixture, message):
+        with tempfile.TemporaryDirectory() as tmp:
+            f = pathlib.Path(tmp) / "fixture.json"
+            f.write_text(json.dumps(fixture))
+            self.assertUsageError(message, "--fixture", str(f))
 
     def test_fixture_type_checked(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            f = pathlib.Path(tmp) / "fixture.json"
-            f.write_text(json.dumps({"sources": {"x": {"cite": ["doc"], "metrics": {"m": "timer"}}}}))
-            rc, out = run_cli(str(DASHBOARDS), "--fixture", str(f))
-        self.assertEqual(rc, 2)
-        self.assertIn("m has type 'timer'; allowed: counter, gauge, histogram, native_histogram, summary", out)
+        self.assertFixtureError({"sources": {"x": {"cite": ["doc"], "metrics": {"m": "timer"}}}},
+                                "m has type 'timer'; allowed: counter, gauge, histogram, native_histogram, summary")
 
     def test_fixture_needs_citation(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            f = pathlib.Path(tmp) / "fixture.json"
-            f.write_text(json.dumps({"sources": {"x": {"metrics": {"m": "gauge"}}}}))
-            rc, out = run_cli(str(DASHBOARDS), "--fixture", str(f))
-        self.assertEqual(rc, 2)
-        self.assertIn("source 'x' cites nothing", out)
+        self.assertFixtureError({"sources": {"x": {"metrics": {"m": "gauge"}}}}, "source 'x' cites nothing")
 
 
 if __name__ == "__main__":
