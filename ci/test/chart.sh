@@ -211,7 +211,7 @@ lint_yaml() {
   local files=("$CHART_SRC/values.yaml" "$CHART_SRC/Chart.yaml" "$CHART_SRC"/ci/*.yaml "$CHART_SRC"/tests/*.yaml)
   [ -z "$(ls "$BENCH_ROOT"/values/*.yaml 2>/dev/null)" ] || files+=("$BENCH_ROOT"/values/*.yaml)
   check "yamllint values, presets, CI overlays, suites" yamllint -s -d \
-    '{extends: default, rules: {line-length: {max: 130}, document-start: disable, truthy: {check-keys: false}, comments: {min-spaces-from-content: 1}, braces: {max-spaces-inside: 1}, brackets: {max-spaces-inside: 1}, indentation: {indent-sequences: consistent}}}' \
+    '{extends: default, rules: {line-length: {max: 160}, document-start: disable, truthy: {check-keys: false}, comments: {min-spaces-from-content: 1}, braces: {max-spaces-inside: 1}, brackets: {max-spaces-inside: 1}, indentation: {indent-sequences: consistent}}}' \
     "${files[@]}"
 }
 
