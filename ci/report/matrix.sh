@@ -49,20 +49,21 @@ refresh_backend() {
   wait_rollout "$E2E_NAMESPACE" "$deploy"
 }
 
-# run_variant NAME TESTID DIR HELM_ARGS...: one helm upgrade, follows the TestRun, writes
-# DIR/summary.json from the runner log. Fails with the TestRun stage and log tail when it cannot.
+# run_variant NAME TESTID DIR HELM_ARGS...: one helm upgrade (install_chart of ci/e2e/lib.sh, with
+# the --values file), follows the TestRun, writes DIR/summary.json from the runner log. Fails with
+# the TestRun stages and the helm output when it cannot.
 run_variant() {
-  local name=$1 testid=$2 dir=$3 chart run log; shift 3
-  mkdir -p "$dir"
-  chart=$(offline_chart_copy "$E2E_WORK/chart")
+  local name=$1 testid=$2 dir=$3 run log; shift 3
+  rm -rf "$dir"; mkdir -p "$dir"
+  # The hook TestRun of the previous variant must not be the one followed.
+  kubectl -n "$E2E_NAMESPACE" delete testruns.k6.io --all --wait=true >/dev/null
   log "variant $name: helm upgrade (runId $testid)"
-  helm upgrade --install "$E2E_RELEASE" "$chart" -n "$E2E_NAMESPACE" -f "$MATRIX_VALUES" "$@" \
-    --set loadtest.parallelism=1 --set-string "loadtest.runId=$testid" --wait --timeout 5m > "$dir/helm.log" 2>&1 \
+  install_chart "$testid" --set loadtest.parallelism=1 "$@" 2> "$dir/helm.log" \
     || die "variant $name: helm upgrade failed: $(tail -n 20 "$dir/helm.log")"
   run=$(testrun_name)
   follow_testrun "$run" "$dir/testrun" "$MATRIX_TIMEOUT" || die "variant $name: TestRun $run did not end in $MATRIX_TIMEOUT s"
   log=$(grep -l BENCH_SUMMARY_JSON_BEGIN "$dir"/testrun/*.log 2>/dev/null | head -n 1) \
-    || die "variant $name: no runner log with a summary in $dir/testrun (stages: $(tr '\n' ' ' < "$dir/testrun/stage"))"
+    || die "variant $name: no runner log with a summary in $dir/testrun (stages: $(paste -sd' ' "$dir/testrun/stage"))"
   extract_summary "$log" "$dir/summary.json" || die "variant $name: the summary in $log is not bench.summary/v1 JSON"
   log "variant $name: summary in $dir/summary.json"
 }
@@ -70,11 +71,11 @@ run_variant() {
 main() {
   local out="" cooldown=30 stamp name spec i=0
   local -a budgets=() variants=() helm_args
-  MATRIX_VALUES=$E2E_VALUES MATRIX_TIMEOUT=900
+  MATRIX_TIMEOUT=900
   while [ $# -gt 0 ]; do
     case $1 in
       --out) out=${2:?--out needs a folder}; shift 2 ;;
-      --values) MATRIX_VALUES=${2:?--values needs a file}; shift 2 ;;
+      --values) E2E_VALUES=${2:?--values needs a file}; shift 2 ;;
       --cooldown) cooldown=${2:?--cooldown needs seconds}; shift 2 ;;
       --timeout) MATRIX_TIMEOUT=${2:?--timeout needs seconds}; shift 2 ;;
       --budget) budgets+=(--budget "${2:?--budget needs KEY=VALUE}"); shift 2 ;;
@@ -87,14 +88,19 @@ main() {
   [ ${#variants[@]} -ge 2 ] || die "give at least two variants NAME:SPEC to compare (got ${#variants[@]})"
   [[ $cooldown =~ ^[0-9]+$ ]] || die "--cooldown '$cooldown' is not a whole number of seconds"
   [[ $MATRIX_TIMEOUT =~ ^[0-9]+$ ]] || die "--timeout '$MATRIX_TIMEOUT' is not a whole number of seconds"
-  [ -f "$MATRIX_VALUES" ] || die "--values '$MATRIX_VALUES' does not exist (default: values/local.yaml)"
+  [ -f "$E2E_VALUES" ] || die "--values '$E2E_VALUES' does not exist (default: values/local.yaml)"
   for spec in "${variants[@]}"; do
     [[ $spec =~ ^[a-z0-9][a-z0-9-]*:.+ ]] || die "variant '$spec' is not NAME:SPEC with NAME of a-z, 0-9 and -"
     parse_variant "${spec#*:}" > /dev/null
   done
 
+  bash "$BENCH_ROOT/ci/tools/install.sh" >&2   # helm
+  if [ -f "$BENCH_ROOT/ci/cluster/env.sh" ]; then
+    # shellcheck source=../cluster/env.sh
+    . "$BENCH_ROOT/ci/cluster/env.sh"
+  fi
   export KUBECONFIG=${KUBECONFIG:-$BENCH_KUBECONFIG}
-  kubectl get --raw /readyz >/dev/null 2>&1 || die "no cluster answers at $KUBECONFIG; start it with make cluster-up"
+  kubectl get --raw /readyz >/dev/null 2>&1 || die "no cluster answers at $KUBECONFIG; start it with make cluster-up (or ci/e2e/run.sh --keep)"
   deploy_stack
   stamp=$(date -u +%Y%m%d-%H%M%S)
   mkdir -p "$out"

@@ -230,7 +230,7 @@ main() {
   check "bad input: budget given twice" rejected 'given more than once for errors' 'give each key once' --budget errors=0 --budget errors=1 "$a"
   check "bad input: Prometheus URL" rejected "--prometheus 'ftp://x'" 'expected an http(s) URL' --prometheus ftp://x "$a"
 
-  # -- matrix runner: argument checks (the cluster runs are in the e2e tier; see ci/report/README.md)
+  # -- matrix runner: argument checks (a cluster run is documented in ci/report/README.md)
   printf 'loadtest:\n  rate: 100\n' > "$WORK/matrix-values.yaml"
   check "matrix: one variant is refused" matrix_rejected 'at least two variants' --out "$WORK/m" a:loadtest.rate=1
   check "matrix: bad variant name is refused" matrix_rejected "variant 'A B:x=1' is not NAME:SPEC" --out "$WORK/m" 'A B:x=1' b:loadtest.rate=1
