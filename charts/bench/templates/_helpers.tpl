@@ -70,21 +70,23 @@ ingress-nginx nginx-inc traefik haproxy
 {{- default (get $defaults .Values.controller) .Values.routes.ingress.className }}
 {{- end }}
 
-{{/* bench.subchartFullname NAME: the fullname a subchart (chart or alias NAME) gives its resources,
-following the usual helper: fullnameOverride, else the release name when it contains NAME, else
-release-NAME, truncated to 63 characters. */}}
+{{/* bench.subchartFullname (list $ NAME [MAXLEN]): the fullname a subchart (chart or alias NAME)
+gives its resources, following the usual helper: fullnameOverride, else the release name when it
+contains NAME, else release-NAME, truncated to MAXLEN (63; kube-prometheus-stack uses 26). */}}
 {{- define "bench.subchartFullname" -}}
 {{- $root := index . 0 }}
 {{- $name := index . 1 }}
+{{- $max := 63 }}
+{{- if gt (len .) 2 }}{{ $max = index . 2 }}{{ end }}
 {{- $values := index $root.Values $name | default dict }}
 {{- if $values.fullnameOverride }}
-{{- $values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- $values.fullnameOverride | trunc $max | trimSuffix "-" }}
 {{- else }}
 {{- $short := default $name $values.nameOverride }}
 {{- if contains $short $root.Release.Name }}
-{{- $root.Release.Name | trunc 63 | trimSuffix "-" }}
+{{- $root.Release.Name | trunc $max | trimSuffix "-" }}
 {{- else }}
-{{- printf "%s-%s" $root.Release.Name $short | trunc 63 | trimSuffix "-" }}
+{{- printf "%s-%s" $root.Release.Name $short | trunc $max | trimSuffix "-" }}
 {{- end }}
 {{- end }}
 {{- end }}
@@ -125,21 +127,10 @@ release-NAME, truncated to 63 characters. */}}
 {{/* bench.remoteWriteUrl: monitoring.remoteWrite.url, else this release's kube-prometheus-stack
 Prometheus (its fullname helper truncates to 26 characters), else empty. */}}
 {{- define "bench.remoteWriteUrl" -}}
-{{- $kps := index .Values "kube-prometheus-stack" }}
 {{- if .Values.monitoring.remoteWrite.url }}
 {{- .Values.monitoring.remoteWrite.url }}
-{{- else if $kps.enabled }}
-{{- $full := "" }}
-{{- if $kps.fullnameOverride }}
-{{- $full = $kps.fullnameOverride | trunc 26 | trimSuffix "-" }}
-{{- else }}
-{{- $short := default "kube-prometheus-stack" $kps.nameOverride }}
-{{- if contains $short .Release.Name }}
-{{- $full = .Release.Name | trunc 26 | trimSuffix "-" }}
-{{- else }}
-{{- $full = printf "%s-%s" .Release.Name $short | trunc 26 | trimSuffix "-" }}
-{{- end }}
-{{- end }}
+{{- else if (index .Values "kube-prometheus-stack").enabled }}
+{{- $full := include "bench.subchartFullname" (list . "kube-prometheus-stack" 26) }}
 {{- printf "http://%s-prometheus.%s.svc:9090/api/v1/write" $full .Release.Namespace }}
 {{- end }}
 {{- end }}
