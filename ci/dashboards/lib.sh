@@ -19,15 +19,13 @@ wait_for_http() {
   done
 }
 
-# start_prometheus WORKDIR PORT: Prometheus 2.42 as our own process (never the packaged service),
-# its own config and data dir, remote-write receiver and native histograms on. Scrapes nothing.
+# start_prometheus WORKDIR PORT [SCRAPE_CONFIGS]: Prometheus 2.42 as our own process (never the
+# packaged service), its own config and data dir, remote-write receiver and native histograms on.
+# SCRAPE_CONFIGS: optional YAML appended to the config (a `scrape_configs:` block); default none.
 start_prometheus() {
-  local dir=$1 port=$2
+  local dir=$1 port=$2 scrape=${3:-}
   mkdir -p "$dir/prometheus-data"
-  cat > "$dir/prometheus.yml" <<'YAML'
-global:
-  scrape_interval: 15s
-YAML
+  printf 'global:\n  scrape_interval: 15s\n%s\n' "$scrape" > "$dir/prometheus.yml"
   prometheus --config.file="$dir/prometheus.yml" --storage.tsdb.path="$dir/prometheus-data" \
     --web.listen-address="127.0.0.1:$port" --web.enable-remote-write-receiver \
     --enable-feature=native-histograms --log.level=warn > "$dir/prometheus.log" 2>&1 &

@@ -229,6 +229,17 @@ check_render() {
   fi
 }
 
+# Traefik panels against a real Traefik (no cluster): only when the e2e part's cached Traefik build
+# exists (8 min to build: not this fast tier's to pay). Said when skipped; the e2e run checks them too.
+check_traefik_panels() {
+  if [ ! -x "$BENCH_CACHE/bin/traefik" ]; then
+    log "skip: Traefik panels (no $BENCH_CACHE/bin/traefik yet; ci/e2e/build-binaries.sh builds it, the e2e checks @traefik)"
+    return 0
+  fi
+  expect "Traefik v3.6.12 panels have data with real Traefik churn (ci/dashboards/verify-traefik.sh)" \
+    bash "$BENCH_ROOT/ci/dashboards/verify-traefik.sh"
+}
+
 check_failure_paths() {
   expect_failure "data check fails for a run that does not exist" "returned no data for testid no-such-run" \
     python3 "$CHECK" --quiet --prometheus "$PROM" --testid no-such-run --start "$((RUN_START - 60))" \
@@ -261,6 +272,7 @@ main() {
   check_queries_against_prometheus
   check_real_static_scenario
   check_render
+  check_traefik_panels
   check_failure_paths
   log "dashboards test took $((SECONDS - t0)) s"
   echo "dashboards: $PASSED passed, $FAILED failed"
