@@ -3,9 +3,10 @@
 // Load: a staircase of STEPS constant-arrival-rate scenarios, one after the other, from BENCH_RATE/STEPS
 //   up to BENCH_RATE req/s, each BENCH_DURATION/STEPS long, with BENCH_CONNECTIONS pre-allocated and
 //   up to BENCH_MAX_CONNECTIONS VUs. Set BENCH_RATE above what you expect the path to hold.
-// Budget (edit here): p99 <= BUDGET_P99_MS, failed requests <= BUDGET_ERROR_RATIO, no dropped
-//   iterations and at least 95% of the step's rate achieved. The knee is the highest step within
-//   budget; the summary lists every step (max_rps.steps) and the knee (max_rps.knee_rate).
+// Budget (edit BUDGET here): p99 <= 50 ms, failed requests <= 0.1%, no dropped iterations and at
+//   least 95% of the step's rate achieved (lib/knee.js). The knee is the highest step within budget;
+//   the summary lists every step (max_rps.steps) and the knee (max_rps.knee_rate).
+//   BENCH_DURATION must be at least 10s (k6 runs each step for 1 s or more).
 // Churn: none.
 // Thresholds: none (dropping iterations past the knee is expected; the budget decides).
 import { loadConfig } from './lib/config.js';
@@ -13,15 +14,18 @@ import { target, hit, loadScenario, baseOptions, checkTarget } from './lib/load.
 import {
   summaryThresholds, singleTargetReport, makeHandleSummary, requestsFor, latencyFrom, errorsFor,
 } from './lib/summary.js';
-import { ERROR_CLASSES } from './lib/errors.js';
+import { judgeStep, kneeRate } from './lib/knee.js';
 
 const STEPS = 10;
-const BUDGET_P99_MS = 50;
-const BUDGET_ERROR_RATIO = 0.001;
+const BUDGET = { p99Ms: 50, errorRatio: 0.001 };
 
 const cfg = loadConfig(__ENV);
+if (cfg.durationMs < STEPS * 1000) {
+  // k6 runs a constant-arrival-rate scenario for at least 1 s.
+  throw new Error(`invalid BENCH_DURATION=${JSON.stringify(__ENV.BENCH_DURATION)}: max-rps needs at least ${STEPS}s (${STEPS} steps of 1s or more)`);
+}
 const request = target(cfg, cfg.targetUrl, cfg.path, cfg.keepalive);
-const stepMs = cfg.durationMs / STEPS;
+const stepMs = Math.floor(cfg.durationMs / STEPS);
 
 const steps = [];
 const scenarios = {};
@@ -32,36 +36,18 @@ for (let i = 1; i <= STEPS; i++) {
   steps.push({ scenario, rateTarget: rate, durationMs: stepMs });
 }
 
-// judgeStep: one staircase step against the budget.
-export function judgeStep(step, requests, latency, errors) {
-  const failed = ERROR_CLASSES.reduce((n, c) => n + errors[c], 0);
-  const errorRatio = requests.total > 0 ? failed / requests.total : 1;
-  const ok = requests.total > 0 && requests.dropped_iterations === 0
-    && requests.rate_achieved >= 0.95 * step.rateTarget
-    && latency.p99 !== null && latency.p99 <= BUDGET_P99_MS && errorRatio <= BUDGET_ERROR_RATIO;
-  return {
-    rate_target: step.rateTarget,
-    rate_achieved: requests.rate_achieved,
-    p99_ms: latency.p99,
-    error_ratio: Math.round(errorRatio * 1e6) / 1e6,
-    dropped_iterations: requests.dropped_iterations,
-    ok,
-  };
-}
-
 const report = singleTargetReport('max-rps', cfg, {
   steps,
   extend(data, summary) {
     const judged = steps.map((s) => {
       const f = `scenario:${s.scenario}`;
       const m = data.metrics[`http_req_duration{${f}}`];
-      return judgeStep(s, requestsFor(data, f, s.rateTarget, s.durationMs), latencyFrom(m && m.values), errorsFor(data, f));
+      return judgeStep(s.rateTarget, requestsFor(data, f, s.rateTarget, s.durationMs), latencyFrom(m && m.values),
+        errorsFor(data, f), BUDGET);
     });
-    let knee = null;
-    for (const j of judged) if (j.ok) knee = j.rate_target;
     summary.max_rps = {
-      budget: { p99_ms: BUDGET_P99_MS, error_ratio: BUDGET_ERROR_RATIO },
-      knee_rate: knee,
+      budget: { p99_ms: BUDGET.p99Ms, error_ratio: BUDGET.errorRatio },
+      knee_rate: kneeRate(judged),
       steps: judged,
     };
   },

@@ -83,8 +83,8 @@ export function baseOptions(cfg, scenarios, thresholds) {
   };
 }
 
-// checkTarget(t, variable): setup() guard. The target must answer (any status below 500) within
-// about 10 s, or the run stops with a message naming the URL.
+// checkTarget(t, variable): setup() guard. The target must answer with a 2xx or 3xx within about
+// 10 s, or the run stops with a message naming the URL (a 404 usually means a missing route).
 export function checkTarget(t, variable) {
   // A distinct User-Agent lets servers tell the check from the measured load.
   const headers = Object.assign({}, t.params.headers, { 'User-Agent': 'bench-setup' });
@@ -92,7 +92,7 @@ export function checkTarget(t, variable) {
   let last = '';
   for (let attempt = 1; attempt <= 10; attempt++) {
     const res = http.get(t.url, params);
-    if (res.status > 0 && res.status < 500) return;
+    if (res.status >= 200 && res.status < 400) return;
     last = res.error ? `${res.error} (k6 error_code ${res.error_code})` : `HTTP ${res.status}`;
     sleep(1);
   }

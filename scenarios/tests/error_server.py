@@ -26,7 +26,7 @@ def read_request(conn):
     return data
 
 
-def handle(conn, mode):
+def handle(conn, mode, listener):
     """Serves one connection; returns True when it was a setup check that got its answer."""
     try:
         request = read_request(conn)
@@ -34,6 +34,9 @@ def handle(conn, mode):
             conn.close()
             return False
         if b"user-agent: bench-setup" in request.lower():
+            if mode == "refuse":
+                # Stop listening before answering: no load request can reach the backlog.
+                listener.close()
             conn.sendall(OK)
             conn.close()
             return True
@@ -63,11 +66,10 @@ def main():
         conn, _ = listener.accept()
         if mode == "refuse":
             # One connection at a time until the setup check got its answer, then no listener.
-            if handle(conn, mode):
-                listener.close()
+            if handle(conn, mode, listener):
                 time.sleep(3600)  # the test stops us
             continue
-        threading.Thread(target=handle, args=(conn, mode), daemon=True).start()
+        threading.Thread(target=handle, args=(conn, mode, listener), daemon=True).start()
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ import {
   buildSummary, formatText, summaryOutputs, summaryThresholds, table, SCHEMA, warnings,
 } from '../lib/summary.js';
 import { matchesLabels, isPodReady } from '../lib/kube.js';
+import { judgeStep, kneeRate } from '../lib/knee.js';
 
 const failures = new Counter('unit_failures');
 
@@ -339,12 +340,36 @@ function kubeTests() {
   });
 }
 
+function kneeTests() {
+  const budget = { p99Ms: 50, errorRatio: 0.001 };
+  const noErrors = { connection: 0, timeout: 0, read: 0, http_5xx: 0, http_4xx: 0, other: 0 };
+  const req = (total, achieved, dropped) => ({ total, rate_achieved: achieved, dropped_iterations: dropped });
+  check('knee: a step within every limit is ok', () => {
+    eq(judgeStep(100, req(1000, 100, 0), { p99: 10 }, noErrors, budget),
+      { rate_target: 100, rate_achieved: 100, p99_ms: 10, error_ratio: 0, dropped_iterations: 0, ok: true });
+  });
+  check('knee: each broken limit fails the step', () => {
+    eq([
+      judgeStep(100, req(1000, 100, 1), { p99: 10 }, noErrors, budget).ok,
+      judgeStep(100, req(1000, 90, 0), { p99: 10 }, noErrors, budget).ok,
+      judgeStep(100, req(1000, 100, 0), { p99: 51 }, noErrors, budget).ok,
+      judgeStep(100, req(1000, 100, 0), { p99: 10 }, Object.assign({}, noErrors, { read: 2 }), budget).ok,
+      judgeStep(100, req(0, 0, 0), { p99: null }, noErrors, budget).ok,
+    ], [false, false, false, false, false]);
+  });
+  check('knee: highest ok step, null when none', () => {
+    eq(kneeRate([{ rate_target: 10, ok: true }, { rate_target: 20, ok: true }, { rate_target: 30, ok: false }]), 20);
+    eq(kneeRate([{ rate_target: 10, ok: false }]), null);
+  });
+}
+
 export default function () {
   configTests();
   errorTests();
   convergenceTests();
   summaryTests();
   kubeTests();
+  kneeTests();
   console.log(`unit: ${passed} passed, ${failed} failed`);
 }
 

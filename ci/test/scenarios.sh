@@ -1,0 +1,563 @@
+#!/usr/bin/env bash
+# Tests scenarios/: lib unit tests (run by k6 itself), then short real runs of every entry script
+# with the project's k6 (k6 v0.51.0 + xk6-kubernetes) against servers this script starts on
+# 127.0.0.1: Debian nginx with the backend's nginx.conf (plus a TLS and a 502 server), and
+# misbehaving servers (scenarios/tests/error_server.py) that provoke every error class for real.
+# The churn scenarios run against a real kube-apiserver + etcd (binaries from ci/cluster/build.sh)
+# with a least-privilege runner identity; their effect is read back from the API server.
+# Closing line: "scenarios: N passed, N failed".
+. "$(dirname "$0")/../lib/common.sh"
+
+passed=0 failed=0
+WORK=""
+pids=()
+
+pass() { passed=$((passed + 1)); log "PASS $*"; }
+fail() { failed=$((failed + 1)); log "FAIL $*"; }
+# check NAME CMD...: one real check; CMD's exit status decides.
+check() {
+  local name=$1; shift
+  if "$@"; then pass "$name"; else fail "$name"; fi
+}
+
+stop_started_processes() {
+  local pid
+  for pid in "${pids[@]}"; do
+    if kill -0 "$pid" 2>/dev/null; then kill "$pid"; fi
+  done
+  # A killed process exits non-zero by design: wait only to be sure it is gone before rm -rf.
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || log "stopped process $pid"; done
+}
+
+cleanup() {
+  stop_started_processes
+  if [ -n "$WORK" ] && [ -d "$WORK" ]; then rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+wait_for_port() {
+  local port=$1 i
+  for i in $(seq 1 100); do
+    if python3 -c "import socket,sys; s=socket.socket(); s.settimeout(0.2); sys.exit(s.connect_ex(('127.0.0.1', $port)))"; then
+      return 0
+    fi
+    sleep 0.1
+  done
+  die "nothing listens on 127.0.0.1:$port after 10 s"
+}
+
+# ---- servers -----------------------------------------------------------------------------------
+
+# write_nginx_conf: the chart's backend nginx.conf with its placeholders filled in, an access log
+# the checks count, a second port (the "pod" path), a TLS server and a 502 server.
+write_nginx_conf() {
+  local conf=$WORK/nginx.conf
+  sed -e "s#/tmp/#$WORK/#g" \
+      -e "s#listen BENCH_PORT reuseport;#listen 127.0.0.1:$PORT_HTTP reuseport; listen 127.0.0.1:$PORT_HTTP2;#" \
+      -e "s#BENCH_BODIES_DIR#$WORK/bodies#" \
+      -e "s#access_log off;#log_format bench '\$server_port \$status \$connection \$connection_requests \"\$ssl_session_reused\" \$uri \$body_bytes_sent \"\$http_user_agent\"'; access_log $WORK/access.log bench;#" \
+      "$BENCH_ROOT/charts/bench/files/backend/nginx.conf" > "$conf"
+  if grep -Eq "^[^#]*BENCH_" "$conf"; then die "placeholders left in $conf"; fi
+  # Append the extra servers inside the http block (before its closing brace, the last line).
+  sed -i '$ d' "$conf"
+  cat >> "$conf" <<EOF
+  server {
+    listen 127.0.0.1:$PORT_TLS ssl;
+    ssl_certificate $WORK/tls.crt;
+    ssl_certificate_key $WORK/tls.key;
+    add_header X-Bench-Pod \$hostname always;
+    location /bytes/ { alias $WORK/bodies/; }
+    location / { return 200 "ok\n"; }
+  }
+  server {
+    listen 127.0.0.1:$PORT_502;
+    location = /too-many {
+      if (\$http_user_agent = bench-setup) { return 200 "ok\n"; }
+      return 429 "slow down\n";
+    }
+    location / {
+      if (\$http_user_agent = bench-setup) { return 200 "ok\n"; }
+      proxy_pass http://127.0.0.1:$PORT_CLOSED;
+    }
+  }
+}
+EOF
+}
+
+start_servers() {
+  PORT_HTTP=$(free_port) PORT_HTTP2=$(free_port) PORT_TLS=$(free_port) PORT_502=$(free_port)
+  PORT_CLOSED=$(free_port) PORT_REFUSE=$(free_port) PORT_STALL=$(free_port) PORT_RESET=$(free_port)
+  sh "$BENCH_ROOT/charts/bench/files/backend/make-bodies.sh" "$WORK/bodies"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=bench.local -keyout "$WORK/tls.key" \
+    -out "$WORK/tls.crt" 2>/dev/null
+  write_nginx_conf
+  nginx -t -q -c "$WORK/nginx.conf" -p "$WORK" -e "$WORK/nginx-error.log" || die "nginx rejects $WORK/nginx.conf"
+  nginx -c "$WORK/nginx.conf" -p "$WORK" -e "$WORK/nginx-error.log" -g 'daemon off;' 2>"$WORK/nginx.stderr" &
+  pids+=($!)
+  local mode port
+  for mode in refuse stall reset; do
+    case $mode in refuse) port=$PORT_REFUSE ;; stall) port=$PORT_STALL ;; reset) port=$PORT_RESET ;; esac
+    python3 "$BENCH_ROOT/scenarios/tests/error_server.py" "$mode" "$port" >"$WORK/error-$mode.log" 2>&1 &
+    pids+=($!)
+  done
+  for port in "$PORT_HTTP" "$PORT_HTTP2" "$PORT_TLS" "$PORT_502" "$PORT_REFUSE" "$PORT_STALL" "$PORT_RESET"; do
+    wait_for_port "$port"
+  done
+  HTTP=http://127.0.0.1:$PORT_HTTP
+  log "nginx on $PORT_HTTP/$PORT_HTTP2 (TLS $PORT_TLS, 502 $PORT_502); refuse $PORT_REFUSE stall $PORT_STALL reset $PORT_RESET"
+}
+
+# ---- k6 runs -----------------------------------------------------------------------------------
+
+# run_k6 NAME SCRIPT [VAR=VALUE...] [-- K6 ARGS...]: one run; output in $WORK/NAME/. Clears the
+# nginx access log first so the checks count this run only. Sets $RUN (the folder) and $RC.
+run_k6() {
+  local name=$1 script=$2; shift 2
+  local envs=() k6args=()
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  if [ "${1:-}" = "--" ]; then shift; k6args=("$@"); fi
+  RUN=$WORK/$name
+  mkdir -p "$RUN"
+  : > "$WORK/access.log"
+  local t0=$SECONDS
+  RC=0
+  env "BENCH_SUMMARY_DIR=$RUN" "BENCH_TESTID=t-$name" "${envs[@]}" \
+    k6 run -q --log-format raw --address 127.0.0.1:0 "${k6args[@]}" "$BENCH_ROOT/scenarios/$script" >"$RUN/stdout" 2>"$RUN/stderr" || RC=$?
+  log "k6 $name ($script): exit $RC in $((SECONDS - t0)) s"
+}
+
+sj() {
+  jq -e "$@" "$RUN/summary.json" >/dev/null || { log "summary.json: $(jq -c . "$RUN/summary.json" 2>&1)"; return 1; }
+}
+# nginx_count AWK_CONDITION: access-log lines of this run matching the condition.
+nginx_count() { awk "$1 {n++} END {print n + 0}" "$WORK/access.log"; }
+k6_requests() { nginx_count '$0 ~ /"k6\//'; }
+total() { jq -r "${1:-.requests.total}" "$RUN/summary.json"; }
+# near A B PCT: |A - B| <= PCT% of B
+near() { python3 -c "import sys; a, b, p = map(float, sys.argv[1:]); sys.exit(0 if abs(a - b) <= b * p / 100 else 1)" "$@"; }
+stdout_json_matches_file() {
+  sed -n '/^BENCH_SUMMARY_JSON_BEGIN$/,/^BENCH_SUMMARY_JSON_END$/p' "$RUN/stdout" | sed '1d;$d' > "$RUN/stdout.json"
+  [ "$(jq -S . "$RUN/stdout.json")" = "$(jq -S . "$RUN/summary.json")" ]
+}
+only_error_class() { # only_error_class CLASS: every load request failed with CLASS, no other class
+  jq -e --arg c "$1" '.requests.total > 0 and .errors[$c] == .requests.total
+    and ([.errors | to_entries[] | select(.key != $c) | .value] | add) == 0' "$RUN/summary.json" >/dev/null
+}
+stderr_has() { grep -qF -- "$1" "$RUN/stderr"; }
+
+# ---- tests -------------------------------------------------------------------------------------
+
+test_unit() {
+  local out=$WORK/unit.log rc=0 t0=$SECONDS
+  k6 run -q --log-format raw "$BENCH_ROOT/scenarios/tests/unit.js" >"$out" 2>&1 || rc=$?
+  local p f
+  p=$(awk '/^UNIT PASS / {n++} END {print n + 0}' "$out")
+  f=$(awk '/^UNIT FAIL / {n++} END {print n + 0}' "$out")
+  awk '/^UNIT FAIL / {print > "/dev/stderr"}' "$out"
+  passed=$((passed + p)); failed=$((failed + f))
+  log "unit: $p passed, $f failed in $((SECONDS - t0)) s (k6 exit $rc)"
+  check "unit tests ran and k6 exit status agrees" test "$p" -gt 50 -a \( "$f" -eq 0 -a "$rc" -eq 0 -o "$f" -gt 0 -a "$rc" -ne 0 \)
+}
+
+test_static() {
+  run_k6 static static.js BENCH_TARGET_URL="$HTTP" BENCH_RATE=200 BENCH_DURATION=3s BENCH_CONNECTIONS=20 -- --tag controller=none
+  check "static: exit 0" test "$RC" -eq 0
+  check "static: summary.json is bench.summary/v1 with run tags" sj '.schema == "bench.summary/v1" and .scenario == "static"
+    and .testid == "t-static" and .controller == "none" and .settings.rate == 200 and .settings.tls == false
+    and (.latency_ms | keys | length) == 10 and .by_path == {}'
+  check "static: stdout JSON between markers equals summary.json" stdout_json_matches_file
+  check "static: summary count equals what nginx served ($(k6_requests))" test "$(total)" -eq "$(k6_requests)"
+  check "static: rate held (total $(total) ~ 600, no drops)" sj '.requests.dropped_iterations == 0 and .requests.total >= 588 and .requests.total <= 612'
+  check "static: no errors and nginx answered 200 only" sj '[.errors[]] | add == 0'
+  check "static: nginx saw only 200s" test "$(nginx_count '$2 != 200')" -eq 0
+  check "static: percentiles ordered" sj '.latency_ms as $l | $l.min <= $l.p50 and $l.p50 <= $l.p90 and $l.p90 <= $l.p99
+    and $l.p99 <= $l["p99.9"] and $l["p99.9"] <= $l["p99.9999"] and $l["p99.9999"] <= $l.max'
+  check "static: one setup check, not counted" test "$(nginx_count '$0 ~ /"bench-setup"/')" -eq 1
+  check "static: text table printed and written" grep -q 'p99.9999' "$RUN/summary.txt"
+  check "static: keep-alive reused connections" test "$(nginx_count '$4 > 1')" -gt 500
+}
+
+test_error_classes() {
+  run_k6 err-refused static.js BENCH_TARGET_URL="http://127.0.0.1:$PORT_REFUSE" BENCH_RATE=50 BENCH_DURATION=2s BENCH_CONNECTIONS=10
+  check "errors: closed port -> connection ($(total .errors.connection))" only_error_class connection
+  run_k6 err-stall static.js BENCH_TARGET_URL="http://127.0.0.1:$PORT_STALL" BENCH_RATE=20 BENCH_DURATION=2s \
+    BENCH_CONNECTIONS=20 BENCH_TIMEOUT=300ms
+  check "errors: stalled server -> timeout ($(total .errors.timeout))" only_error_class timeout
+  check "errors: timeouts last about BENCH_TIMEOUT" sj '.latency_ms.p50 >= 299 and .latency_ms.p50 < 1000'
+  run_k6 err-reset static.js BENCH_TARGET_URL="http://127.0.0.1:$PORT_RESET" BENCH_RATE=50 BENCH_DURATION=2s BENCH_CONNECTIONS=10
+  check "errors: reset connection -> read ($(total .errors.read))" only_error_class read
+  run_k6 err-502 static.js BENCH_TARGET_URL="http://127.0.0.1:$PORT_502" BENCH_RATE=50 BENCH_DURATION=2s BENCH_CONNECTIONS=10
+  check "errors: 502 from a proxy with a dead upstream -> http_5xx ($(total .errors.http_5xx))" only_error_class http_5xx
+  check "errors: 5xx count equals nginx's 502 count" test "$(total .errors.http_5xx)" -eq "$(nginx_count '$2 == 502')"
+  run_k6 err-429 static.js BENCH_TARGET_URL="http://127.0.0.1:$PORT_502" BENCH_PATH=/too-many BENCH_RATE=50 \
+    BENCH_DURATION=2s BENCH_CONNECTIONS=10
+  check "errors: 429 -> http_4xx ($(total .errors.http_4xx))" only_error_class http_4xx
+  check "errors: the text table shows the 4xx count" \
+    grep -Eq '^count +0 +0 +0 +0 +[1-9][0-9]* +0$' "$RUN/summary.txt"
+}
+
+test_fail_fast() {
+  run_k6 setup-dead static.js BENCH_TARGET_URL="http://127.0.0.1:$PORT_CLOSED" BENCH_RATE=10 BENCH_DURATION=2s
+  check "setup: dead target stops the run with a message naming the URL" setup_failed_with_message
+  check "setup: the summary still written says zero requests" sj '.requests.total == 0'
+  run_k6 setup-404 static.js BENCH_TARGET_URL="$HTTP" BENCH_PATH=/missing BENCH_RATE=10 BENCH_DURATION=2s
+  check "setup: a 404 (wrong route) stops the run" \
+    test "$RC" -ne 0 -a "$(nginx_count '$0 ~ /"bench-setup"/ && $2 == 404')" -ge 1
+}
+
+setup_failed_with_message() {
+  [ "$RC" -ne 0 ] && stderr_has "127.0.0.1:$PORT_CLOSED/ (BENCH_TARGET_URL + BENCH_PATH) does not answer"
+}
+
+# inspect_fails NAME SCRIPT PATTERN [-e VAR=VALUE...]: `k6 inspect` (what the k6-operator
+# initializer runs) must fail with PATTERN on stderr.
+inspect_fails() {
+  local name=$1 script=$2 pattern=$3; shift 3
+  local out=$WORK/inspect-$name.log
+  if k6 inspect "$@" "$BENCH_ROOT/scenarios/$script" >"$out" 2>&1; then
+    log "k6 inspect $script $* succeeded"; return 1
+  fi
+  grep -qF -- "$pattern" "$out" || { log "expected '$pattern' in:"; cat "$out" >&2; return 1; }
+}
+
+# The validation itself is unit-tested; these prove it stops k6 the way the k6-operator initializer
+# runs it (`k6 inspect` / `k6 archive` with -e), including the checks that live in entry scripts.
+test_bad_config() {
+  local names=(rate unknown tls paths maxrps) pids_inspect=() i
+  inspect_fails rate static.js 'invalid BENCH_RATE=\"-5\": expected a whole number' -e BENCH_RATE=-5 &
+  pids_inspect+=($!)
+  inspect_fails unknown dynamic.js 'unknown variable BENCH_RAET: allowed are' -e BENCH_RAET=5 &
+  pids_inspect+=($!)
+  inspect_fails tls tls-handshakes.js 'tls-handshakes needs an https:// URL' -e BENCH_TARGET_URL=http://x &
+  pids_inspect+=($!)
+  inspect_fails paths paths.js 'paths needs at least one of BENCH_URL_INGRESS' &
+  pids_inspect+=($!)
+  inspect_fails maxrps max-rps.js 'invalid BENCH_DURATION=\"5s\": max-rps needs at least 10s' -e BENCH_DURATION=5s &
+  pids_inspect+=($!)
+  for i in "${!pids_inspect[@]}"; do
+    check "config: ${names[$i]} stops k6 with a message naming the variable" wait "${pids_inspect[$i]}"
+  done
+}
+
+test_keepalive() {
+  run_k6 keepalive keepalive.js BENCH_TARGET_URL="$HTTP" BENCH_RATE=100 BENCH_DURATION=2s BENCH_CONNECTIONS=10 BENCH_TIMEOUT=500ms
+  check "keepalive: exit 0, both variants in by_path" sj '(.by_path | keys) == ["close", "keep-alive"] and .settings.keepalive == null'
+  check "keepalive: each variant held its rate" sj '[.by_path[] | .requests.total >= 196 and .requests.total <= 204] | all'
+  local close_total new_conns
+  close_total=$(total '.by_path.close.requests.total')
+  new_conns=$(nginx_count '$0 ~ /"k6\// && $4 == 1')
+  check "keepalive: close opened one connection per request ($new_conns new for $close_total close requests)" \
+    test "$new_conns" -ge "$close_total" -a "$new_conns" -le $((close_total + 10))
+  check "keepalive: summary count equals what nginx served" test "$(total)" -eq "$(k6_requests)"
+}
+
+test_tls_handshakes() {
+  run_k6 tls tls-handshakes.js BENCH_TARGET_URL="https://127.0.0.1:$PORT_TLS" BENCH_RATE=50 BENCH_DURATION=2s BENCH_CONNECTIONS=10
+  check "tls: exit 0, no errors, https and no keep-alive in settings" sj '.requests.total >= 98 and ([.errors[]] | add) == 0
+    and .settings.tls and .settings.keepalive == false and .settings.path == "/bytes/0"'
+  check "tls: every request did a TLS handshake (min $(total .tls_handshake_ms.min) ms)" sj '.tls_handshake_ms.min > 0'
+  check "tls: nginx saw one request per connection, no session reuse" tls_one_handshake_per_request
+}
+
+tls_one_handshake_per_request() {
+  local fresh
+  fresh=$(nginx_count '$0 ~ /"k6\// && $4 == 1 && $5 == "\".\""')
+  [ "$fresh" -eq "$(total)" ] || { log "fresh TLS connections $fresh, requests $(total)"; return 1; }
+}
+
+test_throughput() {
+  run_k6 throughput throughput.js BENCH_TARGET_URL="$HTTP" BENCH_RATE=20 BENCH_DURATION=2s BENCH_CONNECTIONS=10
+  check "throughput: exit 0 and 1 MiB bodies received" sj '.settings.path == "/bytes/1m" and .requests.total >= 39
+    and .throughput.bytes_received >= .requests.total * 1048576'
+  check "throughput: nginx sent as many 1 MiB bodies as k6 counted" \
+    test "$(nginx_count '$0 ~ /"k6\// && $7 == 1048576')" -eq "$(total)"
+}
+
+test_paths() {
+  run_k6 paths paths.js BENCH_URL_CLUSTERIP="$HTTP" BENCH_URL_POD="http://127.0.0.1:$PORT_HTTP2" BENCH_RATE=50 \
+    BENCH_DURATION=1s BENCH_CONNECTIONS=10 BENCH_TIMEOUT=500ms
+  check "paths: exit 0, four parts (2 paths x 4k/100k) in order" test "$RC" -eq 0 -a \
+    "$(jq -c '[.by_path | keys_unsorted[]]' "$RUN/summary.json")" = '["clusterip-4k","clusterip-100k","pod-4k","pod-100k"]'
+  local part port uri want got ok=0
+  for part in clusterip-4k clusterip-100k pod-4k pod-100k; do
+    case $part in clusterip-*) port=$PORT_HTTP ;; pod-*) port=$PORT_HTTP2 ;; esac
+    uri=/bytes/${part#*-}
+    want=$(total ".by_path[\"$part\"].requests.total")
+    got=$(nginx_count "\$1 == $port && \$6 == \"$uri\" && \$0 ~ /\"k6\\//")
+    [ "$want" -eq "$got" ] && [ "$want" -ge 49 ] || { log "paths: $part summary $want, nginx $got"; ok=1; }
+  done
+  check "paths: every part's count equals what nginx served on that port and body" test "$ok" -eq 0
+}
+
+test_max_rps() {
+  run_k6 max-rps max-rps.js BENCH_TARGET_URL="$HTTP" BENCH_RATE=100 BENCH_DURATION=10s BENCH_CONNECTIONS=10 BENCH_TIMEOUT=500ms
+  check "max-rps: exit 0, ten ascending steps up to BENCH_RATE" sj '[.max_rps.steps[].rate_target] == [10,20,30,40,50,60,70,80,90,100]'
+  check "max-rps: each step's count near its rate" sj '[.max_rps.steps[] | .rate_achieved >= 0.9 * .rate_target] | all'
+  check "max-rps: a knee within budget against nginx (knee $(total .max_rps.knee_rate))" sj '.max_rps.knee_rate >= 10'
+  check "max-rps: the table lists the steps and the knee" grep -q '^knee: ' "$RUN/summary.txt"
+}
+
+# ---- churn against a real kube-apiserver ------------------------------------------------------
+
+# Binaries from the cluster part (ci/cluster/build.sh builds them into $BENCH_CACHE/bin).
+ensure_kube_binaries() {
+  local b
+  for b in kube-apiserver etcd kubectl; do
+    if [ ! -x "$BENCH_CACHE/bin/$b" ]; then
+      log "kube-apiserver/etcd/kubectl not built yet: running ci/cluster/build.sh (cold: about 15 min)"
+      bash "$BENCH_ROOT/ci/cluster/build.sh" >&2
+      break
+    fi
+  done
+  KUBE_BIN=$BENCH_CACHE/bin
+}
+
+# write_kubeconfig FILE TOKEN: a kubeconfig for the test API server as the token's user.
+write_kubeconfig() {
+  cat > "$1" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: test
+  cluster:
+    server: https://127.0.0.1:$PORT_API
+    insecure-skip-tls-verify: true
+users:
+- name: user
+  user:
+    token: $2
+contexts:
+- name: test
+  context: {cluster: test, user: user}
+current-context: test
+EOF
+}
+
+kc() { "$KUBE_BIN/kubectl" --kubeconfig "$WORK/kube/admin.kubeconfig" "$@"; }
+
+# start_apiserver: etcd + kube-apiserver only (no controllers, no kubelet: Deployments do not get
+# pods, unscheduled Pods are deleted at once). Enough to see what the churn VU does to the API.
+# Three static-token users with random tokens: admin (system:masters, for the test itself),
+# bench-runner (the Role the scenarios document) and bench-nobody (no permissions).
+start_apiserver() {
+  local port_etcd port_peer t0=$SECONDS
+  port_etcd=$(free_port) port_peer=$(free_port) PORT_API=$(free_port)
+  mkdir -p "$WORK/kube"
+  "$KUBE_BIN/etcd" --name test --data-dir "$WORK/kube/etcd" --unsafe-no-fsync \
+    --listen-client-urls "http://127.0.0.1:$port_etcd" --advertise-client-urls "http://127.0.0.1:$port_etcd" \
+    --listen-peer-urls "http://127.0.0.1:$port_peer" --initial-advertise-peer-urls "http://127.0.0.1:$port_peer" \
+    --initial-cluster "test=http://127.0.0.1:$port_peer" >"$WORK/kube/etcd.log" 2>&1 &
+  pids+=($!)
+  openssl genrsa -out "$WORK/kube/sa.key" 2048 2>/dev/null
+  openssl rsa -in "$WORK/kube/sa.key" -pubout -out "$WORK/kube/sa.pub" 2>/dev/null
+  local admin runner nobody
+  admin=$(openssl rand -hex 16) runner=$(openssl rand -hex 16) nobody=$(openssl rand -hex 16)
+  printf '%s,admin,uid-admin,"system:masters"\n%s,bench-runner,uid-runner\n%s,bench-nobody,uid-nobody\n' \
+    "$admin" "$runner" "$nobody" > "$WORK/kube/tokens.csv"
+  wait_for_port "$port_etcd"
+  "$KUBE_BIN/kube-apiserver" --etcd-servers "http://127.0.0.1:$port_etcd" \
+    --bind-address 127.0.0.1 --secure-port "$PORT_API" --cert-dir "$WORK/kube/certs" \
+    --advertise-address 127.0.0.1 --endpoint-reconciler-type none \
+    --token-auth-file "$WORK/kube/tokens.csv" --authorization-mode RBAC \
+    --service-account-issuer https://kubernetes.default.svc --service-account-key-file "$WORK/kube/sa.pub" \
+    --service-account-signing-key-file "$WORK/kube/sa.key" --service-cluster-ip-range 10.96.0.0/16 \
+    --disable-admission-plugins ServiceAccount --enable-priority-and-fairness=false \
+    >"$WORK/kube/apiserver.log" 2>&1 &
+  pids+=($!)
+  write_kubeconfig "$WORK/kube/admin.kubeconfig" "$admin"
+  write_kubeconfig "$WORK/kube/runner.kubeconfig" "$runner"
+  write_kubeconfig "$WORK/kube/nobody.kubeconfig" "$nobody"
+  local i
+  for i in $(seq 1 120); do
+    if kc get --raw /readyz >/dev/null 2>&1; then break; fi
+    [ "$i" -lt 120 ] || { tail -20 "$WORK/kube/apiserver.log" >&2; die "kube-apiserver not ready after 60 s"; }
+    sleep 0.5
+  done
+  log "kube-apiserver ready on 127.0.0.1:$PORT_API in $((SECONDS - t0)) s"
+  kc apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: Namespace
+metadata: {name: bench-test}
+---
+# What a churn runner needs (scenarios/README.md), and nothing more.
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: bench-runner, namespace: bench-test}
+rules:
+- apiGroups: [apps]
+  resources: [deployments]
+  verbs: [get, list, update]
+- apiGroups: [""]
+  resources: [pods]
+  verbs: [get, list, delete]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: bench-runner, namespace: bench-test}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: bench-runner}
+subjects:
+- {apiGroup: rbac.authorization.k8s.io, kind: User, name: bench-runner}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: bench-backend, namespace: bench-test}
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app.kubernetes.io/component: backend}
+  template:
+    metadata:
+      labels: {app.kubernetes.io/component: backend}
+    spec:
+      containers:
+      - {name: nginx, image: bench/backend:local}
+EOF
+}
+
+# start_watch NAME JSONPATH KIND/NAME: records every change the API server reports.
+start_watch() {
+  kc -n bench-test get "$3" -w -o "jsonpath={$2}{\"\\n\"}" >"$WORK/watch-$1" 2>"$WORK/watch-$1.err" &
+  WATCH_PID=$!
+  pids+=("$WATCH_PID")
+  sleep 1 # the watch prints the current state first
+}
+stop_watch() {
+  kill "$WATCH_PID"
+  wait "$WATCH_PID" 2>/dev/null || log "watch stopped"
+}
+
+CHURN_ENV=(BENCH_NAMESPACE=bench-test BENCH_DEPLOYMENT=bench-backend
+  BENCH_POD_SELECTOR=app.kubernetes.io/component=backend BENCH_RATE=50 BENCH_CONNECTIONS=10 BENCH_TIMEOUT=500ms)
+
+# replicas_followed_pattern FILE EVENTS: the watch saw 2 (start), then 3,5,3,5,... for EVENTS
+# changes, then 2 again (the scenario restores what it found).
+replicas_followed_pattern() {
+  local seq want="2" i
+  seq=$(awk 'NF && $0 != prev {printf "%s%s", sep, $0; sep=","; prev=$0}' "$1")
+  for i in $(seq 1 "$2"); do
+    if [ $((i % 2)) -eq 1 ]; then want="$want,3"; else want="$want,5"; fi
+  done
+  want="$want,2"
+  [ "$seq" = "$want" ] || { log "replicas seen by the watch: $seq; expected $want"; return 1; }
+}
+
+test_dynamic() {
+  start_watch dynamic .spec.replicas deployment/bench-backend
+  run_k6 dynamic dynamic.js BENCH_TARGET_URL="$HTTP" "${CHURN_ENV[@]}" BENCH_KUBECONFIG="$WORK/kube/runner.kubeconfig" \
+    BENCH_CHURN_PATTERN=3:1s,5:1s BENCH_DURATION=4500ms
+  stop_watch
+  local events
+  events=$(total .scale_events)
+  check "dynamic: exit 0 with at least 4 scale events ($events)" test "$RC" -eq 0 -a "$events" -ge 4
+  check "dynamic: the API server saw replicas follow 3:1s,5:1s and come back to 2" \
+    replicas_followed_pattern "$WORK/watch-dynamic" "$events"
+  check "dynamic: summary count equals what nginx served while churning" test "$(total)" -eq "$(k6_requests)"
+  check "dynamic: the churn VU probed the path, probes not counted as load" \
+    test "$(nginx_count '$0 ~ /"bench-probe"/')" -gt 20
+  check "dynamic: churn pattern in the summary" sj '.settings.churn_pattern == "3:1s,5:1s" and .scenario == "dynamic"'
+}
+
+# run_segment NAME SEGMENT: one of two runners, as k6-operator starts them with parallelism 2.
+run_segment() {
+  mkdir -p "$WORK/seg-$1"
+  env BENCH_SUMMARY_DIR="$WORK/seg-$1" BENCH_TARGET_URL="$HTTP" "${CHURN_ENV[@]}" \
+    BENCH_KUBECONFIG="$WORK/kube/runner.kubeconfig" BENCH_CHURN_PATTERN=3:1s,5:1s BENCH_DURATION=3500ms \
+    k6 run -q --log-format raw --address 127.0.0.1:0 --execution-segment "$2" --execution-segment-sequence 0,1/2,1 \
+    "$BENCH_ROOT/scenarios/dynamic.js" >"$WORK/seg-$1/stdout" 2>"$WORK/seg-$1/stderr"
+}
+
+# Two runners at once: the load splits, only one may churn.
+test_dynamic_segments() {
+  start_watch segments .spec.replicas deployment/bench-backend
+  : > "$WORK/access.log"
+  local a b rc_a=0 rc_b=0
+  run_segment a 0:1/2 &
+  a=$!
+  run_segment b 1/2:1 &
+  b=$!
+  wait "$a" || rc_a=$?
+  wait "$b" || rc_b=$?
+  stop_watch
+  local ea eb ta tb
+  ea=$(jq .scale_events "$WORK/seg-a/summary.json") eb=$(jq .scale_events "$WORK/seg-b/summary.json")
+  ta=$(jq .requests.total "$WORK/seg-a/summary.json") tb=$(jq .requests.total "$WORK/seg-b/summary.json")
+  log "segments: exit $rc_a/$rc_b, scale events $ea/$eb, requests $ta/$tb"
+  check "segments: both runners exit 0" test "$rc_a" -eq 0 -a "$rc_b" -eq 0
+  check "segments: exactly one runner churned ($ea/$eb)" test $((ea > 0 ? 1 : 0)) -ne $((eb > 0 ? 1 : 0))
+  check "segments: the API server saw one pattern, not two" replicas_followed_pattern "$WORK/watch-segments" $((ea + eb))
+  check "segments: the load split between runners ($ta/$tb) and nginx saw the sum" \
+    test "$ta" -gt 0 -a "$tb" -gt 0 -a $((ta + tb)) -eq "$(k6_requests)"
+}
+
+test_rolling() {
+  start_watch rolling '.spec.template.metadata.annotations.kubectl\.kubernetes\.io/restartedAt' deployment/bench-backend
+  run_k6 rolling rolling.js BENCH_TARGET_URL="$HTTP" "${CHURN_ENV[@]}" BENCH_KUBECONFIG="$WORK/kube/runner.kubeconfig" \
+    BENCH_ROLL_INTERVAL=1s BENCH_DURATION=3500ms
+  stop_watch
+  local restarts events
+  restarts=$(awk 'NF' "$WORK/watch-rolling" | sort -u | wc -l)
+  events=$(total .scale_events)
+  check "rolling: exit 0, each restart the API saw is one scale event ($restarts restarts, $events events)" \
+    test "$RC" -eq 0 -a "$events" -ge 2 -a "$restarts" -eq "$events"
+}
+
+test_podkill() {
+  local i
+  for i in 1 2 3 4 5; do
+    kc -n bench-test run "victim-$i" --image=bench/backend:local --labels=app.kubernetes.io/component=backend >/dev/null
+  done
+  kc -n bench-test run bystander --image=bench/backend:local --labels=app.kubernetes.io/component=other >/dev/null
+  run_k6 podkill podkill.js BENCH_TARGET_URL="$HTTP" "${CHURN_ENV[@]}" BENCH_KUBECONFIG="$WORK/kube/runner.kubeconfig" \
+    BENCH_PODKILL_INTERVAL=1s BENCH_DURATION=3500ms
+  local left events
+  left=$(kc -n bench-test get pods -l app.kubernetes.io/component=backend -o name | wc -l)
+  events=$(total .scale_events)
+  check "podkill: exit 0, the API lost one selected pod per event ($events events, $left of 5 left)" \
+    test "$RC" -eq 0 -a "$events" -ge 2 -a $((5 - left)) -eq "$events"
+  check "podkill: pods outside BENCH_POD_SELECTOR untouched" kc -n bench-test get pod bystander -o name
+}
+
+forbidden_run_failed_clearly() {
+  [ "$RC" -ne 0 ] && stderr_has "forbidden" && stderr_has "needs get/list/update on deployments"
+}
+
+test_churn_forbidden() {
+  run_k6 forbidden dynamic.js BENCH_TARGET_URL="$HTTP" "${CHURN_ENV[@]}" BENCH_KUBECONFIG="$WORK/kube/nobody.kubeconfig" \
+    BENCH_DURATION=2s
+  check "rbac: without the Role the run stops with what the runner needs" forbidden_run_failed_clearly
+}
+
+main() {
+  local t0=$SECONDS
+  apt_install nginx-light openssl jq python3
+  bash "$BENCH_ROOT/ci/k6/build.sh" >/dev/null
+  WORK=$(mktemp -d /tmp/bench-scenarios.XXXXXX)
+  chmod 755 "$WORK" # nginx workers (nobody) read the bodies
+  start_servers
+  test_unit
+  test_static
+  test_error_classes
+  test_fail_fast
+  test_bad_config
+  test_keepalive
+  test_tls_handshakes
+  test_throughput
+  test_paths
+  test_max_rps
+  ensure_kube_binaries
+  start_apiserver
+  test_dynamic
+  test_dynamic_segments
+  test_rolling
+  test_podkill
+  test_churn_forbidden
+  log "scenarios tests took $((SECONDS - t0)) s"
+  echo "scenarios: $passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+}
+
+main "$@"
