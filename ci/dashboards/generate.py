@@ -444,8 +444,10 @@ def controller_row_traefik(lay):
         stack=True, minimum=0), 8, 8)
     lay.add(timeseries(
         "Traefik: latency (entrypoint histogram)",
-        "p50/p99 from Traefik's classic histogram (its buckets bound the precision: default 0.1, "
-        "0.3, 1.2, 5 s).",
+        "p50/p99 from Traefik's classic histogram. Its buckets bound the precision: with the "
+        "defaults (0.1, 0.3, 1.2, 5 s) every request under 100 ms lands in the first bucket and the "
+        "quantile reads as a fraction of 100 ms. Set metrics.prometheus.buckets (e.g. 0.001 ... 5) "
+        "for benchmarks; k6's native histogram above has no such limit.",
         targets((classic_quantile("0.5", "traefik_entrypoint_request_duration_seconds"), "p50"),
                 (classic_quantile("0.99", "traefik_entrypoint_request_duration_seconds"), "p99")),
         "s", log=True), 8, 8)

@@ -74,7 +74,30 @@ def svg_text(x, y, text, size=11, anchor="start", color=FG, weight="normal"):
             f'font-weight="{weight}" font-family="sans-serif">{html.escape(text)}</text>')
 
 
-def draw_lines(x, y, w, h, lines, unit, log):
+def right_axis_series(panel):
+    """{series name: unit} of series the panel draws on a right-hand axis (field overrides)."""
+    out = {}
+    for o in panel.get("fieldConfig", {}).get("overrides", []):
+        props = {p["id"]: p["value"] for p in o.get("properties", [])}
+        if props.get("custom.axisPlacement") == "right" and o.get("matcher", {}).get("id") == "byName":
+            out[o["matcher"]["options"]] = props.get("unit", "")
+    return out
+
+
+def draw_lines(x, y, w, h, lines, unit, log, panel=None):
+    """Left axis for the panel's unit; series with a right-axis override get their own linear
+    axis and unit on the right, as Grafana draws them."""
+    right = right_axis_series(panel or {})
+    left_lines = [l for l in lines if l[0] not in right]
+    right_lines = [l for l in lines if l[0] in right]
+    out = draw_axis_lines(x, y, w, h, left_lines, unit, log, 0)
+    if right_lines:
+        out += draw_axis_lines(x, y, w, h, right_lines, right[right_lines[0][0]], False, len(left_lines),
+                               right_side=True)
+    return out
+
+
+def draw_axis_lines(x, y, w, h, lines, unit, log, color_offset, right_side=False):
     out = []
     # Log axes start at 1 ns / 1e-9: a refused connection's ~0 s duration would stretch them.
     vals = [v for _, pts in lines for _, v in pts if v == v and (v > 1e-9 or not log)]
@@ -86,7 +109,7 @@ def draw_lines(x, y, w, h, lines, unit, log):
         hi = lo + (abs(lo) or 1)
     t0, t1 = min(ts), max(ts) if max(ts) > min(ts) else min(ts) + 1
     legend_w = min(170, w * 0.35)
-    px, pw, py, ph = x + 52, w - 60 - legend_w, y, h - 16
+    px, pw, py, ph = x + 52, w - 100 - legend_w, y, h - 16
 
     def sy(v):
         if log:
@@ -100,13 +123,16 @@ def draw_lines(x, y, w, h, lines, unit, log):
         if log and not (lo <= v <= hi * 1.0001):
             continue
         yy = sy(v)
+        if right_side:
+            out.append(svg_text(px + pw + 2, yy + 4, fmt(v, unit), 9, "start", color=COLORS[color_offset % len(COLORS)]))
+            continue
         out.append(f'<line x1="{px}" y1="{yy:.1f}" x2="{px + pw}" y2="{yy:.1f}" stroke="{GRID}"/>')
         out.append(svg_text(px - 4, yy + 4, fmt(v, unit), 9, "end"))
-    for i in range(3):
+    for i in range(0 if right_side else 3):
         tt = t0 + (t1 - t0) * i / 2
         label = datetime.datetime.fromtimestamp(tt, datetime.timezone.utc).strftime("%H:%M:%S")
         out.append(svg_text(px + pw * i / 2, py + ph + 12, label, 9, "middle"))
-    for i, (name, pts) in enumerate(lines[:8]):
+    for i, (name, pts) in enumerate(lines[:8], start=color_offset):
         color = COLORS[i % len(COLORS)]
         segs, cur = [], []
         for t, v in pts:
@@ -122,8 +148,8 @@ def draw_lines(x, y, w, h, lines, unit, log):
             out.append(f'<polyline fill="none" stroke="{color}" stroke-width="1.5" points="{" ".join(seg)}"/>')
         last = next((v for _, v in reversed(pts) if v == v), None)
         ly = py + 12 + i * 14
-        out.append(f'<rect x="{px + pw + 8}" y="{ly - 8}" width="10" height="3" fill="{color}"/>')
-        out.append(svg_text(px + pw + 22, ly, f"{name[:18]} {fmt(last, unit)}", 9))
+        out.append(f'<rect x="{px + pw + 48}" y="{ly - 8}" width="10" height="3" fill="{color}"/>')
+        out.append(svg_text(px + pw + 62, ly, f"{name[:18]} {fmt(last, unit)}", 9))
     return out
 
 
@@ -253,7 +279,7 @@ def render(dash, prom, values, start, end, step):
         lines, points = panel_series(prom, p, values, start, end, step)
         ix, iy, iw, ih = x + PAD + 4, y + PAD + 22, w - 2 * PAD - 8, h - 2 * PAD - 26
         if p.get("type") == "timeseries":
-            body += draw_lines(ix, iy, iw, ih, lines, unit, log)
+            body += draw_lines(ix, iy, iw, ih, lines, unit, log, p)
         elif p.get("type") == "barchart":
             body += draw_bars(ix, iy, iw, ih, points, unit, log, p)
         elif p.get("type") == "table":

@@ -5,7 +5,8 @@
 # file provider's server list changes every few seconds (endpoint churn as Traefik sees it: config
 # reloads). Then check.py requires data in every k6 panel and the @traefik panels.
 # Needs the Traefik binary from ci/e2e/build-binaries.sh (8 min build): this script never builds it.
-# Usage: ci/dashboards/verify-traefik.sh          (prints `verify-traefik: ok` or fails)
+# Usage: ci/dashboards/verify-traefik.sh [--render-to DIR]   (prints `verify-traefik: ok` or fails)
+#   --render-to DIR: also draw the controller view from this run into DIR/controllers.svg
 . "$(dirname "$0")/../lib/common.sh"
 . "$BENCH_ROOT/ci/dashboards/lib.sh"
 
@@ -54,6 +55,8 @@ metrics:
     entryPoint: metrics
     addEntryPointsLabels: true
     addServicesLabels: true
+    # Sub-millisecond to seconds: the defaults (0.1, 0.3, 1.2, 5) cannot resolve a fast backend.
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
 log:
   level: WARN
 YAML
@@ -63,6 +66,12 @@ YAML
 }
 
 main() {
+  local render_dir=""
+  case ${1:-} in
+    --render-to) render_dir=${2:?--render-to needs a folder} ;;
+    "") ;;
+    *) die "unknown argument '$1'; usage: verify-traefik.sh [--render-to DIR]" ;;
+  esac
   [ -x "$TRAEFIK" ] || die "no Traefik binary at $TRAEFIK: build it with ci/e2e/build-binaries.sh traefik"
   apt_install prometheus nginx-light curl
   bash "$BENCH_ROOT/ci/k6/build.sh" > /dev/null
@@ -103,6 +112,11 @@ main() {
     --data-urlencode 'query=max(traefik_config_reloads_total) - min(min_over_time(traefik_config_reloads_total[5m]))' |
     python3 -c 'import json, sys; r = json.load(sys.stdin)["data"]["result"]; print(int(float(r[0]["value"][1])) if r else 0)')
   [ "$reloads" -ge 5 ] || die "expected at least 5 Traefik configuration reloads from 6 server-list changes, saw $reloads"
+  if [ -n "$render_dir" ]; then
+    python3 "$BENCH_ROOT/ci/dashboards/render.py" "$BENCH_ROOT/dashboards/controllers.json" \
+      --prometheus "http://127.0.0.1:$prom_port" --testid "$testid" --start "$((start - 5))" --end now \
+      --rate-interval 15s --out "$render_dir/controllers.svg"
+  fi
   echo "verify-traefik: ok ($testid, Traefik $("$TRAEFIK" version | sed -n 's/^Version: *//p'), $reloads configuration reloads)"
 }
 
