@@ -189,6 +189,69 @@ bad_values() {
   if [ "$count" -ge 20 ]; then pass "bad-values suite has $count files (>= 20)"; else fail "bad-values suite has $count files (< 20)"; fi
 }
 
+# The TestRun's scripts, checked with real k6 the way the k6-operator initializer uses them: the
+# ConfigMap is laid out through the TestRun's volume items (the Kubernetes projection, done here by
+# a script), then every entry script goes through `k6 archive` with the initializer's env as `-e`
+# flags and its archive arguments (spec.arguments without -o, as k6-operator v1.5.0 strips it), and
+# `k6 inspect --execution-requirements`. This proves the lib/ imports resolve from the mounted tree
+# and that each entry script accepts the chart's BENCH_* values in its init context.
+scenarios_from_testrun() {
+  log "scenarios: k6 archive + inspect on the TestRun's mounted tree (real k6 + xk6-kubernetes)"
+  # the traefik preset's render: target ingress over https, which every scenario accepts
+  # (tls-handshakes refuses plain http)
+  local k6bin mount="$WORK/k6mount" rendered="$WORK/render-helm-values_traefik.yaml" script name
+  k6bin=$(bash "$BENCH_ROOT/ci/k6/build.sh")
+  mkdir -p "$mount"
+  "$BENCH_CACHE/venv-chart/bin/python" - "$rendered" "$mount" "$WORK/k6env" "$WORK/k6args" <<'PY'
+import os, sys, yaml
+rendered, mount, env_out, args_out = sys.argv[1:]
+docs = [d for d in yaml.safe_load_all(open(rendered)) if d]
+cm = next(d for d in docs if d["kind"] == "ConfigMap" and d["metadata"]["name"].endswith("-scenarios"))
+tr = next(d for d in docs if d["kind"] == "TestRun")
+init = tr["spec"]["initializer"]
+vol = next(v for v in init["volumes"] if v["name"] == "scenarios")
+mount_path = next(m["mountPath"] for m in init["volumeMounts"] if m["name"] == "scenarios")
+assert tr["spec"]["script"]["localFile"].startswith(mount_path + "/"), "localFile is not under the scenarios mount"
+for item in vol["configMap"]["items"]:
+    path = os.path.join(mount, item["path"])
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    open(path, "w").write(cm["data"][item["key"]])
+with open(env_out, "w") as f:
+    for env in init["env"]:
+        if "value" in env:
+            f.write(f"-e\n{env['name']}={env['value']}\n")
+args, skip = [], False
+for word in tr["spec"]["arguments"].split(" "):
+    if word in ("-o", "--out"):
+        skip = True
+        continue
+    if skip and not word.startswith("-"):
+        continue
+    skip = False
+    args.append(word)
+open(args_out, "w").write("\n".join(a for a in args if a) + "\n")
+PY
+  local env_args arch_args
+  mapfile -t env_args < "$WORK/k6env"
+  mapfile -t arch_args < "$WORK/k6args"
+  for script in "$mount"/*.js; do
+    name=$(basename "$script" .js)
+    check "scenario $name: k6 archive + inspect from the TestRun volume" \
+      k6_archive_inspect "$k6bin" "$script" "$WORK/$name.tar" "${env_args[@]}" -- "${arch_args[@]}"
+  done
+}
+
+# k6_archive_inspect K6 SCRIPT ARCHIVE ENV_ARGS... -- ARCHIVE_ARGS...
+k6_archive_inspect() {
+  local k6bin=$1 script=$2 archive=$3; shift 3
+  local env_args=() arch_args=()
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do env_args+=("$1"); shift; done
+  shift
+  arch_args=("$@")
+  (cd "$WORK" && "$k6bin" archive "$script" "${env_args[@]}" -O "$archive" "${arch_args[@]}") &&
+    (cd "$WORK" && "$k6bin" inspect --execution-requirements "$archive" >/dev/null)
+}
+
 chart_lock() {
   log "Chart.lock matches Chart.yaml"
   check "Chart.lock digest and versions (chart-lock.py --check)" \
@@ -235,6 +298,7 @@ main() {
   run_unittests
   render_and_validate
   bad_values
+  scenarios_from_testrun
   chart_lock
   lint_yaml
   log "chart tests took $((SECONDS - t0)) s"
