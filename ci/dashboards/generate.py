@@ -419,30 +419,30 @@ CONTROLLER_PROBES = [
 ]
 
 
-def controller_row_traefik(lay):
-    lay.row("Traefik (traefik_*)", collapsed=True)
-    lay.add(timeseries(
+# One collapsed row per controller: (row title, [time series panels, each 8 x 8]).
+TRAEFIK_ROW = ("Traefik (traefik_*)", [
+    timeseries(
         "Traefik: configuration reloads",
         "Dynamic configuration reloads per interval (Traefik applies endpoint changes through a "
         "reload of its dynamic configuration).",
         targets((sum_increase("traefik_config_reloads_total"), "reloads")), "short", bars=True,
-        minimum=0), 8, 8)
-    lay.add(timeseries(
+        minimum=0),
+    timeseries(
         "Traefik: time since last successful reload",
         "Seconds since traefik_config_last_reload_success (Traefik v3 has no reload-failure counter).",
         targets(("time() - max(traefik_config_last_reload_success)", "since last reload")), "s",
-        minimum=0), 8, 8)
-    lay.add(timeseries(
+        minimum=0),
+    timeseries(
         "Traefik: open connections",
         "Open connections by entrypoint and protocol.",
         targets(("sum by (entrypoint, protocol) (traefik_open_connections)", "{{entrypoint}} {{protocol}}")),
-        "short", minimum=0), 8, 8)
-    lay.add(timeseries(
+        "short", minimum=0),
+    timeseries(
         "Traefik: requests by status (entrypoints)",
         "Requests per second as Traefik sees them, by status code.",
         targets((sum_rate("traefik_entrypoint_requests_total", "code"), "{{code}}")), "reqps",
-        stack=True, minimum=0), 8, 8)
-    lay.add(timeseries(
+        stack=True, minimum=0),
+    timeseries(
         "Traefik: latency (entrypoint histogram)",
         "p50/p99 from Traefik's classic histogram. Its buckets bound the precision: with the "
         "defaults (0.1, 0.3, 1.2, 5 s) every request under 100 ms lands in the first bucket and the "
@@ -450,131 +450,134 @@ def controller_row_traefik(lay):
         "for benchmarks; k6's native histogram above has no such limit.",
         targets((classic_quantile("0.5", "traefik_entrypoint_request_duration_seconds"), "p50"),
                 (classic_quantile("0.99", "traefik_entrypoint_request_duration_seconds"), "p99")),
-        "s", log=True), 8, 8)
-    lay.add(timeseries(
+        "s", log=True),
+    timeseries(
         "Traefik: upstream errors (service 4xx/5xx)",
         "Responses with 4xx/5xx per backend service (502/503/504 = upstream unreachable or gone).",
         targets((sum_rate("traefik_service_requests_total", "service, code", 'code=~"[45].."'),
-                 "{{code}} {{service}}")), "reqps", stack=True, minimum=0), 8, 8)
+                 "{{code}} {{service}}")), "reqps", stack=True, minimum=0),
+])
 
 
-def controller_row_ingress_nginx(lay):
-    lay.row("ingress-nginx (nginx_ingress_controller_*)", collapsed=True)
-    lay.add(timeseries(
+INGRESS_NGINX_ROW = ("ingress-nginx (nginx_ingress_controller_*)", [
+    timeseries(
         "ingress-nginx: reloads",
         "Successful reload operations per interval. ingress-nginx updates endpoints through Lua "
         "without a reload, so churn should not reload here.",
         targets((sum_increase("nginx_ingress_controller_success"), "reloads")), "short", bars=True,
-        minimum=0), 8, 8)
-    lay.add(timeseries(
+        minimum=0),
+    timeseries(
         "ingress-nginx: last reload successful",
         "1 = the last configuration reload succeeded.",
         targets(("min(nginx_ingress_controller_config_last_reload_successful)", "last reload ok")),
-        "bool", steps=True), 8, 8)
-    lay.add(timeseries(
+        "bool", steps=True),
+    timeseries(
         "ingress-nginx: requests by status",
         "Requests per second by status as the controller logged them.",
         targets((sum_rate("nginx_ingress_controller_requests", "status"), "{{status}}")), "reqps",
-        stack=True, minimum=0), 8, 8)
-    lay.add(timeseries(
+        stack=True, minimum=0),
+    timeseries(
         "ingress-nginx: latency (request and upstream)",
         "p99 of request time (client side of nginx) and upstream response time, seconds.",
         targets((classic_quantile("0.99", "nginx_ingress_controller_request_duration_seconds"), "request p99"),
                 (classic_quantile("0.99", "nginx_ingress_controller_response_duration_seconds"), "upstream p99")),
-        "s", log=True), 8, 8)
-    lay.add(timeseries(
+        "s", log=True),
+    timeseries(
         "ingress-nginx: upstream errors (4xx/5xx)",
         "Responses with 4xx/5xx by status (502/503/504 = upstream unreachable or gone).",
         targets((sum_rate("nginx_ingress_controller_requests", "status", 'status=~"[45].."'), "{{status}}")),
-        "reqps", stack=True, minimum=0), 8, 8)
-    lay.add(timeseries(
+        "reqps", stack=True, minimum=0),
+    timeseries(
         "ingress-nginx: nginx process CPU and memory",
         "nginx worker processes as the controller measures them.",
         targets((sum_rate("nginx_ingress_controller_nginx_process_cpu_seconds_total"), "cpu (cores)"),
                 ("sum(nginx_ingress_controller_nginx_process_resident_memory_bytes)", "rss")),
-        "short", minimum=0, axis_label="cores", right=("rss", "bytes")), 8, 8)
+        "short", minimum=0, axis_label="cores", right=("rss", "bytes")),
+])
 
 
-def controller_row_f5(lay):
-    lay.row("NGINX Inc / F5 nginx-ingress (nginx_ingress_controller_nginx_*, nginx_ingress_nginx_*)",
-            collapsed=True)
-    lay.add(timeseries(
+F5_ROW = ("NGINX Inc / F5 nginx-ingress (nginx_ingress_controller_nginx_*, nginx_ingress_nginx_*)", [
+    timeseries(
         "nginx-ingress: reloads by reason",
         "Successful reloads by reason: endpoints (a backend pod came or went) or other.",
         targets((sum_increase("nginx_ingress_controller_nginx_reloads_total", "reason"), "{{reason}}"),
                 (sum_increase("nginx_ingress_controller_nginx_reload_errors_total"), "errors")),
-        "short", bars=True, stack=True, minimum=0), 8, 8)
-    lay.add(timeseries(
+        "short", bars=True, stack=True, minimum=0),
+    timeseries(
         "nginx-ingress: last reload status and duration",
         "Last reload status (1 = ok) and duration (reported in milliseconds, shown in seconds).",
         targets(("min(nginx_ingress_controller_nginx_last_reload_status)", "status (1 = ok)"),
                 ("max(nginx_ingress_controller_nginx_last_reload_milliseconds) / 1000", "duration")),
-        "bool", steps=True, minimum=0, right=("duration", "s")), 8, 8)
-    lay.add(timeseries(
+        "bool", steps=True, minimum=0, right=("duration", "s")),
+    timeseries(
         "nginx-ingress: worker processes by generation",
         "Old-generation workers still draining after a reload hold connections and memory.",
         targets(("sum by (generation) (nginx_ingress_controller_nginx_worker_processes_total)", "{{generation}}")),
-        "short", stack=True, minimum=0), 8, 8)
-    lay.add(timeseries(
+        "short", stack=True, minimum=0),
+    timeseries(
         "nginx-ingress: requests and connections",
         "Requests per second and active connections (NGINX stub_status through the exporter).",
         targets((sum_rate("nginx_ingress_nginx_http_requests_total"), "requests/s"),
                 ("sum(nginx_ingress_nginx_connections_active)", "active connections")),
-        "reqps", minimum=0, right=("active connections", "short")), 8, 8)
-    lay.add(timeseries(
+        "reqps", minimum=0, right=("active connections", "short")),
+    timeseries(
         "nginx-ingress: upstream latency",
         "p50/p99 of upstream response time (-enable-latency-metrics; reported in ms, shown in s).",
         targets((classic_quantile("0.5", "nginx_ingress_controller_upstream_server_response_latency_ms",
                                   scale=" / 1000"), "p50"),
                 (classic_quantile("0.99", "nginx_ingress_controller_upstream_server_response_latency_ms",
                                   scale=" / 1000"), "p99")),
-        "s", log=True), 8, 8)
-    lay.add(timeseries(
+        "s", log=True),
+    timeseries(
         "nginx-ingress: upstream errors (NGINX Plus)",
         "Upstream responses with 4xx/5xx by upstream (NGINX Plus API metrics only).",
         targets((sum_rate("nginx_ingress_nginxplus_upstream_server_responses", "upstream, code",
                           'code=~"[45]xx"'), "{{code}} {{upstream}}")),
-        "reqps", stack=True, minimum=0), 8, 8)
+        "reqps", stack=True, minimum=0),
+])
 
 
-def controller_row_haproxy(lay):
-    lay.row("HAProxy Kubernetes Ingress, haproxytech (haproxy_*)", collapsed=True)
-    lay.add(timeseries(
+HAPROXY_ROW = ("HAProxy Kubernetes Ingress, haproxytech (haproxy_*)", [
+    timeseries(
         "haproxy: reloads and restarts",
         "HAProxy reloads and restarts by result; endpoint changes normally go through the runtime "
         "API without either.",
         targets((sum_increase("haproxy_reloads_total", "result"), "reload {{result}}"),
                 (sum_increase("haproxy_restarts_total", "result"), "restart {{result}}"),
                 (sum_increase("haproxy_runtime_socket_connections_total", "object"), "runtime API {{object}}")),
-        "short", bars=True, minimum=0), 8, 8)
-    lay.add(timeseries(
+        "short", bars=True, minimum=0),
+    timeseries(
         "haproxy: configuration in sync",
         "1 = a pending configuration is invalid and cannot be applied.",
-        targets(("max(haproxy_unable_to_sync_configuration)", "unable to sync")), "bool", steps=True), 8, 8)
-    lay.add(timeseries(
+        targets(("max(haproxy_unable_to_sync_configuration)", "unable to sync")), "bool", steps=True),
+    timeseries(
         "haproxy: active servers per backend",
         "Backend servers HAProxy considers active: the endpoints as the controller sees them.",
         targets(("sum by (proxy) (haproxy_backend_active_servers)", "{{proxy}}")), "short", steps=True,
-        minimum=0), 8, 8)
-    lay.add(timeseries(
+        minimum=0),
+    timeseries(
         "haproxy: responses by status class",
         "Frontend HTTP responses per second by class (HAProxy labels codes 1xx..5xx, other).",
         targets((sum_rate("haproxy_frontend_http_responses_total", "code"), "{{code}}")), "reqps",
-        stack=True, minimum=0), 8, 8)
-    lay.add(timeseries(
+        stack=True, minimum=0),
+    timeseries(
         "haproxy: backend response time",
         "HAProxy exports averages over the last 1024 requests and maxima, not histograms.",
         targets(("max(haproxy_backend_response_time_average_seconds)", "avg (last 1024)"),
                 ("max(haproxy_backend_max_response_time_seconds)", "max")),
-        "s", log=True), 8, 8)
-    lay.add(timeseries(
+        "s", log=True),
+    timeseries(
         "haproxy: upstream errors",
         "Backend 4xx/5xx responses, connection errors, response errors and retries per second.",
         targets((sum_rate("haproxy_backend_http_responses_total", "code", 'code=~"[45]xx"'), "{{code}}"),
                 (sum_rate("haproxy_backend_connection_errors_total"), "connection errors"),
                 (sum_rate("haproxy_backend_response_errors_total"), "response errors"),
                 (sum_rate("haproxy_backend_retry_warnings_total"), "retries")),
-        "reqps", stack=True, minimum=0), 8, 8)
+        "reqps", stack=True, minimum=0),
+])
+
+
+CONTROLLER_ROWS = [TRAEFIK_ROW, INGRESS_NGINX_ROW, F5_ROW, HAPROXY_ROW]
 
 
 def controllers():
@@ -609,10 +612,10 @@ def controllers():
         "Working-set bytes of the controller pods (what the OOM killer looks at).",
         targets((f"sum by (pod) (container_memory_working_set_bytes{{{pods}}})", "{{pod}}")),
         "bytes", minimum=0), 12, 7)
-    controller_row_traefik(lay)
-    controller_row_ingress_nginx(lay)
-    controller_row_f5(lay)
-    controller_row_haproxy(lay)
+    for title, panels in CONTROLLER_ROWS:
+        lay.row(title, collapsed=True)
+        for p in panels:
+            lay.add(p, 8, 8)
     variables = [
         datasource_variable(), testid_variable(multi=False),
         query_variable("controller_namespace", "Controller namespace",
