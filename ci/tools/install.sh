@@ -99,18 +99,24 @@ crd_file() {
   printf '%s/%s\n' "$dir" "$path"
 }
 
+# Schemas are generated once per version set into $BENCH_CACHE (a clean clone links them: no
+# regeneration) and linked as .tools/schemas.
 install_schemas() {
   local stamp="kube $BENCH_KUBE_VERSION k8s-validate $KUBERNETES_VALIDATE_VERSION k6-operator $K6_OPERATOR_VERSION prometheus-operator $PROMETHEUS_OPERATOR_VERSION gen $(sha256sum "$BENCH_ROOT/ci/tools/schemas.py" | cut -c1-12)"
-  [ "$(cat "$SCHEMA_DIR/.stamp" 2>/dev/null)" = "$stamp" ] && return 0
-  local k6op="github.com/grafana/k6-operator@$K6_OPERATOR_VERSION"
-  local promop="github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION"
-  rm -rf "$SCHEMA_DIR"; mkdir -p "$SCHEMA_DIR"
-  "$VENV/bin/python" "$BENCH_ROOT/ci/tools/schemas.py" --out "$SCHEMA_DIR" --kube-version "$BENCH_KUBE_VERSION" \
-    --crd "$(crd_file "$k6op" config/crd/bases/k6.io_testruns.yaml)" \
-    --crd "$(crd_file "$promop" example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml)" \
-    --crd "$(crd_file "$promop" example/prometheus-operator-crd/monitoring.coreos.com_podmonitors.yaml)"
-  printf '%s\n' "$stamp" > "$SCHEMA_DIR/.stamp"
-  log "wrote kubeconform schemas into $SCHEMA_DIR"
+  local cached="$BENCH_CACHE/schemas/$(printf '%s' "$stamp" | sha256sum | cut -c1-16)"
+  if [ "$(cat "$cached/.stamp" 2>/dev/null)" != "$stamp" ]; then
+    local k6op="github.com/grafana/k6-operator@$K6_OPERATOR_VERSION"
+    local promop="github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION"
+    rm -rf "$cached"; mkdir -p "$cached"
+    "$VENV/bin/python" "$BENCH_ROOT/ci/tools/schemas.py" --out "$cached" --kube-version "$BENCH_KUBE_VERSION" \
+      --crd "$(crd_file "$k6op" config/crd/bases/k6.io_testruns.yaml)" \
+      --crd "$(crd_file "$promop" example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml)" \
+      --crd "$(crd_file "$promop" example/prometheus-operator-crd/monitoring.coreos.com_podmonitors.yaml)"
+    printf '%s\n' "$stamp" > "$cached/.stamp"
+    log "wrote kubeconform schemas into $cached"
+  fi
+  [ ! -d "$SCHEMA_DIR" ] || [ -L "$SCHEMA_DIR" ] || rm -rf "$SCHEMA_DIR"
+  ln -sfn "$cached" "$SCHEMA_DIR"
 }
 
 main() {
