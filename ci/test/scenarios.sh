@@ -418,9 +418,9 @@ spec:
 EOF
 }
 
-# start_watch NAME JSONPATH KIND/NAME: records every change the API server reports.
+# start_watch NAME OUTPUT KIND/NAME: records every change the API server reports (kubectl -o OUTPUT).
 start_watch() {
-  kc -n bench-test get "$3" -w -o "jsonpath={$2}{\"\\n\"}" >"$WORK/watch-$1" 2>"$WORK/watch-$1.err" &
+  kc -n bench-test get "$3" -w -o "$2" >"$WORK/watch-$1" 2>"$WORK/watch-$1.err" &
   WATCH_PID=$!
   pids+=("$WATCH_PID")
   sleep 1 # the watch prints the current state first
@@ -430,6 +430,7 @@ stop_watch() {
   wait "$WATCH_PID" 2>/dev/null || log "watch stopped"
 }
 
+REPLICAS_OUTPUT='jsonpath={.spec.replicas}{"\n"}'
 CHURN_ENV=(BENCH_NAMESPACE=bench-test BENCH_DEPLOYMENT=bench-backend
   BENCH_POD_SELECTOR=app.kubernetes.io/component=backend BENCH_RATE=50 BENCH_CONNECTIONS=10 BENCH_TIMEOUT=500ms)
 
@@ -446,7 +447,7 @@ replicas_followed_pattern() {
 }
 
 test_dynamic() {
-  start_watch dynamic .spec.replicas deployment/bench-backend
+  start_watch dynamic "$REPLICAS_OUTPUT" deployment/bench-backend
   run_k6 dynamic dynamic.js BENCH_TARGET_URL="$HTTP" "${CHURN_ENV[@]}" BENCH_KUBECONFIG="$WORK/kube/runner.kubeconfig" \
     BENCH_CHURN_PATTERN=3:1s,5:1s BENCH_DURATION=4500ms
   stop_watch
@@ -472,7 +473,7 @@ run_segment() {
 
 # Two runners at once: the load splits, only one may churn.
 test_dynamic_segments() {
-  start_watch segments .spec.replicas deployment/bench-backend
+  start_watch segments "$REPLICAS_OUTPUT" deployment/bench-backend
   : > "$WORK/access.log"
   local a b rc_a=0 rc_b=0
   run_segment a 0:1/2 &
@@ -494,12 +495,13 @@ test_dynamic_segments() {
 }
 
 test_rolling() {
-  start_watch rolling '.spec.template.metadata.annotations.kubectl\.kubernetes\.io/restartedAt' deployment/bench-backend
+  start_watch rolling json deployment/bench-backend
   run_k6 rolling rolling.js BENCH_TARGET_URL="$HTTP" "${CHURN_ENV[@]}" BENCH_KUBECONFIG="$WORK/kube/runner.kubeconfig" \
     BENCH_ROLL_INTERVAL=1s BENCH_DURATION=3500ms
   stop_watch
   local restarts events
-  restarts=$(awk 'NF' "$WORK/watch-rolling" | sort -u | wc -l)
+  restarts=$(jq -r '.spec.template.metadata.annotations["kubectl.kubernetes.io/restartedAt"] // empty' \
+    "$WORK/watch-rolling" | sort -u | wc -l)
   events=$(total .scale_events)
   check "rolling: exit 0, each restart the API saw is one scale event ($restarts restarts, $events events)" \
     test "$RC" -eq 0 -a "$events" -ge 2 -a "$restarts" -eq "$events"

@@ -51,9 +51,13 @@ export function scaleDeployment(k8s, cfg, replicas) {
 // pod-template annotation.
 export function restartDeployment(k8s, cfg, when) {
   return updateDeployment(k8s, cfg, (obj) => {
-    const meta = obj.spec.template.metadata || (obj.spec.template.metadata = {});
-    const annotations = meta.annotations || (meta.annotations = {});
+    // obj wraps Go maps: a JS object assigned into it is copied at assignment, so build the
+    // annotations completely first, then assign (changes after the assignment would be lost).
+    const meta = obj.spec.template.metadata || {};
+    const annotations = Object.assign({}, meta.annotations || {});
     annotations['kubectl.kubernetes.io/restartedAt'] = new Date(when).toISOString();
+    meta.annotations = annotations;
+    obj.spec.template.metadata = meta;
     return true;
   });
 }
