@@ -181,6 +181,7 @@ main() {
     "r['runs'][0]['scale_events_seen']==$(cat "$WORK/runs/report-churn/scale_events.count") and r['runs'][0]['scale_events_seen']>0"
   check "churn series: replicas and error rates drawn" grep -q 'replicas desired' "$out/churn/charts/timeseries-1.svg"
   check "churn series: errors by class drawn" grep -q 'errors/s connection' "$out/churn/charts/timeseries-1.svg"
+  check "churn series: replica range 5 to 7 stated" grep -q 'Backend replicas (desired, from k6_bench_replicas_desired): 5 to 7.' "$out/churn/report.md"
   check_report_dir churn "$out/churn"
 
   # -- crafted edge cases

@@ -138,6 +138,10 @@ def build(runs, budgets, warnings, series, generated_at, prometheus_url):
         blocks.append(Block("h3", f"{r.label} (testid {r.testid})"))
         for note in (ts.notes if ts else [f"no time series for testid {r.testid}"]):
             blocks.append(Block("warn", f"Time series unavailable: {note}"))
+        desired = [v for _, v in (ts.replicas.get("desired") or [])] if ts else []
+        if desired:
+            blocks.append(Block("p", f"Backend replicas (desired, from k6_bench_replicas_desired): "
+                                     f"{fmt(min(desired))} to {fmt(max(desired))}."))
         if ts and ts.request_rate:
             blocks.append(Block("chart", f"{r.label} over time", name=f"timeseries-{i}.svg",
                                 svg=charts.timeseries_chart(ts, r.label)))
