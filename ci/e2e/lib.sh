@@ -13,7 +13,8 @@ E2E_VALUES=${BENCH_E2E_VALUES:-$BENCH_ROOT/values/local.yaml}
 
 # shellcheck source=../cluster/config.sh
 . "$BENCH_ROOT/ci/cluster/config.sh"
-PROM_URL="http://$BENCH_GATEWAY_IP:9090"
+# Prometheus as the host sees it (its Service's ClusterIP); set by prometheus_url after deploy_stack.
+PROM_URL=${PROM_URL:-}
 
 # --- timing: every phase is logged with its duration (the README's cold/warm breakdown) ---------
 E2E_T0=${E2E_T0:-$(date +%s)}
@@ -41,6 +42,17 @@ wait_rollout() {
     { kubectl -n "$1" describe pods >&2; die "deployment $1/$2 did not become ready in 180 s (pods described above)"; }
 }
 
+# wait_crd_established NAME: waits up to 60 s (right after apply the CRD has no status yet, which
+# `kubectl wait` reports as an error instead of waiting).
+wait_crd_established() {
+  local i
+  for i in $(seq 60); do
+    [ "$(kubectl get crd "$1" -o jsonpath='{.status.conditions[?(@.type=="Established")].status}')" = True ] && return 0
+    sleep 1
+  done
+  die "CRD $1 not Established after 60 s"
+}
+
 # deploy_stack: namespace of the release, k6-operator CRDs + manager, Prometheus, Traefik.
 deploy_stack() {
   local crd_dir
@@ -49,7 +61,8 @@ deploy_stack() {
   # The testruns CRD is 281 KB: client-side apply would exceed the annotation size limit.
   kubectl apply --server-side --force-conflicts -f "$crd_dir/k6.io_testruns.yaml" \
     -f "$crd_dir/k6.io_privateloadzones.yaml" >/dev/null
-  kubectl wait --for=condition=Established crd/testruns.k6.io crd/privateloadzones.k6.io --timeout=60s >/dev/null
+  wait_crd_established testruns.k6.io
+  wait_crd_established privateloadzones.k6.io
   local m
   for m in k6-operator prometheus traefik; do
     render_manifest "$E2E_DIR/manifests/$m.yaml" | kubectl apply -f - >/dev/null
@@ -57,6 +70,15 @@ deploy_stack() {
   wait_rollout k6-operator-system k6-operator-controller-manager
   wait_rollout bench-monitoring prometheus
   wait_rollout bench-traefik traefik
+  prometheus_url
+}
+
+# prometheus_url: sets PROM_URL to the e2e Prometheus Service as reachable from the host.
+prometheus_url() {
+  local ip
+  ip=$(kubectl -n bench-monitoring get service prometheus -o jsonpath='{.spec.clusterIP}')
+  [ -n "$ip" ] || die "Service bench-monitoring/prometheus has no ClusterIP"
+  PROM_URL="http://$ip:9090"
 }
 
 # --- chart ---------------------------------------------------------------------------------------
