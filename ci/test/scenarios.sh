@@ -21,12 +21,29 @@ check() {
 }
 
 stop_started_processes() {
-  local pid
-  for pid in "${pids[@]}"; do
+  local i pid
+  # Newest first: watches before the API server they keep busy, the API server before etcd.
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+    pid=${pids[$i]}
     if kill -0 "$pid" 2>/dev/null; then kill "$pid"; fi
   done
-  # A killed process exits non-zero by design: wait only to be sure it is gone before rm -rf.
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || log "stopped process $pid"; done
+  for pid in "${pids[@]}"; do wait_or_kill "$pid"; done
+}
+
+# wait_or_kill PID: reap a process sent SIGTERM; SIGKILL if it is still there after 10 s.
+wait_or_kill() {
+  local pid=$1 i rc=0
+  for i in $(seq 1 100); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    log "process $pid ignored SIGTERM for 10 s: SIGKILL"
+    kill -9 "$pid"
+  fi
+  wait "$pid" 2>/dev/null || rc=$?
+  # 128+N is the signal we sent; anything else means it had failed on its own.
+  if [ "$rc" -ne 0 ] && [ "$rc" -lt 128 ]; then log "process $pid had exited with status $rc"; fi
 }
 
 cleanup() {
@@ -420,14 +437,16 @@ EOF
 
 # start_watch NAME OUTPUT KIND/NAME: records every change the API server reports (kubectl -o OUTPUT).
 start_watch() {
-  kc -n bench-test get "$3" -w -o "$2" >"$WORK/watch-$1" 2>"$WORK/watch-$1.err" &
+  # kubectl itself in the background (not the kc function): $! must be kubectl's pid.
+  "$KUBE_BIN/kubectl" --kubeconfig "$WORK/kube/admin.kubeconfig" -n bench-test get "$3" -w -o "$2" \
+    >"$WORK/watch-$1" 2>"$WORK/watch-$1.err" &
   WATCH_PID=$!
   pids+=("$WATCH_PID")
   sleep 1 # the watch prints the current state first
 }
 stop_watch() {
   kill "$WATCH_PID"
-  wait "$WATCH_PID" 2>/dev/null || log "watch stopped"
+  wait_or_kill "$WATCH_PID"
 }
 
 REPLICAS_OUTPUT='jsonpath={.spec.replicas}{"\n"}'
