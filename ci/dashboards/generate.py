@@ -644,9 +644,11 @@ def comparison():
     specs.append((k6_total("k6_http_reqs_total", by), ""))
     for cls in ERROR_CLASSES:
         specs.append((zero_total(k6_total("k6_bench_errors_total", by, f'{RUN}, class="{cls}"'), by), ""))
-    names = [c for c, _ in quantile_cols] + ["rate (avg)", "requests"] + ERROR_CLASSES
+    # Dropped iterations last: what the generator could not send (the open model's honesty column).
+    specs.append((zero_total(k6_total("k6_dropped_iterations_total", by), by), ""))
+    names = [c for c, _ in quantile_cols] + ["rate (avg)", "requests"] + ERROR_CLASSES + ["dropped"]
     renames = {f"Value #{chr(ord('A') + i)}": n for i, n in enumerate(names)}
-    count_cols = ["requests"] + ERROR_CLASSES
+    count_cols = ["requests"] + ERROR_CLASSES + ["dropped"]
     overrides = [{"matcher": {"id": "byName", "options": n},
                   "properties": [{"id": "unit", "value": "short"}, {"id": "decimals", "value": 0}]}
                  for n in count_cols]
@@ -655,8 +657,9 @@ def comparison():
     lay.add(table(
         "Results by run",
         "One row per run (testid x controller x scenario) over the dashboard time range: latency "
-        "percentiles from the merged native histogram, average achieved rate, total requests and "
-        "errors per class. Set the time range to cover the runs.",
+        "percentiles from the merged native histogram, average achieved rate, total requests, "
+        "errors per class and dropped iterations (requests the generator could not send). Set the "
+        "time range to cover the runs.",
         targets(*specs, instant=True, table=True), "s", renames,
         order=["testid", "controller", "scenario", *names], overrides=overrides), 24, 9)
 

@@ -165,6 +165,14 @@ for p in json.load(open(sys.argv[1]))["panels"]:
   else
     fail "errors: table $dash_errors, stat $dash_stat, k6 summary $k6_errors"
   fi
+  local k6_dropped dash_dropped
+  k6_dropped=$(summary_count "$WORK/summary.json" dropped_iterations)
+  dash_dropped=$(report_value "$report" bench-comparison "Results by run" M)
+  if [ "$k6_dropped" -gt 0 ] && [ "$dash_dropped" = "$k6_dropped" ]; then
+    pass "results table dropped = k6 summary dropped_iterations ($k6_dropped)"
+  else
+    fail "results table dropped $dash_dropped != k6 summary dropped_iterations $k6_dropped"
+  fi
   local timeouts dropped
   timeouts=$(query_value "sum(max_over_time(k6_bench_errors_total{testid=\"$TESTID\",class=\"timeout\"}[10m]))")
   dropped=$(query_value "sum(max_over_time(k6_dropped_iterations_total{testid=\"$TESTID\"}[10m]))")
