@@ -252,6 +252,62 @@ k6_archive_inspect() {
     (cd "$WORK" && "$k6bin" inspect --execution-requirements "$archive" >/dev/null)
 }
 
+# The one dependency whose source is reachable here: the k6-operator chart 4.5.0 ships inside the
+# k6-operator v1.5.0 Go module (charts/k6-operator). Render charts/bench with it as a real subchart
+# (other dependencies dropped) to check what the stripped copy cannot: its strict values schema
+# accepts our values, the TestRun CRD and the manager render with the TestRun hook, and the whole
+# render passes kubeconform. Nothing of it is committed.
+with_k6_operator_subchart() {
+  log "charts/bench with the real k6-operator 4.5.0 subchart (from the k6-operator v1.5.0 Go module)"
+  local module dir="$WORK/with-k6-operator" out bin
+  module=$(cd "$BENCH_CACHE" && go mod download -json github.com/grafana/k6-operator@v1.5.0 |
+    sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  mkdir -p "$dir"
+  cp -rL "$CHART_SRC" "$dir/bench"
+  rm -f "$dir/bench/Chart.lock"
+  mkdir -p "$dir/bench/charts"
+  cp -r "$module/charts/k6-operator" "$dir/bench/charts/k6-operator"
+  chmod -R u+w "$dir"
+  "$BENCH_CACHE/venv-chart/bin/python" - "$dir/bench/Chart.yaml" <<'PY'
+import sys, yaml
+path = sys.argv[1]
+chart = yaml.safe_load(open(path))
+chart["dependencies"] = [d for d in chart["dependencies"] if d["name"] == "k6-operator"]
+assert chart["dependencies"][0]["version"] == "4.5.0"
+yaml.safe_dump(chart, open(path, "w"), sort_keys=False)
+PY
+  check "k6-operator chart in the module is 4.5.0" grep -q '^version: 4.5.0$' "$dir/bench/charts/k6-operator/Chart.yaml"
+  for bin in helm helm4; do
+    out="$WORK/with-k6-operator-$bin.yaml"
+    if "$bin" template "$RELEASE" "$dir/bench" -n "$NAMESPACE" --kube-version "$KUBE_VERSION" \
+        -f "$COPY/values/traefik.yaml" > "$out" 2> "$out.err"; then
+      pass "$bin template with the k6-operator subchart ($(grep -c '^kind:' "$out") objects)"
+    else
+      fail "$bin template with the k6-operator subchart" "$(cat "$out.err")"
+    fi
+  done
+  out="$WORK/with-k6-operator-helm.yaml"
+  check "with k6-operator: TestRun CRD, manager Deployment and TestRun hook rendered" \
+    renders_operator_and_testrun "$out"
+  check "kubeconform with the k6-operator subchart" kubeconform_file "$out"
+  check "k6-operator's schema refuses a k6-operator.enabled key (why the switch is loadtest.operator.enabled)" \
+    refuses_subchart_enabled "$dir/bench"
+}
+
+renders_operator_and_testrun() {
+  grep -q '^  name: testruns.k6.io$' "$1" || { echo "no testruns.k6.io CRD"; return 1; }
+  grep -q 'image: "*ghcr.io/grafana/k6-operator:controller-v1.5.0' "$1" || { echo "no k6-operator v1.5.0 manager"; return 1; }
+  grep -q '^kind: TestRun$' "$1" || { echo "no TestRun"; return 1; }
+}
+
+refuses_subchart_enabled() {
+  local out
+  if out=$(helm template "$RELEASE" "$1" --set k6-operator.enabled=true 2>&1); then
+    echo "accepted k6-operator.enabled"; return 1
+  fi
+  grep -q "additional properties 'enabled' not allowed" <<<"$out" || { echo "$out"; return 1; }
+}
+
 chart_lock() {
   log "Chart.lock matches Chart.yaml"
   check "Chart.lock digest and versions (chart-lock.py --check)" \
@@ -299,6 +355,7 @@ main() {
   render_and_validate
   bad_values
   scenarios_from_testrun
+  with_k6_operator_subchart
   chart_lock
   lint_yaml
   log "chart tests took $((SECONDS - t0)) s"
