@@ -80,10 +80,27 @@ restore_sysctls() {
   while read -r key value; do echo "$value" > "/proc/sys/${key//.//}"; done < <(tac "$f")
 }
 
+remove_host_paths() {
+  local p
+  host_path_entries | while read -r p; do rm -f "$p"; done
+  [ -f "$BENCH_CLUSTER_DIR/host-paths.created" ] || return 0
+  while read -r p; do
+    if [ "$p" = /run/netns ] && [ -n "$(ls -A /run/netns 2>/dev/null)" ]; then continue; fi
+    rm -rf "$p"
+  done < "$BENCH_CLUSTER_DIR/host-paths.created"
+}
+
 main() {
   require_root "ci/cluster/down.sh"
   local t0=$SECONDS netns
   netns=$(pod_netns_paths | sort -u)
+  # Shim sockets are named after the shims' ids: read them before the shims are gone.
+  local sockets cni_results
+  sockets=$(shim_ids | sort -u | while read -r ns id; do shim_socket "$ns" "$id"; done)
+  # libcni caches results per sandbox in /var/lib/cni/results/<network>-<sandbox id>-<interface>.
+  cni_results=$(containerd_ids | while read -r id; do
+    for f in /var/lib/cni/results/*-"$id"-*; do if [ -e "$f" ]; then echo "$f"; fi; done
+  done)
   stop_components
   stop_runtime
   unmount_all
@@ -93,10 +110,13 @@ main() {
   if ip link show "$BENCH_BRIDGE" >/dev/null 2>&1; then ip link del "$BENCH_BRIDGE"; fi
   remove_cgroups
   restore_sysctls
+  remove_host_paths
+  # shellcheck disable=SC2086
+  [ -z "$sockets$cni_results" ] || rm -f $sockets $cni_results
   rm -rf "$BENCH_CLUSTER_DIR" "$BENCH_CLUSTER_RUN"
   local left
   left=$(leftovers)
-  for n in $netns; do [ -e "$n" ] && left+=$'\n'"netns $n"; done
+  for n in $netns $sockets $cni_results; do [ -e "$n" ] && left+=$'\n'"$n"; done
   [ -z "${left//$'\n'/}" ] || die "cluster down left these behind:"$'\n'"$left"
   log "cluster down in $((SECONDS - t0)) s: no process, mount, netns, iptables chain, bridge, cgroup or folder left"
 }

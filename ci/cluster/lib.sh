@@ -14,6 +14,15 @@ CHAIN_PATTERN='^(KUBE-|BENCH-|CNI-)'
 
 kubectl_admin() { kubectl --kubeconfig "$BENCH_KUBECONFIG" "$@"; }
 
+# process_cmdline PID: its command line with spaces; empty when the process is gone.
+process_cmdline() { { tr '\0' ' ' < "/proc/$1/cmdline"; } 2>/dev/null || :; }
+
+# procs_mentioning TEXT: pids whose command line contains TEXT (grep itself excluded).
+procs_mentioning() {
+  { grep -lF -- "$1" /proc/[0-9]*/cmdline; } 2>/dev/null | cut -d/ -f3 | grep -vx "$BASHPID" \
+    | while read -r p; do [ "$(process_cmdline "$p" | cut -d' ' -f1)" = grep ] || echo "$p"; done
+}
+
 component_pid() {
   local f="$PID_DIR/$1.pid" pid
   [ -f "$f" ] || return 1
@@ -30,15 +39,15 @@ start_component() {
   echo $! > "$PID_DIR/$name.pid"
 }
 
-# stop_pid PID NAME: SIGTERM, up to 10 s, then SIGKILL.
+# stop_pid PID NAME: SIGTERM, up to 3 s, then SIGKILL (the cluster state is thrown away anyway).
 stop_pid() {
   local pid=$1 i
   kill -TERM "$pid" 2>/dev/null || return 0
-  for i in $(seq 1 100); do
+  for i in $(seq 1 30); do
     [ -d "/proc/$pid" ] || return 0
     sleep 0.1
   done
-  log "$2 (pid $pid) ignored SIGTERM for 10 s: SIGKILL"
+  log "$2 (pid $pid) ignored SIGTERM for 3 s: SIGKILL"
   kill -KILL "$pid" 2>/dev/null || return 0
 }
 
@@ -47,10 +56,8 @@ stop_pid() {
 cluster_pids() {
   local c pid p
   for c in "${COMPONENTS[@]}"; do component_pid "$c" || :; done
-  for p in /proc/[0-9]*; do
-    pid=${p#/proc/}
-    if tr '\0' ' ' < "$p/cmdline" 2>/dev/null | grep -qF -- "$BENCH_CLUSTER_RUN/"; then echo "$pid"; fi
-  done
+  # One grep over every command line (a loop of subshells takes a second per scan).
+  for p in $(procs_mentioning "$BENCH_CLUSTER_RUN/"); do echo "$p"; done
   if [ -d "/sys/fs/cgroup/pids/$CGROUP_ROOT_NAME" ]; then
     find "/sys/fs/cgroup/pids/$CGROUP_ROOT_NAME" -name cgroup.procs -exec cat {} + 2>/dev/null
   fi
@@ -84,7 +91,7 @@ cluster_cgroups() {
 leftovers() {
   local pid
   for pid in $(cluster_pids | sort -u); do
-    echo "process $pid: $(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | cut -c1-120)"
+    echo "process $pid: $(process_cmdline "$pid" | cut -c1-120)"
   done
   cluster_mounts | sed 's/^/mount /'
   cluster_chains | sed 's/^/iptables chain /'
@@ -94,7 +101,15 @@ leftovers() {
   local d
   for d in "$BENCH_CLUSTER_DIR" "$BENCH_CLUSTER_RUN"; do [ -e "$d" ] && echo "folder $d"; done
   for d in $(pod_netns_paths); do echo "netns $d"; done
+  host_path_entries | sed 's/^/host file /'
   return 0
+}
+
+# containerd_ids: ids of every container and sandbox in our containerd (empty when it is not running).
+containerd_ids() {
+  if [ -S "$BENCH_CONTAINERD_SOCK" ] && ctr --address "$BENCH_CONTAINERD_SOCK" version >/dev/null 2>&1; then
+    ctr --address "$BENCH_CONTAINERD_SOCK" -n k8s.io containers ls -q
+  fi
 }
 
 # pod_netns_paths: network namespaces of the cluster's pods. From containerd when it runs (the
@@ -102,18 +117,47 @@ leftovers() {
 # node's pod range (a crashed cluster left them).
 pod_netns_paths() {
   local id
-  if [ -S "$BENCH_CONTAINERD_SOCK" ] && ctr --address "$BENCH_CONTAINERD_SOCK" version >/dev/null 2>&1; then
-    for id in $(ctr --address "$BENCH_CONTAINERD_SOCK" -n k8s.io containers ls -q 2>/dev/null); do
-      ctr --address "$BENCH_CONTAINERD_SOCK" -n k8s.io containers info "$id" 2>/dev/null \
-        | jq -r '.Spec.linux.namespaces[]? | select(.type == "network") | .path // empty'
-    done | sort -u | while read -r id; do [ -e "$id" ] && echo "$id"; done
-  fi
+  for id in $(containerd_ids); do
+    ctr --address "$BENCH_CONTAINERD_SOCK" -n k8s.io containers info "$id" 2>/dev/null \
+      | jq -r '.Spec.linux.namespaces[]? | select(.type == "network") | .path // empty'
+  done | sort -u | while read -r id; do [ -e "$id" ] && echo "$id"; done
   local prefix=${BENCH_NODE_POD_CIDR%.*}. n
   for n in /run/netns/cni-*; do
     [ -e "$n" ] || continue
     ip -n "$(basename "$n")" -4 -o addr show dev eth0 2>/dev/null | grep -q " inet ${prefix//./\\.}" && echo "$n"
   done
   return 0
+}
+
+# Host folders that containerd, CNI and kubelet use at fixed paths. up.sh records those that did not
+# exist before it (down.sh then removes them whole); our entries inside them are removed either way.
+HOST_PATHS=(/run/containerd /run/netns /var/lib/cni /var/lib/kubelet /var/log/containers)
+
+# host_path_entries: our files in the fixed host folders: pod log links into our folder, CNI result
+# cache of our network ("bench-<id>-<if>"), and shim sockets of our containerd (containerd 1.6
+# names them sha256("<address>/<namespace>/<id>") under /run/containerd/s).
+host_path_entries() {
+  local f
+  for f in /var/log/containers/*; do
+    [ -L "$f" ] && case $(readlink "$f") in "$BENCH_CLUSTER_DIR"/*) echo "$f" ;; esac
+  done
+  for f in /var/lib/cni/results/bench-*; do [ -e "$f" ] && echo "$f"; done
+  local ns id
+  while read -r ns id; do
+    f=$(shim_socket "$ns" "$id")
+    [ -e "$f" ] && echo "$f"
+  done < <(shim_ids)
+  return 0
+}
+
+shim_socket() { echo "/run/containerd/s/$(printf '%s' "$BENCH_CONTAINERD_SOCK/$1/$2" | sha256sum | cut -d' ' -f1)"; }
+
+# shim_ids: "<namespace> <id>" of every live containerd shim started for our socket.
+shim_ids() {
+  local p
+  for p in $(procs_mentioning "$BENCH_CONTAINERD_SOCK"); do
+    process_cmdline "$p" | sed -n 's/.*-namespace \([^ ]*\) -id \([^ ]*\) -address '"${BENCH_CONTAINERD_SOCK//\//\\/}"'.*/\1 \2/p'
+  done
 }
 
 # wait_for SECONDS DESCRIPTION CMD...: retries CMD every half second.

@@ -353,6 +353,8 @@ main() {
   check_ports_free
   check_no_foreign_cluster
   mkdir -p "$BENCH_CLUSTER_DIR" "$BENCH_CLUSTER_RUN"
+  local p
+  for p in "${HOST_PATHS[@]}"; do [ -e "$p" ] || echo "$p" >> "$BENCH_CLUSTER_DIR/host-paths.created"; done
   generate_pki
   setup_host_network
   setup_cgroups
