@@ -17,9 +17,11 @@ stop_components() {
 # Pod processes first (SIGKILL to every process in the pods' cgroups), then containerd and shims.
 stop_runtime() {
   local pid
-  for pid in $(find /sys/fs/cgroup/pids/"$CGROUP_ROOT_NAME" -name cgroup.procs -exec cat {} + 2>/dev/null); do
-    kill -KILL "$pid" 2>/dev/null || :
-  done
+  if [ -d "/sys/fs/cgroup/pids/$CGROUP_ROOT_NAME" ]; then
+    find "/sys/fs/cgroup/pids/$CGROUP_ROOT_NAME" -name cgroup.procs -exec cat {} + | while read -r pid; do
+      kill -KILL "$pid" 2>/dev/null || :
+    done
+  fi
   if pid=$(component_pid containerd); then stop_pid "$pid" containerd; fi
   for pid in $(cluster_pids | sort -u); do
     kill -KILL "$pid" 2>/dev/null || :
@@ -92,6 +94,7 @@ remove_host_paths() {
 
 main() {
   require_root "ci/cluster/down.sh"
+  lock_cluster
   local t0=$SECONDS netns
   netns=$(pod_netns_paths | sort -u)
   # Shim sockets are named after the shims' ids: read them before the shims are gone.

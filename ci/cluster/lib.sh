@@ -12,6 +12,15 @@ CGROUP_ROOT_NAME=bench-cluster
 # Prefixes of the iptables chains the cluster creates: kubelet and kube-proxy (KUBE-), ours (BENCH-).
 CHAIN_PATTERN='^(KUBE-|BENCH-|CNI-)'
 
+# lock_cluster: up and down of this machine's cluster take turns (test parts may run in parallel).
+# The lock file lives in /run/lock, Debian's folder for such files, and is never removed.
+lock_cluster() {
+  [ -z "${BENCH_CLUSTER_LOCKED:-}" ] || return 0
+  exec 7>/run/lock/bench-cluster.lock
+  flock -w 600 7 || die "another ci/cluster/up.sh or down.sh held /run/lock/bench-cluster.lock for 10 min"
+  export BENCH_CLUSTER_LOCKED=1
+}
+
 kubectl_admin() { kubectl --kubeconfig "$BENCH_KUBECONFIG" "$@"; }
 
 # process_cmdline PID: its command line with spaces; empty when the process is gone.
@@ -35,7 +44,8 @@ component_pid() {
 start_component() {
   local name=$1; shift
   mkdir -p "$PID_DIR" "$LOG_DIR"
-  setsid "$@" >"$LOG_DIR/$name.log" 2>&1 </dev/null &
+  # fd 7 is the up/down lock: the long-running component must not keep it.
+  BENCH_CLUSTER_LOCKED="" setsid "$@" >"$LOG_DIR/$name.log" 2>&1 </dev/null 7>&- &
   echo $! > "$PID_DIR/$name.pid"
 }
 
@@ -57,7 +67,7 @@ cluster_pids() {
   local c pid p
   for c in "${COMPONENTS[@]}"; do component_pid "$c" || :; done
   # One grep over every command line (a loop of subshells takes a second per scan).
-  for p in $(procs_mentioning "$BENCH_CLUSTER_RUN/"); do echo "$p"; done
+  for p in $(procs_mentioning "$BENCH_CLUSTER_RUN/") $(procs_mentioning "$BENCH_CLUSTER_DIR/"); do echo "$p"; done
   if [ -d "/sys/fs/cgroup/pids/$CGROUP_ROOT_NAME" ]; then
     find "/sys/fs/cgroup/pids/$CGROUP_ROOT_NAME" -name cgroup.procs -exec cat {} + 2>/dev/null
   fi

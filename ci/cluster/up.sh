@@ -340,6 +340,7 @@ show_failure() {
 
 main() {
   require_root "ci/cluster/up.sh"
+  lock_cluster
   local t0=$SECONDS
   bash "$BENCH_ROOT/ci/cluster/build.sh"
   if [ -d "$BENCH_CLUSTER_DIR" ] || [ -d "$BENCH_CLUSTER_RUN" ]; then

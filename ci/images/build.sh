@@ -58,6 +58,7 @@ base_layer() {
       "$IMAGE_SUITE" "$out.tmp" "${IMAGE_MIRRORS[@]}" </dev/null >&2
     mv "$out.tmp" "$out"
     printf '%s\n' "$pkgs" > "$out.packages"
+    sha256_of "$out" > "$out.sha256"
     log "base root ($pkgs) built in $((SECONDS - t0)) s: $(du -m "$out" | cut -f1) MB"
   fi
   echo "$out"
@@ -66,7 +67,8 @@ base_layer() {
 # add_blob LAYOUT FILE: stores FILE in the OCI layout by digest (hard link, no copy); prints digest.
 add_blob() {
   local digest
-  digest=$(sha256_of "$2")
+  # Base roots are big and never change once built: their digest is kept beside them.
+  if [ -f "$2.sha256" ] && [ "$2.sha256" -nt "$2" ]; then digest=$(cat "$2.sha256"); else digest=$(sha256_of "$2"); fi
   mkdir -p "$1/blobs/sha256"
   [ -e "$1/blobs/sha256/$digest" ] || ln "$2" "$1/blobs/sha256/$digest" 2>/dev/null || cp "$2" "$1/blobs/sha256/$digest"
   echo "$digest"
