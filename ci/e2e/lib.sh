@@ -47,7 +47,8 @@ wait_rollout() {
 wait_crd_established() {
   local i
   for i in $(seq 60); do
-    [ "$(kubectl get crd "$1" -o jsonpath='{.status.conditions[?(@.type=="Established")].status}')" = True ] && return 0
+    kubectl get crd "$1" -o json |
+      jq -e 'any(.status.conditions[]?; .type == "Established" and .status == "True")' >/dev/null && return 0
     sleep 1
   done
   die "CRD $1 not Established after 60 s"
@@ -135,7 +136,10 @@ follow_testrun() {
   mkdir -p "$dir"; : > "$dir/stage"
   declare -A following=()
   while [ $((SECONDS - start)) -lt "$timeout" ]; do
-    stage=$(kubectl -n "$E2E_NAMESPACE" get testruns.k6.io "$name" -o jsonpath='{.status.stage}' 2>/dev/null) || stage=deleted
+    if ! stage=$(kubectl -n "$E2E_NAMESPACE" get testruns.k6.io "$name" -o jsonpath='{.status.stage}' 2>"$dir/get.err"); then
+      grep -q NotFound "$dir/get.err" || die "cannot read TestRun $name: $(cat "$dir/get.err") (did the cluster stop?)"
+      stage=deleted
+    fi
     [ "$stage" = "$(tail -n 1 "$dir/stage" 2>/dev/null)" ] || printf '%s\n' "$stage" >> "$dir/stage"
     for pod in $(kubectl -n "$E2E_NAMESPACE" get pods -l "k6_cr=$name,runner=true" -o jsonpath='{.items[*].metadata.name}'); do
       if [ -z "${following[$pod]:-}" ] &&
