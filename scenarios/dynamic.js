@@ -9,33 +9,14 @@
 //   churns. Load VUs never touch the API.
 // Thresholds: no dropped iterations (the rate must be held for the latency to mean anything).
 import { loadConfig } from './lib/config.js';
-import { target, hit, loadScenario, baseOptions, checkTarget } from './lib/load.js';
-import { churnScenario, scalePlan, runChurn, checkApi } from './lib/churn.js';
-import { summaryThresholds, singleTargetReport, makeHandleSummary } from './lib/summary.js';
+import { scalePlan } from './lib/churn.js';
+import { churnExperiment } from './lib/experiment.js';
 
 const cfg = loadConfig(__ENV);
-const request = target(cfg, cfg.targetUrl, cfg.path, cfg.keepalive);
-const probe = target(cfg, cfg.targetUrl, '/healthz', false);
-const report = singleTargetReport('dynamic', cfg, { churnPattern: cfg.churnPatternText });
+const experiment = churnExperiment('dynamic', cfg, scalePlan(cfg), { churnPattern: cfg.churnPatternText });
 
-export const options = baseOptions(cfg,
-  {
-    load: loadScenario(cfg, { exec: 'load', rate: cfg.rate, durationMs: cfg.durationMs }),
-    churn: churnScenario(cfg),
-  },
-  summaryThresholds(report, { 'dropped_iterations{role:load}': ['count==0'] }));
-
-export function setup() {
-  checkTarget(request, 'BENCH_TARGET_URL + BENCH_PATH');
-  return checkApi(cfg);
-}
-
-export function load() {
-  hit(request);
-}
-
-export function churn() {
-  runChurn(cfg, scalePlan(cfg), probe);
-}
-
-export const handleSummary = makeHandleSummary(report);
+export const options = experiment.options;
+export const setup = experiment.setup;
+export const load = experiment.load;
+export const churn = experiment.churn;
+export const handleSummary = experiment.handleSummary;

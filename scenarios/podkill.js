@@ -6,33 +6,14 @@
 //   BENCH_NAMESPACE (first after one interval), measuring convergence and replicas like dynamic.js.
 // Thresholds: no dropped iterations.
 import { loadConfig } from './lib/config.js';
-import { target, hit, loadScenario, baseOptions, checkTarget } from './lib/load.js';
-import { churnScenario, podkillPlan, runChurn, checkApi } from './lib/churn.js';
-import { summaryThresholds, singleTargetReport, makeHandleSummary } from './lib/summary.js';
+import { podkillPlan } from './lib/churn.js';
+import { churnExperiment } from './lib/experiment.js';
 
 const cfg = loadConfig(__ENV);
-const request = target(cfg, cfg.targetUrl, cfg.path, cfg.keepalive);
-const probe = target(cfg, cfg.targetUrl, '/healthz', false);
-const report = singleTargetReport('podkill', cfg);
+const experiment = churnExperiment('podkill', cfg, podkillPlan(cfg));
 
-export const options = baseOptions(cfg,
-  {
-    load: loadScenario(cfg, { exec: 'load', rate: cfg.rate, durationMs: cfg.durationMs }),
-    churn: churnScenario(cfg),
-  },
-  summaryThresholds(report, { 'dropped_iterations{role:load}': ['count==0'] }));
-
-export function setup() {
-  checkTarget(request, 'BENCH_TARGET_URL + BENCH_PATH');
-  return checkApi(cfg);
-}
-
-export function load() {
-  hit(request);
-}
-
-export function churn() {
-  runChurn(cfg, podkillPlan(cfg), probe);
-}
-
-export const handleSummary = makeHandleSummary(report);
+export const options = experiment.options;
+export const setup = experiment.setup;
+export const load = experiment.load;
+export const churn = experiment.churn;
+export const handleSummary = experiment.handleSummary;

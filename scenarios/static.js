@@ -6,23 +6,11 @@
 // Thresholds: no dropped iterations. If k6 could not hold the rate the run fails (exit 99) and the
 //   summary says so: its latency would not be the latency at the target rate.
 import { loadConfig } from './lib/config.js';
-import { target, hit, loadScenario, baseOptions, checkTarget } from './lib/load.js';
-import { summaryThresholds, singleTargetReport, makeHandleSummary } from './lib/summary.js';
+import { steadyExperiment } from './lib/experiment.js';
 
-const cfg = loadConfig(__ENV);
-const request = target(cfg, cfg.targetUrl, cfg.path, cfg.keepalive);
-const report = singleTargetReport('static', cfg);
+const experiment = steadyExperiment('static', loadConfig(__ENV));
 
-export const options = baseOptions(cfg,
-  { load: loadScenario(cfg, { exec: 'load', rate: cfg.rate, durationMs: cfg.durationMs }) },
-  summaryThresholds(report, { dropped_iterations: ['count==0'] }));
-
-export function setup() {
-  checkTarget(request, 'BENCH_TARGET_URL + BENCH_PATH');
-}
-
-export function load() {
-  hit(request);
-}
-
-export const handleSummary = makeHandleSummary(report);
+export const options = experiment.options;
+export const setup = experiment.setup;
+export const load = experiment.load;
+export const handleSummary = experiment.handleSummary;

@@ -6,23 +6,11 @@
 // Thresholds: no dropped iterations.
 // Summary: throughput.bytes_received_per_s is the result; the latency is the full-body time.
 import { loadConfig } from './lib/config.js';
-import { target, hit, loadScenario, baseOptions, checkTarget } from './lib/load.js';
-import { summaryThresholds, singleTargetReport, makeHandleSummary } from './lib/summary.js';
+import { steadyExperiment } from './lib/experiment.js';
 
-const cfg = loadConfig(__ENV, { BENCH_PATH: '/bytes/1m' });
-const request = target(cfg, cfg.targetUrl, cfg.path, cfg.keepalive);
-const report = singleTargetReport('throughput', cfg);
+const experiment = steadyExperiment('throughput', loadConfig(__ENV, { BENCH_PATH: '/bytes/1m' }));
 
-export const options = baseOptions(cfg,
-  { load: loadScenario(cfg, { exec: 'load', rate: cfg.rate, durationMs: cfg.durationMs }) },
-  summaryThresholds(report, { dropped_iterations: ['count==0'] }));
-
-export function setup() {
-  checkTarget(request, 'BENCH_TARGET_URL + BENCH_PATH');
-}
-
-export function load() {
-  hit(request);
-}
-
-export const handleSummary = makeHandleSummary(report);
+export const options = experiment.options;
+export const setup = experiment.setup;
+export const load = experiment.load;
+export const handleSummary = experiment.handleSummary;

@@ -446,7 +446,18 @@ start_watch() {
 }
 stop_watch() {
   kill "$WATCH_PID"
-  wait_or_kill "$WATCH_PID"
+  # kubectl exits 1 on SIGTERM: its status says nothing here.
+  wait "$WATCH_PID" 2>/dev/null || [ $? -ne 127 ] || log "watch $WATCH_PID was already gone"
+  forget_pid "$WATCH_PID"
+}
+
+# forget_pid PID: a process this script already stopped and reaped leaves the cleanup list.
+forget_pid() {
+  local keep=() pid
+  for pid in "${pids[@]}"; do
+    if [ "$pid" != "$1" ]; then keep+=("$pid"); fi
+  done
+  pids=("${keep[@]}")
 }
 
 REPLICAS_OUTPUT='jsonpath={.spec.replicas}{"\n"}'

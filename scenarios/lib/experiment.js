@@ -1,0 +1,51 @@
+// The two experiment shapes most entry scripts share. An entry script builds one and exports its
+// parts under the names k6 looks for (options, setup, load, churn, handleSummary).
+import { target, hit, loadScenario, baseOptions, checkTarget } from './load.js';
+import { churnScenario, runChurn, checkApi } from './churn.js';
+import { summaryThresholds, singleTargetReport, makeHandleSummary } from './summary.js';
+
+// steadyExperiment: one target, constant rate, no churn; the run fails (exit 99) if k6 dropped
+// iterations, since its latency would not be the latency at the target rate.
+export function steadyExperiment(name, cfg) {
+  const request = target(cfg, cfg.targetUrl, cfg.path, cfg.keepalive);
+  const report = singleTargetReport(name, cfg);
+  return {
+    options: baseOptions(cfg,
+      { load: loadScenario(cfg, { exec: 'load', rate: cfg.rate, durationMs: cfg.durationMs }) },
+      summaryThresholds(report, { dropped_iterations: ['count==0'] })),
+    setup() {
+      checkTarget(request, 'BENCH_TARGET_URL + BENCH_PATH');
+    },
+    load() {
+      hit(request);
+    },
+    handleSummary: makeHandleSummary(report),
+  };
+}
+
+// churnExperiment: steadyExperiment's load plus the 1-VU churn scenario running `plan` (churn.js)
+// against the Deployment; setup() also checks the API access the churn needs.
+export function churnExperiment(name, cfg, plan, reportExtra) {
+  const request = target(cfg, cfg.targetUrl, cfg.path, cfg.keepalive);
+  const probe = target(cfg, cfg.targetUrl, '/healthz', false);
+  const report = singleTargetReport(name, cfg, reportExtra);
+  return {
+    options: baseOptions(cfg,
+      {
+        load: loadScenario(cfg, { exec: 'load', rate: cfg.rate, durationMs: cfg.durationMs }),
+        churn: churnScenario(cfg),
+      },
+      summaryThresholds(report, { 'dropped_iterations{role:load}': ['count==0'] })),
+    setup() {
+      checkTarget(request, 'BENCH_TARGET_URL + BENCH_PATH');
+      return checkApi(cfg);
+    },
+    load() {
+      hit(request);
+    },
+    churn() {
+      runChurn(cfg, plan, probe);
+    },
+    handleSummary: makeHandleSummary(report),
+  };
+}
