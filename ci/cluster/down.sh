@@ -107,6 +107,8 @@ main() {
   stop_components
   stop_runtime
   unmount_all
+  # A sandbox created while we were stopping is not in the first list: look again.
+  netns=$(printf '%s\n' $netns $(pod_netns_paths) | sort -u)
   # shellcheck disable=SC2086
   remove_netns $netns
   remove_chains
