@@ -11,7 +11,7 @@ K8S_BINARIES=(kube-apiserver kube-controller-manager kube-scheduler kubelet kube
 install_runtime_packages() {
   # containerd 1.6, runc 1.1, CNI plugins 1.1 (bridge, host-local, loopback, portmap): Debian 12's.
   # conntrack and iptables for kube-proxy; openssl for certificates; mmdebstrap for images.
-  apt_install containerd runc containernetworking-plugins iptables conntrack openssl iproute2 \
+  apt_install containerd runc containernetworking-plugins iptables conntrack openssl iproute2 curl \
     mmdebstrap jq gcc libc6-dev
 }
 
@@ -77,8 +77,9 @@ link_k8s_binaries() {
 }
 
 build_coredns() {
-  go_build_tool coredns "$BENCH_COREDNS_VERSION" github.com/coredns/coredns \
-    "github.com/coredns/coredns@$BENCH_COREDNS_VERSION"
+  # -s drops the symbol table and DWARF: the image gets a third smaller.
+  GO_BUILD_FLAGS=-ldflags=-s go_build_tool coredns "$BENCH_COREDNS_VERSION stripped" \
+    github.com/coredns/coredns "github.com/coredns/coredns@$BENCH_COREDNS_VERSION"
 }
 
 main() {
