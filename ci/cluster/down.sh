@@ -5,13 +5,14 @@
 #   ci/cluster/down.sh   (root)
 . "$(dirname "$0")/lib.sh"
 
+# stop_components: SIGTERM to every component but containerd at once, SIGKILL after 3 s.
 stop_components() {
-  local i pid
-  for ((i = ${#COMPONENTS[@]} - 1; i >= 0; i--)); do
-    [ "${COMPONENTS[$i]}" = containerd ] && continue
-    pid=$(component_pid "${COMPONENTS[$i]}") || continue
-    stop_pid "$pid" "${COMPONENTS[$i]}"
+  local c pid pids=()
+  for c in "${COMPONENTS[@]}"; do
+    [ "$c" = containerd ] && continue
+    if pid=$(component_pid "$c"); then pids+=("$pid"); kill -TERM "$pid" 2>/dev/null || :; fi
   done
+  for pid in "${pids[@]}"; do stop_pid "$pid" "$(process_cmdline "$pid" | cut -d' ' -f1)"; done
 }
 
 # Pod processes first (SIGKILL to every process in the pods' cgroups), then containerd and shims.

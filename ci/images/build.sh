@@ -149,11 +149,15 @@ build_image() {
     log "image $IMAGE_REF: unchanged and already imported ($size_mb MB, checked in $((SECONDS - t0)) s)"
   else
     # One import per archive: `ctr images import a.tar b.tar` imports only the first, silently.
-    tar -C "$layout" -cf - . | ctr_k8s images import - >/dev/null
+    import_layout "$layout"
     [ "$(imported_digest "$full_ref")" = "sha256:$manifest_digest" ] \
       || die "image $IMAGE_REF: import into containerd did not register digest sha256:$manifest_digest"
     log "image $IMAGE_REF: ${#layers[@]} layers, $size_mb MB, built and imported in $((SECONDS - t0)) s"
   fi
+}
+
+import_layout() {
+  tar -C "$1" -cf - . | ctr_k8s images import - >/dev/null
 }
 
 ctr_k8s() { ctr --address "$BENCH_CONTAINERD_SOCK" -n k8s.io "$@"; }
@@ -177,6 +181,12 @@ main() {
   apt_install jq
   if [ "$NO_IMPORT" = 0 ]; then
     require_root "ci/images/build.sh (it imports into containerd; --no-import only builds)"
+    # Shared hold on the cluster lock (always taken before the images lock below, as up.sh does),
+    # so ci/cluster/down.sh never pulls containerd away in the middle of an import.
+    if [ -z "${BENCH_CLUSTER_LOCKED:-}" ]; then
+      exec 7>/run/lock/bench-cluster.lock
+      flock -s -w 900 7 || die "ci/cluster/up.sh or down.sh held /run/lock/bench-cluster.lock for 15 min"
+    fi
     [ -S "$BENCH_CONTAINERD_SOCK" ] && ctr_k8s version >/dev/null 2>&1 \
       || die "the cluster's containerd is not running at $BENCH_CONTAINERD_SOCK: run ci/cluster/up.sh first, or pass --no-import"
   fi
