@@ -150,7 +150,7 @@ start_testrun_copy() {
           | if .name == "BENCH_DURATION" then .value = $d
             elif .name == "BENCH_TESTID" then .value = $new else . end]' > "$E2E_WORK/testrun-$suffix.json"
   name=$(jq -r .metadata.name "$E2E_WORK/testrun-$suffix.json")
-  [ -n "$name" ] && [ "$name" != null ] || { echo "no TestRun among the release's hooks" >&2; return 1; }
+  if [ -z "$name" ] || [ "$name" = null ]; then echo "no TestRun among the release's hooks" >&2; return 1; fi
   kubectl -n "$E2E_NAMESPACE" delete testruns.k6.io "$name" --ignore-not-found --wait=true >/dev/null
   kubectl -n "$E2E_NAMESPACE" create -f "$E2E_WORK/testrun-$suffix.json" >/dev/null
   printf '%s\n' "$name"

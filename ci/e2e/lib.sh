@@ -45,8 +45,8 @@ wait_rollout() {
 # wait_crd_established NAME: waits up to 60 s (right after apply the CRD has no status yet, which
 # `kubectl wait` reports as an error instead of waiting).
 wait_crd_established() {
-  local i
-  for i in $(seq 60); do
+  local _
+  for _ in $(seq 60); do
     kubectl get crd "$1" -o json |
       jq -e 'any(.status.conditions[]?; .type == "Established" and .status == "True")' >/dev/null && return 0
     sleep 1
@@ -108,8 +108,8 @@ install_chart() {
 # --- following a TestRun -------------------------------------------------------------------------
 # testrun_name: name of the release's TestRun (waits up to 60 s for it to appear).
 testrun_name() {
-  local name i
-  for i in $(seq 60); do
+  local name _
+  for _ in $(seq 60); do
     name=$(kubectl -n "$E2E_NAMESPACE" get testruns.k6.io -o jsonpath='{.items[0].metadata.name}' 2>/dev/null)
     [ -n "$name" ] && { printf '%s\n' "$name"; return 0; }
     sleep 1

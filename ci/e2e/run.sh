@@ -51,7 +51,6 @@ run_benchmark() {
   kubectl -n "$E2E_NAMESPACE" delete testruns.k6.io --all --wait=true >/dev/null
   RUN_START=$(date +%s)
   timed install-chart install_chart "$testid"
-  E2E_FIRST_REQUEST_AT=""
   watch_pid=$(watch_backend_replicas "$RUN_DIR/replicas.watch")
   RUN_TESTRUN=$(testrun_name)
   log "following TestRun $E2E_NAMESPACE/$RUN_TESTRUN (testid $testid)"
