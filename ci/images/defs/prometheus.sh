@@ -10,12 +10,11 @@ IMAGE_USER=65534:65534
 image_add_files() {
   local deb_dir
   deb_dir=$(mktemp -d)
-  chmod 755 "$deb_dir"  # apt downloads as user _apt
   # The package file only (apt's download needs no install); its version is whatever bookworm
   # serves, the same as the images' root.
-  (cd "$deb_dir" && apt-get download -qq prometheus) || {
+  (cd "$deb_dir" && apt-get download -qq -o APT::Sandbox::User=root prometheus) || {
     DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    (cd "$deb_dir" && apt-get download -qq prometheus)
+    (cd "$deb_dir" && apt-get download -qq -o APT::Sandbox::User=root prometheus)
   }
   dpkg-deb -x "$deb_dir"/prometheus_*.deb "$deb_dir/x"
   install -D -m 0755 "$deb_dir/x/usr/bin/prometheus" "$1/usr/local/bin/prometheus"
