@@ -109,6 +109,7 @@ main() {
   stop_runtime
   unmount_all
   # A sandbox created while we were stopping is not in the first list: look again.
+  # shellcheck disable=SC2046,SC2086  # paths have no spaces; split on purpose
   netns=$(printf '%s\n' $netns $(pod_netns_paths) | sort -u)
   # shellcheck disable=SC2086
   remove_netns $netns
