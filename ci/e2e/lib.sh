@@ -132,7 +132,7 @@ watch_backend_replicas() {
 # runner logs (DIR/runner-N.log), the last stage (DIR/stage) and each runner's exit code
 # (DIR/runner-N.exit) before cleanup can delete them. Returns non-zero on timeout.
 follow_testrun() {
-  local name=$1 dir=$2 timeout=$3 start=$SECONDS stage="" pod code
+  local name=$1 dir=$2 timeout=$3 start=$SECONDS stage="" pod code ended=""
   mkdir -p "$dir"; : > "$dir/stage"
   declare -A following=()
   while [ $((SECONDS - start)) -lt "$timeout" ]; do
@@ -150,8 +150,14 @@ follow_testrun() {
       code=$(kubectl -n "$E2E_NAMESPACE" get pod "$pod" -o jsonpath='{.status.containerStatuses[0].state.terminated.exitCode}' 2>/dev/null) || code=""
       [ -z "$code" ] || printf '%s\n' "$code" > "$dir/$pod.exit"
     done
+    # A runner that fails before the start (e.g. a config error) leaves the TestRun at `created`
+    # for good: once every runner has exited, give the operator 20 s, then stop waiting.
+    if [ ${#following[@]} -gt 0 ] && all_runners_exited "$dir" "${!following[@]}"; then
+      ended=${ended:-$SECONDS}
+      [ $((SECONDS - ended)) -lt 20 ] || stage=runners-exited
+    fi
     case $stage in
-      finished|error|deleted)
+      finished|error|deleted|runners-exited)
         # Runners end before the stage flips; let log streams drain.
         for pod in "${!following[@]}"; do wait "${following[$pod]}" || log "log stream of $pod ended with an error"; done
         return 0 ;;
@@ -160,6 +166,12 @@ follow_testrun() {
   done
   log "TestRun $name still at stage '$stage' after $timeout s"
   return 1
+}
+
+# all_runners_exited DIR POD...: every POD has an exit code recorded in DIR.
+all_runners_exited() {
+  local dir=$1 pod; shift
+  for pod in "$@"; do [ -s "$dir/$pod.exit" ] || return 1; done
 }
 
 # extract_summary LOG OUT: writes the JSON printed between the BENCH_SUMMARY_JSON_BEGIN/END lines.
