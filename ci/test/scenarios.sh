@@ -563,6 +563,117 @@ test_churn_forbidden() {
   check "rbac: without the Role the run stops with what the runner needs" forbidden_run_failed_clearly
 }
 
+# ---- endpoint convergence with a known answer --------------------------------------------------
+# The test plays kubelet and ingress controller: "pods" are nginx servers naming themselves in
+# X-Bench-Pod behind a front nginx (the path under test); the test marks a pod Ready in the API
+# and only CONV_ADD_DELAY later adds it to the front's upstream, then marks another not Ready and
+# removes it CONV_REMOVE_DELAY later. The churn VU must measure about those delays.
+CONV_ADD_DELAY=1.5
+CONV_REMOVE_DELAY=1.0
+
+# write_front_conf POD...: the front nginx with an upstream of the given pods (a, b, c).
+write_front_conf() {
+  local pod servers=""
+  for pod in "$@"; do servers+="    server 127.0.0.1:$(conv_port "$pod");"$'\n'; done
+  cat > "$WORK/front/nginx.conf" <<EOF
+pid $WORK/front/nginx.pid;
+error_log $WORK/front/error.log warn;
+worker_processes 1;
+events { worker_connections 1024; }
+http {
+  access_log $WORK/front/access.log;
+  client_body_temp_path $WORK/front/tmp;
+  proxy_temp_path $WORK/front/tmp;
+  fastcgi_temp_path $WORK/front/tmp;
+  uwsgi_temp_path $WORK/front/tmp;
+  scgi_temp_path $WORK/front/tmp;
+  upstream pods {
+$servers  }
+  server {
+    listen 127.0.0.1:$PORT_FRONT;
+    location / { proxy_pass http://pods; }
+  }
+  server { listen 127.0.0.1:$PORT_POD_A; location / { add_header X-Bench-Pod conv-a always; return 200 "a\n"; } }
+  server { listen 127.0.0.1:$PORT_POD_B; location / { add_header X-Bench-Pod conv-b always; return 200 "b\n"; } }
+  server { listen 127.0.0.1:$PORT_POD_C; location / { add_header X-Bench-Pod conv-c always; return 200 "c\n"; } }
+}
+EOF
+}
+
+conv_port() {
+  case $1 in a) echo "$PORT_POD_A" ;; b) echo "$PORT_POD_B" ;; c) echo "$PORT_POD_C" ;; esac
+}
+
+front_nginx() { nginx -c "$WORK/front/nginx.conf" -p "$WORK/front" -e "$WORK/front/error.log" "$@"; }
+
+# set_upstream POD...: the "controller" programs the path.
+set_upstream() {
+  write_front_conf "$@"
+  front_nginx -s reload
+}
+
+# set_pod_ready NAME True|False: the "kubelet" reports readiness.
+set_pod_ready() {
+  kc -n bench-test patch pod "$1" --subresource=status --type=merge \
+    -p "{\"status\":{\"phase\":\"Running\",\"conditions\":[{\"type\":\"Ready\",\"status\":\"$2\"}]}}" >/dev/null
+}
+
+create_conv_pod() {
+  kc -n bench-test run "$1" --image=bench/backend:local --labels=app.kubernetes.io/component=conv >/dev/null
+}
+
+wait_for_probes() {
+  local i
+  for i in $(seq 1 300); do
+    if grep -q 'bench-probe' "$WORK/front/access.log" 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  return 1
+}
+
+test_convergence() {
+  mkdir -p "$WORK/front/tmp"
+  PORT_FRONT=$(free_port) PORT_POD_A=$(free_port) PORT_POD_B=$(free_port) PORT_POD_C=$(free_port)
+  write_front_conf a b
+  # nginx itself in the background (not the front_nginx function): $! must be nginx's pid.
+  nginx -c "$WORK/front/nginx.conf" -p "$WORK/front" -e "$WORK/front/error.log" -g 'daemon off;' \
+    2>"$WORK/front/stderr" &
+  pids+=($!)
+  wait_for_port "$PORT_FRONT"
+  create_conv_pod conv-a && set_pod_ready conv-a True
+  create_conv_pod conv-b && set_pod_ready conv-b True
+  local k6pid rc=0
+  RUN=$WORK/convergence
+  mkdir -p "$RUN"
+  env BENCH_SUMMARY_DIR="$RUN" BENCH_TARGET_URL="http://127.0.0.1:$PORT_FRONT" "${CHURN_ENV[@]}" \
+    BENCH_KUBECONFIG="$WORK/kube/runner.kubeconfig" BENCH_POD_SELECTOR=app.kubernetes.io/component=conv \
+    BENCH_CHURN_PATTERN=2:1m BENCH_DURATION=9s \
+    k6 run -q --log-format raw --address 127.0.0.1:0 "$BENCH_ROOT/scenarios/dynamic.js" >"$RUN/stdout" 2>"$RUN/stderr" &
+  k6pid=$!
+  if ! wait_for_probes; then
+    fail "convergence: the churn VU never probed the front"
+    wait "$k6pid" || log "k6 exit $?"
+    return
+  fi
+  sleep 0.5 # the first poll (the baseline: conv-a, conv-b) comes before the first probe
+  create_conv_pod conv-c && set_pod_ready conv-c True
+  sleep "$CONV_ADD_DELAY"
+  set_upstream a b c
+  sleep 1
+  set_pod_ready conv-a False
+  sleep "$CONV_REMOVE_DELAY"
+  set_upstream b c
+  wait "$k6pid" || rc=$?
+  log "convergence run: exit $rc, $(jq -c .convergence_ms "$RUN/summary.json")"
+  check "convergence: exit 0, one added and one removed endpoint measured" \
+    sj '.convergence_ms.added.count == 1 and .convergence_ms.removed.count == 1'
+  # The poll (250 ms) and probe (100 ms) intervals and nginx reloads blur the known delays.
+  check "convergence: added ~ ${CONV_ADD_DELAY}s after Ready ($(total .convergence_ms.added.p50) ms)" \
+    sj '.convergence_ms.added.p50 >= 1100 and .convergence_ms.added.p50 <= 2500'
+  check "convergence: removed ~ ${CONV_REMOVE_DELAY}s after not Ready ($(total .convergence_ms.removed.p50) ms)" \
+    sj '.convergence_ms.removed.p50 >= 600 and .convergence_ms.removed.p50 <= 2000'
+}
+
 main() {
   local t0=$SECONDS
   apt_install nginx-light openssl jq python3
@@ -587,6 +698,7 @@ main() {
   test_rolling
   test_podkill
   test_churn_forbidden
+  test_convergence
   log "scenarios tests took $((SECONDS - t0)) s"
   echo "scenarios: $passed passed, $failed failed"
   [ "$failed" -eq 0 ]
