@@ -118,14 +118,19 @@ testrun_name() {
 }
 
 # watch_backend_replicas FILE: records, from the API server, every change of the backend
-# Deployment as "<epoch> <spec.replicas> <status.readyReplicas>" until killed. Prints the PID.
+# Deployment as "<epoch> <spec.replicas> <status.readyReplicas>" until WATCH_PID is killed.
 watch_backend_replicas() {
   local file=$1
   : > "$file"
-  kubectl -n "$E2E_NAMESPACE" get deployment "$E2E_RELEASE-backend" --watch \
-    -o jsonpath='{.spec.replicas} {.status.readyReplicas}{"\n"}' 2>>"$file.err" |
-    while read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done >> "$file" &
-  printf '%s\n' $!
+  local name
+  name=$(kubectl -n "$E2E_NAMESPACE" get deployments -o name \
+    -l "app.kubernetes.io/instance=$E2E_RELEASE,app.kubernetes.io/component=backend")
+  [ -n "$name" ] || die "no backend Deployment of release $E2E_RELEASE in namespace $E2E_NAMESPACE"
+  # $! is kubectl's PID: killing it ends the watch, and the timestamping loop ends at EOF.
+  kubectl -n "$E2E_NAMESPACE" get "$name" --watch \
+    -o jsonpath='{.spec.replicas} {.status.readyReplicas}{"\n"}' 2>>"$file.err" \
+    > >(exec >> "$file"; while read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done) &
+  WATCH_PID=$!
 }
 
 # follow_testrun NAME DIR TIMEOUT_S: waits for the TestRun to reach finished or error, capturing the

@@ -43,7 +43,7 @@ build_images() { bash "$BENCH_ROOT/ci/images/build.sh" >&2; }
 # run_benchmark TESTID: installs the chart for this run id and follows its TestRun to the end.
 # Sets RUN_DIR (evidence), RUN_TESTRUN, RUN_RUNNER_LOG, RUN_SUMMARY.
 run_benchmark() {
-  local testid=$1 watch_pid
+  local testid=$1
   RUN_DIR="$E2E_WORK/runs/$testid"
   rm -rf "$RUN_DIR"; mkdir -p "$RUN_DIR"
   # Remove a TestRun of an earlier run: its hook is replaced on upgrade, but a demo re-run after an
@@ -51,12 +51,12 @@ run_benchmark() {
   kubectl -n "$E2E_NAMESPACE" delete testruns.k6.io --all --wait=true >/dev/null
   RUN_START=$(date +%s)
   timed install-chart install_chart "$testid"
-  watch_pid=$(watch_backend_replicas "$RUN_DIR/replicas.watch")
+  watch_backend_replicas "$RUN_DIR/replicas.watch"
   RUN_TESTRUN=$(testrun_name)
   log "following TestRun $E2E_NAMESPACE/$RUN_TESTRUN (testid $testid)"
   timed testrun follow_testrun "$RUN_TESTRUN" "$RUN_DIR" "${BENCH_E2E_TIMEOUT:-600}" ||
-    { kill "$watch_pid"; die "TestRun $RUN_TESTRUN did not finish; evidence in $RUN_DIR"; }
-  kill "$watch_pid"
+    { kill "$WATCH_PID"; die "TestRun $RUN_TESTRUN did not finish; evidence in $RUN_DIR"; }
+  kill "$WATCH_PID"
   RUN_RUNNER_LOG=$(find "$RUN_DIR" -name '*.log' | head -n 1)
   [ -n "$RUN_RUNNER_LOG" ] || die "no runner log captured for TestRun $RUN_TESTRUN (stages: $(paste -sd' ' "$RUN_DIR/stage"))"
   RUN_SUMMARY="$RUN_DIR/summary.json"
