@@ -193,9 +193,12 @@ print_summary_tables() {
 }
 
 # --- Prometheus ----------------------------------------------------------------------------------
-# prom_value EXPR: prints the first sample's value of an instant query ("" when empty).
+# prom_value EXPR: prints the first sample's value of an instant query ("" when empty), evaluated
+# at PROM_TIME when set (the end of the run: native histograms have no last_over_time in 2.42, so
+# the run's last samples are read within the 5 min lookback of that instant).
 prom_value() {
-  curl -fsS --max-time 10 "$PROM_URL/api/v1/query" --data-urlencode "query=$1" |
+  curl -fsS --max-time 10 "$PROM_URL/api/v1/query" --data-urlencode "query=$1" \
+    ${PROM_TIME:+--data-urlencode "time=$PROM_TIME"} |
     jq -r '.data.result[0].value[1] // empty'
 }
 

@@ -57,6 +57,9 @@ run_benchmark() {
   timed testrun follow_testrun "$RUN_TESTRUN" "$RUN_DIR" "${BENCH_E2E_TIMEOUT:-600}" ||
     { kill "$WATCH_PID"; die "TestRun $RUN_TESTRUN did not finish; evidence in $RUN_DIR"; }
   kill "$WATCH_PID"
+  # k6 pushes its last samples when the runner ends; Prometheus queries are evaluated at this instant.
+  PROM_TIME=$(( $(date +%s) + 2 ))
+  sleep 2
   RUN_RUNNER_LOG=$(find "$RUN_DIR" -name '*.log' | head -n 1)
   [ -n "$RUN_RUNNER_LOG" ] || die "no runner log captured for TestRun $RUN_TESTRUN (stages: $(paste -sd' ' "$RUN_DIR/stage"))"
   RUN_SUMMARY="$RUN_DIR/summary.json"
