@@ -50,6 +50,8 @@ run_benchmark() {
   # interrupted one must not follow the old object.
   kubectl -n "$E2E_NAMESPACE" delete testruns.k6.io --all --wait=true >/dev/null
   RUN_START=$(date +%s)
+  # Traefik's TLS request counter before the run (it counts every run since Traefik started).
+  TRAEFIK_TLS_BEFORE=$(traefik_metric_sum traefik_entrypoint_requests_tls_total 'entrypoint="websecure"')
   timed install-chart install_chart "$testid"
   watch_backend_replicas "$RUN_DIR/replicas.watch"
   RUN_TESTRUN=$(testrun_name)
