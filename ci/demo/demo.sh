@@ -13,13 +13,19 @@
 E2E_T0=$(date +%s)
 export E2E_T0
 
+RELEASE=${BENCH_E2E_RELEASE:-bench}
+NAMESPACE=${BENCH_E2E_NAMESPACE:-bench}
+
 clean() {
   require_root "ci/demo/demo.sh --clean"
   . "$BENCH_ROOT/ci/cluster/config.sh"
-  if [ -f "$BENCH_KUBECONFIG" ] && KUBECONFIG=$BENCH_KUBECONFIG kubectl get --raw /readyz >/dev/null 2>&1; then
-    if KUBECONFIG=$BENCH_KUBECONFIG helm status bench -n "${BENCH_E2E_NAMESPACE:-bench}" >/dev/null 2>&1; then
-      KUBECONFIG=$BENCH_KUBECONFIG helm uninstall bench -n "${BENCH_E2E_NAMESPACE:-bench}" --wait
+  export KUBECONFIG=$BENCH_KUBECONFIG
+  if [ -f "$BENCH_KUBECONFIG" ] && kubectl get --raw /readyz >/dev/null 2>&1; then
+    if helm status "$RELEASE" -n "$NAMESPACE" >/dev/null 2>&1; then
+      helm uninstall "$RELEASE" -n "$NAMESPACE" --wait
     fi
+    # The TestRun is a Helm hook: uninstall leaves it (and its runner pods) behind.
+    kubectl -n "$NAMESPACE" delete testruns.k6.io --all --wait=true
   fi
   bash "$BENCH_ROOT/ci/cluster/down.sh"
 }
@@ -31,12 +37,13 @@ case ${1:-} in
       log "kind and docker found, but the demo runs offline on the project's own cluster (ci/cluster)"
     fi
     bash "$BENCH_ROOT/ci/e2e/run.sh" --keep
-    . "$BENCH_ROOT/ci/cluster/config.sh"
+    . "$BENCH_ROOT/ci/cluster/env.sh"
+    prom_ip=$(kubectl -n bench-monitoring get service prometheus -o jsonpath='{.spec.clusterIP}')
     echo
     echo "The release is still installed. Look around with:"
-    echo "  export KUBECONFIG=$BENCH_KUBECONFIG PATH=$BENCH_TOOLS/bin:\$PATH"
-    echo "  kubectl -n bench get testruns,pods    # the run and its backend"
-    echo "  curl -s 'http://$BENCH_GATEWAY_IP:9090/api/v1/query?query=k6_http_reqs_total'"
+    echo "  export KUBECONFIG=$KUBECONFIG PATH=$BENCH_TOOLS/bin:\$PATH"
+    echo "  kubectl -n $NAMESPACE get testruns,pods    # the run and its backend"
+    echo "  curl -s 'http://$prom_ip:9090/api/v1/query?query=k6_http_reqs_total'"
     echo "Clean up with: make demo-clean"
     ;;
   *) die "unknown option '$1'; allowed: --clean (or nothing)" ;;
