@@ -184,7 +184,7 @@ summary_survives_prometheus_down() {
   name=$(start_testrun_copy promdown 15s) || return 1
   rm -rf "$dir"
   follow_testrun "$name" "$dir" 300 || ok=1
-  log=$(find "$dir" -name '*.log' | head -n 1)
+  log=$(find "$dir" -name '*.log' -print -quit)
   if [ -n "$log" ] && extract_summary "$log" "$dir/summary.json"; then
     echo "summary with Prometheus down: $(jq -c .requests "$dir/summary.json")" >&2
     jq -e '.requests.total > 0' "$dir/summary.json" >/dev/null || ok=1

@@ -62,7 +62,7 @@ run_benchmark() {
   # k6 pushes its last samples when the runner ends; Prometheus queries are evaluated at this instant.
   PROM_TIME=$(( $(date +%s) + 2 ))
   sleep 2
-  RUN_RUNNER_LOG=$(find "$RUN_DIR" -name '*.log' | head -n 1)
+  RUN_RUNNER_LOG=$(find "$RUN_DIR" -name '*.log' -print -quit)
   [ -n "$RUN_RUNNER_LOG" ] || die "no runner log captured for TestRun $RUN_TESTRUN (stages: $(paste -sd' ' "$RUN_DIR/stage"))"
   RUN_SUMMARY="$RUN_DIR/summary.json"
   extract_summary "$RUN_RUNNER_LOG" "$RUN_SUMMARY" ||
