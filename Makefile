@@ -36,6 +36,13 @@ demo: ## Run a real dynamic benchmark end to end on a local cluster and print th
 demo-clean: ## Remove the demo release and stop the local cluster
 	bash ci/demo/demo.sh --clean
 
+.PHONY: report matrix
+report: ## Report from summaries: make report OUT=out/report SUMMARIES="a/summary.json b/summary.json"
+	bash ci/report/report.sh --out "$(or $(OUT),out/report)" $(SUMMARIES)
+
+matrix: ## One run per variant, then a comparison: make matrix OUT=out/paths VARIANTS="clusterip:loadtest.target=clusterip pod:loadtest.target=pod"
+	bash ci/report/matrix.sh --out "$(or $(OUT),out/matrix)" $(VARIANTS)
+
 ##@ Tests
 .PHONY: test test-chart test-scenarios test-dashboards test-cluster test-e2e test-report
 test: ## Run the whole suite (what .ci/run runs)

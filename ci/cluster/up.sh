@@ -288,7 +288,8 @@ serializeImagePulls: false
 EOF
   start_component kubelet kubelet --config="$dir/config.yaml" \
     --kubeconfig="$PKI/kubelet.kubeconfig" --root-dir="$dir/root" \
-    --hostname-override="$BENCH_NODE_NAME" --node-ip="$BENCH_GATEWAY_IP" --v=1
+    --hostname-override="$BENCH_NODE_NAME" --node-ip="$BENCH_GATEWAY_IP" --v=1 \
+    --containerd="$BENCH_CONTAINERD_SOCK"
 }
 
 start_kube_proxy() {

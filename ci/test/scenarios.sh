@@ -198,6 +198,21 @@ test_static() {
   check "static: keep-alive reused connections" test "$(nginx_count '$4 > 1')" -gt 500
 }
 
+# One VU cannot send 20 000 req/s: k6 drops iterations. The summary must count them (k6 tags
+# dropped_iterations with `scenario` only, not with the load scenarios' role tag) and the run fails.
+test_dropped() {
+  run_k6 dropped static.js BENCH_TARGET_URL="$HTTP" BENCH_RATE=20000 BENCH_DURATION=2s BENCH_CONNECTIONS=1
+  local dropped served
+  dropped=$(jq -r '.requests.dropped_iterations' "$RUN/summary.json" 2>/dev/null || echo none)
+  served=$(total)
+  check "dropped: exit 99 (threshold on dropped iterations)" test "$RC" -eq 99
+  check "dropped: summary counts them ($dropped dropped, $served sent)" \
+    sj '.requests.dropped_iterations > 10000 and .requests.total > 0'
+  check "dropped: sent + dropped is the 40 000 scheduled (within 2%)" \
+    near "$((served + ${dropped//none/0}))" 40000 2
+  check "dropped: the table shouts it" grep -q 'k6 DROPPED' "$RUN/summary.txt"
+}
+
 test_error_classes() {
   run_k6 err-refused static.js BENCH_TARGET_URL="http://127.0.0.1:$PORT_REFUSE" BENCH_RATE=50 BENCH_DURATION=2s BENCH_CONNECTIONS=10
   check "errors: closed port -> connection ($(total .errors.connection))" only_error_class connection
@@ -683,6 +698,7 @@ main() {
   start_servers
   test_unit
   test_static
+  test_dropped
   test_error_classes
   test_fail_fast
   test_bad_config

@@ -141,10 +141,17 @@ function parseTestId(name, value) {
   return text;
 }
 
+// Kubernetes injects service-link variables for every Service in the namespace; a release named
+// `bench` has Services named bench-*, so BENCH_BACKEND_PORT_80_TCP_PORT and the like reach the runner
+// (k6-operator v1.5.0 cannot turn service links off).
+const SERVICE_LINK_VARIABLE =
+  /_(SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT(_[0-9]+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?)$/;
+
 // checkUnknownVariables fails on a BENCH_* variable that no scenario reads (usually a typo).
 export function checkUnknownVariables(env) {
   for (const key of Object.keys(env)) {
     if (!key.startsWith('BENCH_') || key in DEFAULTS || TOOLING_VARIABLES.includes(key)) continue;
+    if (SERVICE_LINK_VARIABLE.test(key)) continue;
     throw new Error(`unknown variable ${key}: allowed are ${Object.keys(DEFAULTS).join(', ')}`);
   }
 }

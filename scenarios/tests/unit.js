@@ -122,6 +122,16 @@ function configTests() {
   check('config: an unknown BENCH_ variable is refused with the allowed list', () => {
     throwsWith(() => loadConfig({ BENCH_RATEE: '5' }), /unknown variable BENCH_RATEE: allowed are BENCH_TARGET_URL, .*BENCH_SUMMARY_DIR/);
   });
+  check('config: Kubernetes service-link variables of a release named bench are ignored', () => {
+    const links = {
+      BENCH_BACKEND_SERVICE_HOST: '10.96.0.10', BENCH_BACKEND_SERVICE_PORT: '80',
+      BENCH_BACKEND_SERVICE_PORT_HTTP: '80', BENCH_BACKEND_PORT: 'tcp://10.96.0.10:80',
+      BENCH_BACKEND_NODEPORT_PORT_80_TCP: 'tcp://10.96.0.11:80', BENCH_BACKEND_NODEPORT_PORT_80_TCP_PORT: '80',
+      BENCH_BACKEND_NODEPORT_PORT_80_TCP_PROTO: 'tcp', BENCH_BACKEND_NODEPORT_PORT_80_TCP_ADDR: '10.96.0.11',
+    };
+    eq(loadConfig(links).rate, 1000);
+    throwsWith(() => loadConfig({ BENCH_RATE_PORT_X: '5' }), /unknown variable BENCH_RATE_PORT_X/);
+  });
   check('config: tooling and non-BENCH variables are ignored', () => {
     eq(loadConfig({ BENCH_ROOT: '/x', BENCH_CACHE: '/y', BENCH_TOOLS: '/z', HOME: '/root' }).rate, 1000);
   });
@@ -230,7 +240,8 @@ function fakeData(over) {
   const counter = (n) => ({ type: 'counter', values: { count: n, rate: n / 10 } });
   const trend = (v) => ({ type: 'trend', values: v });
   metrics['http_reqs{role:load}'] = counter(10000);
-  metrics['dropped_iterations{role:load}'] = counter(0);
+  // k6 tags dropped_iterations with `scenario` only (never role): the summary reads the plain metric.
+  metrics.dropped_iterations = counter(0);
   metrics['data_received{role:load}'] = counter(2048000);
   metrics['http_req_duration{role:load}'] = trend({
     count: 10000, min: 0.2, avg: 1.1, max: 30.2, 'p(50)': 0.9, 'p(90)': 1.5, 'p(99)': 4, 'p(99.9)': 9,
@@ -291,12 +302,13 @@ function summaryTests() {
   });
   check('summary: thresholds name every sub-metric the summary reads', () => {
     const t = summaryThresholds(fakeReport({ parts: [{ name: 'x', scenario: 'sx' }] }), { dropped_iterations: ['count==0'] });
-    for (const key of ['http_reqs{role:load}', 'http_req_duration{role:load}', 'dropped_iterations{role:load}',
+    for (const key of ['http_reqs{role:load}', 'http_req_duration{role:load}', 'dropped_iterations{scenario:sx}',
       'bench_errors{role:load,class:other}', 'http_reqs{scenario:sx}', 'bench_errors{scenario:sx,class:read}',
       'bench_endpoint_convergence{event:added}', 'bench_scale_events']) {
       if (!t[key]) throw new Error(`missing ${key}`);
     }
     eq(t.dropped_iterations, ['count==0'], 'experiment threshold kept');
+    if (t['dropped_iterations{role:load}']) throw new Error('dropped_iterations{role:load} never gets a sample');
   });
   check('summary: text table has the published percentiles and error classes', () => {
     const text = formatText(buildSummary(fakeData(), fakeReport(), { testid: 'run-1' }));
@@ -307,7 +319,8 @@ function summaryTests() {
     if (!/\n\s*load\s+1000\s+1000\.0\s+10000\s+0\n/.test(text)) throw new Error(`request row wrong:\n${text}`);
   });
   check('summary: dropped iterations are shouted', () => {
-    const s = buildSummary(fakeData({ 'dropped_iterations{role:load}': { values: { count: 50 } } }), fakeReport(), {});
+    const s = buildSummary(fakeData({ dropped_iterations: { values: { count: 50 } } }), fakeReport(), {});
+    eq(s.requests.dropped_iterations, 50);
     const text = formatText(s);
     if (!/!! WARNING: k6 DROPPED 50 iterations/.test(text)) throw new Error(text);
   });
