@@ -181,8 +181,10 @@ all_runners_exited() {
 
 # extract_summary LOG OUT: writes the JSON printed between the BENCH_SUMMARY_JSON_BEGIN/END lines.
 extract_summary() {
+  # A pod log interleaves k6's stderr (e.g. remote-write errors with Prometheus down) with stdout:
+  # keep only the JSON line between the markers.
   sed -n '/BENCH_SUMMARY_JSON_BEGIN/,/BENCH_SUMMARY_JSON_END/p' "$1" |
-    sed -e '1d' -e '$d' > "$2"
+    grep '^{"schema":"bench.summary/' > "$2"
   [ -s "$2" ] && jq -e '.schema == "bench.summary/v1"' "$2" >/dev/null
 }
 
