@@ -4,9 +4,10 @@
 import http from 'k6/http';
 import { sleep } from 'k6';
 import { countError } from './errors.js';
-import { k6Duration } from './config.js';
+import { k6Duration, parseDuration } from './config.js';
+import { lagScenario, isLagVu, runLag } from './lag.js';
 
-export const PERCENTILE_STATS = ['min', 'avg', 'max', 'p(50)', 'p(90)', 'p(99)', 'p(99.9)', 'p(99.99)',
+export const PERCENTILE_STATS = ['min', 'avg', 'max', 'p(50)', 'p(90)', 'p(95)', 'p(99)', 'p(99.9)', 'p(99.99)',
   'p(99.999)', 'p(99.9999)', 'count'];
 
 // gracefulStopMs: how long after the end of a load scenario its in-flight requests may finish
@@ -31,7 +32,13 @@ export function target(cfg, baseUrl, path, keepalive) {
 }
 
 // hit(t): one request; a failure is classified into bench_errors. Returns the response.
+// A VU of the runner_lag scenario (lag.js) runs the same exported `load` function: it samples the
+// runner's lag instead and returns null (one property read on the hot path).
 export function hit(t) {
+  if (isLagVu(__ENV)) {
+    runLag();
+    return null;
+  }
   const res = http.get(t.url, t.params);
   countError(res);
   return res;
@@ -69,11 +76,32 @@ export function rampScenario(cfg, opts) {
   };
 }
 
+// durationMs(text): a k6 duration option back in ms ('0ms' included, which parseDuration refuses).
+function durationMs(name, text) {
+  return /^0+(ms|s)?$/.test(String(text)) ? 0 : parseDuration(name, text);
+}
+
+// loadEndMs(scenarios): when the last load scenario (role=load) ends, from their k6 options.
+export function loadEndMs(scenarios) {
+  let end = 0;
+  for (const name of Object.keys(scenarios)) {
+    const s = scenarios[name];
+    if (!s.tags || s.tags.role !== 'load') continue;
+    const start = durationMs(name, s.startTime || '0ms');
+    const length = s.stages
+      ? s.stages.reduce((n, st) => n + durationMs(name, st.duration), 0)
+      : durationMs(name, s.duration);
+    end = Math.max(end, start + length);
+  }
+  return end;
+}
+
 // baseOptions: shared k6 options. `thresholds` are the experiment's; summaryThresholds() adds the
-// sub-metrics handleSummary reads (k6 only reports a sub-metric that has a threshold).
+// sub-metrics handleSummary reads (k6 only reports a sub-metric that has a threshold). Every run
+// also gets the runner_lag scenario (lag.js) for as long as its load scenarios last.
 export function baseOptions(cfg, scenarios, thresholds) {
   return {
-    scenarios,
+    scenarios: Object.assign({}, scenarios, { runner_lag: lagScenario(loadEndMs(scenarios)) }),
     thresholds,
     summaryTrendStats: PERCENTILE_STATS,
     discardResponseBodies: true,

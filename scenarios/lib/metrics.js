@@ -12,3 +12,6 @@ export const replicasDesired = new Gauge('bench_replicas_desired');
 export const replicasReady = new Gauge('bench_replicas_ready');
 // One per change the churn VU makes, tag action = scale | rollout | podkill.
 export const scaleEvents = new Counter('bench_scale_events');
+// How late (ms) a sleeping VU of the runner_lag scenario woke up (lag.js): the runner's own CPU
+// starvation. Tag role=lag only (plus run tags).
+export const runnerLag = new Trend('bench_runner_lag', true);

@@ -9,6 +9,7 @@
 // hook for experiment-specific keys}.
 import exec from 'k6/execution';
 import { ERROR_CLASSES } from './errors.js';
+import { LAG_LIMIT_MS } from './lag.js';
 import './metrics.js';
 
 export const SCHEMA = 'bench.summary/v1';
@@ -91,6 +92,19 @@ function convergenceFor(data, event) {
   return { count: v.count, p50: round(v['p(50)'], 1), max: round(v.max, 1) };
 }
 
+// runnerFor(data): the runner_lag scenario's samples (lag.js): did the runner have CPU to spare?
+// cpu_bound is null when no lag was sampled (a run shorter than one sample).
+export function runnerFor(data) {
+  const m = data.metrics.bench_runner_lag;
+  const v = m ? m.values : null;
+  const lag = { count: 0, p50: null, p95: null, p99: null, max: null };
+  if (v && v.count) {
+    Object.assign(lag, { count: v.count, p50: round(v['p(50)'], 1), p95: round(v['p(95)'], 1),
+      p99: round(v['p(99)'], 1), max: round(v.max, 1) });
+  }
+  return { lag_ms: lag, lag_limit_ms: LAG_LIMIT_MS, cpu_bound: lag.count ? lag.p95 > LAG_LIMIT_MS : null };
+}
+
 // buildSummary(data, report, runTags): the bench.summary/v1 object. runTags are the test-wide tags
 // (exec.test.options.tags: --tag testid=..., --tag controller=...).
 export function buildSummary(data, report, runTags) {
@@ -135,6 +149,7 @@ export function buildSummary(data, report, runTags) {
       bytes_received: received,
       bytes_received_per_s: round(received / (durationMs / 1000), 0),
     },
+    runner: runnerFor(data),
   };
   if (report.extend) report.extend(data, summary);
   return summary;
@@ -193,6 +208,12 @@ export function warnings(s) {
       + 'with BENCH_CONNECTIONS/BENCH_MAX_CONNECTIONS VUs. The latency above is not the latency at the target rate; '
       + 'raise the connection budget or add runners.');
   }
+  const rn = s.runner;
+  if (rn && rn.cpu_bound) {
+    out.push(`k6 runner CPU-BOUND: its sleeping VUs woke ${rn.lag_ms.p95} ms late at p95 (limit ${rn.lag_limit_ms} ms). `
+      + 'The latency above includes k6 waiting for CPU; give the runners more CPU or more runners '
+      + '(loadtest.parallelism), see ci/calibrate/README.md for sizing.');
+  }
   if (r.total === 0) out.push('no request completed: check BENCH_TARGET_URL and the route.');
   else if (r.rate_achieved < 0.95 * r.rate_target && r.dropped_iterations === 0 && !s.max_rps) {
     out.push(`achieved ${r.rate_achieved} req/s, below 95% of the target ${r.rate_target} req/s.`);
@@ -238,6 +259,12 @@ export function formatText(s) {
   }
   lines.push('');
   lines.push(`received ${humanBytes(s.throughput.bytes_received)} (${humanBytes(s.throughput.bytes_received_per_s)}/s)`);
+  if (s.runner) {
+    const l = s.runner.lag_ms;
+    const verdict = s.runner.cpu_bound === null ? 'not sampled' : s.runner.cpu_bound ? 'CPU-BOUND' : 'ok';
+    lines.push(`runner lag (ms)  p50 ${fmt(l.p50)}  p95 ${fmt(l.p95)}  p99 ${fmt(l.p99)}  max ${fmt(l.max)}   `
+      + `limit p95 ${s.runner.lag_limit_ms}: ${verdict}`);
+  }
   if (s.max_rps) {
     const m = s.max_rps;
     lines.push('');

@@ -267,7 +267,7 @@ function summaryTests() {
   check('summary: bench.summary/v1 shape and numbers', () => {
     const s = buildSummary(fakeData(), fakeReport(), { testid: 'run-1', controller: 'traefik' });
     eq(Object.keys(s), ['schema', 'testid', 'scenario', 'controller', 'settings', 'requests', 'latency_ms', 'errors',
-      'convergence_ms', 'scale_events', 'by_path', 'throughput'], 'keys');
+      'convergence_ms', 'scale_events', 'by_path', 'throughput', 'runner'], 'keys');
     eq([s.schema, s.testid, s.scenario, s.controller], [SCHEMA, 'run-1', 'dynamic', 'traefik']);
     eq(s.settings, { target_url: 'https://bench.local', path: '/', rate: 1000, duration_s: 10, connections: 100,
       timeout_s: 2, keepalive: true, tls: true, churn_pattern: '5:12s,7:10s' });

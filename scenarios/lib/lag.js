@@ -1,0 +1,45 @@
+// Runner lag: is the k6 runner itself out of CPU? k6 cannot read /proc from a VU, so a few VUs of a
+// small scenario (`runner_lag`, tag role=lag) sleep LAG_INTERVAL_MS again and again and record how
+// much later than asked they woke up, in bench_runner_lag (Trend, ms). On a runner with CPU to spare
+// a sleeping VU wakes within a millisecond or two; when the load VUs keep every core busy (or a pod
+// CPU limit throttles the process) the wake-up waits in Go's run queue and the lag grows. The
+// summary warns when its p95 exceeds LAG_LIMIT_MS (calibrated in ci/calibrate/README.md).
+//
+// The lag VUs run the entry script's `load` function (every entry script exports one; k6 needs an
+// exported function name, and the library cannot add exports to entry scripts): the scenario sets
+// the scenario-level variable bench_role=lag, and hit() (load.js) hands such a VU to runLag()
+// before anything else. The check costs one property read per request.
+import { sleep } from 'k6';
+import { runnerLag } from './metrics.js';
+
+export const LAG_VUS = 4; // one per runner for TestRun parallelism up to 4; more runners share them
+export const LAG_INTERVAL_MS = 100;
+// p95 lag above this means the runner was short of CPU: measured 1-3 ms with spare CPU and tens of
+// ms once k6 saturates its cores (ci/calibrate/README.md, "Runner lag").
+export const LAG_LIMIT_MS = 10;
+export const LAG_ROLE = 'lag';
+
+// lagScenario(endMs): LAG_VUS VUs sampling the lag until endMs (the end of the last load scenario).
+export function lagScenario(endMs) {
+  return {
+    executor: 'constant-vus',
+    exec: 'load',
+    vus: LAG_VUS,
+    duration: `${Math.max(1000, Math.round(endMs))}ms`,
+    gracefulStop: `${LAG_INTERVAL_MS * 5}ms`,
+    env: { bench_role: LAG_ROLE },
+    tags: { role: LAG_ROLE },
+  };
+}
+
+// isLagVu(env): true in a VU running the runner_lag scenario (its scenario-level __ENV).
+export function isLagVu(env) {
+  return env.bench_role === LAG_ROLE;
+}
+
+// runLag(): one sample: sleep LAG_INTERVAL_MS, record the oversleep in ms.
+export function runLag() {
+  const t0 = Date.now();
+  sleep(LAG_INTERVAL_MS / 1000);
+  runnerLag.add(Math.max(0, Date.now() - t0 - LAG_INTERVAL_MS));
+}
