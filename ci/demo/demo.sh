@@ -5,9 +5,9 @@
 #                            values/local.yaml, run the dynamic scenario (about a minute), print the
 #                            summary tables. The release and the cluster stay up for a look around.
 #   ci/demo/demo.sh --clean  uninstall the release and stop the cluster (`make demo-clean`).
-# Offline: there is no Docker or registry here, so the demo always uses the project's own cluster;
-# with internet, `helm install bench ./charts/bench --dependency-update -f values/traefik.yaml` on
-# kind is the path (see the top README).
+# Which cluster: BENCH_DEMO_CLUSTER=auto (default) takes kind when kind and a running Docker are
+# there (ci/demo/kind.sh: real subcharts, needs internet), else the project's own cluster (offline);
+# =kind or =local forces one.
 . "$(dirname "$0")/../lib/common.sh"
 
 E2E_T0=$(date +%s)
@@ -24,18 +24,35 @@ clean() {
     if helm status "$RELEASE" -n "$NAMESPACE" >/dev/null 2>&1; then
       helm uninstall "$RELEASE" -n "$NAMESPACE" --wait
     fi
-    # The TestRun is a Helm hook: uninstall leaves it (and its runner pods) behind.
+    # The chart's pre-delete hook removes its TestRun; TestRuns started by hand would stay.
     kubectl -n "$NAMESPACE" delete testruns.k6.io --all --wait=true
   fi
   bash "$BENCH_ROOT/ci/cluster/down.sh"
 }
 
+# demo_cluster: prints kind or local for BENCH_DEMO_CLUSTER (clear error on anything else).
+demo_cluster() {
+  case ${BENCH_DEMO_CLUSTER:-auto} in
+    kind|local) printf '%s\n' "$BENCH_DEMO_CLUSTER" ;;
+    auto)
+      if command -v kind >/dev/null && command -v docker >/dev/null && docker info >/dev/null 2>&1; then
+        echo kind
+      else
+        echo local
+      fi ;;
+    *) die "BENCH_DEMO_CLUSTER='$BENCH_DEMO_CLUSTER' is not allowed; use auto, kind or local" ;;
+  esac
+}
+
+CLUSTER=$(demo_cluster)
+if [ "$CLUSTER" = kind ]; then
+  log "demo on kind (BENCH_DEMO_CLUSTER=${BENCH_DEMO_CLUSTER:-auto}; =local for the project's own cluster)"
+  exec bash "$BENCH_ROOT/ci/demo/kind.sh" "$@"
+fi
+
 case ${1:-} in
   --clean) clean ;;
   "")
-    if command -v kind >/dev/null && command -v docker >/dev/null; then
-      log "kind and docker found, but the demo runs offline on the project's own cluster (ci/cluster)"
-    fi
     bash "$BENCH_ROOT/ci/e2e/run.sh" --keep
     . "$BENCH_ROOT/ci/cluster/env.sh"
     prom_ip=$(kubectl -n bench-monitoring get service prometheus -o jsonpath='{.spec.clusterIP}')

@@ -197,6 +197,23 @@ summary_survives_prometheus_down() {
   return $ok
 }
 
+# matrix_compares_paths: the matrix runner (ci/report/matrix.sh) runs two routing paths one after
+# the other through helm upgrades of this release and writes their comparison report with the
+# Prometheus time series of both runs.
+matrix_compares_paths() {
+  local out="$E2E_WORK/runs/$TESTID-matrix" static="loadtest.scenario=static,loadtest.duration=15s"
+  rm -rf "$out"
+  bash "$BENCH_ROOT/ci/report/matrix.sh" --out "$out" --cooldown 3 --timeout 300 \
+    "clusterip:loadtest.target=clusterip,$static" "pod:loadtest.target=pod,$static" \
+    > "$out.log" 2>&1 || { tail -n 20 "$out.log" >&2; return 1; }
+  echo "matrix: $(jq -c '[.runs[] | {label, verdict, timeseries}]' "$out/report/report.json")" >&2
+  jq -e '[.[].settings.target_url] | .[0] != .[1] and all(test("^http://"))' -s \
+    "$out/clusterip/summary.json" "$out/pod/summary.json" >/dev/null &&
+    jq -e '[.[].requests.total > 0] | all' -s "$out/clusterip/summary.json" "$out/pod/summary.json" >/dev/null &&
+    jq -e '(.runs | length) == 2 and all(.runs[]; .timeseries)' "$out/report/report.json" >/dev/null &&
+    grep -q '<svg' "$out/report/report.html"
+}
+
 # --- uninstall removes everything the chart created ---------------------------------------------------------
 uninstall_removes_everything() {
   local objs left=0 o
@@ -235,5 +252,6 @@ run_assertions() {
   check "runner ServiceAccount confined to its namespace" runner_sa_confined
   check "Prometheus down: summary still printed" summary_survives_prometheus_down
   check "Role removed: run fails with a clear message" scaling_forbidden_fails_clearly
+  check "matrix runner compares ClusterIP and pod paths" matrix_compares_paths
   check "uninstall removes everything" uninstall_removes_everything
 }
