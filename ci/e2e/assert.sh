@@ -206,7 +206,7 @@ matrix_compares_paths() {
   bash "$BENCH_ROOT/ci/report/matrix.sh" --out "$out" --cooldown 3 --timeout 300 \
     "clusterip:loadtest.target=clusterip,$static" "pod:loadtest.target=pod,$static" \
     > "$out.log" 2>&1 || { tail -n 20 "$out.log" >&2; return 1; }
-  echo "matrix: $(jq -c '[.runs[] | {label, verdict, timeseries}]' "$out/report/report.json")" >&2
+  echo "matrix: $(jq -c '[.runs[] | {run: .label, verdict: .verdict, timeseries: .timeseries}]' "$out/report/report.json")" >&2
   jq -e '[.[].settings.target_url] | .[0] != .[1] and all(test("^http://"))' -s \
     "$out/clusterip/summary.json" "$out/pod/summary.json" >/dev/null &&
     jq -e '[.[].requests.total > 0] | all' -s "$out/clusterip/summary.json" "$out/pod/summary.json" >/dev/null &&
