@@ -40,7 +40,8 @@ install_release() {
   helm upgrade --install "$E2E_RELEASE" "$BENCH_ROOT/charts/bench" -n "$E2E_NAMESPACE" --create-namespace \
     --dependency-update --wait --timeout 15m -f "$KIND_VALUES" \
     --set loadtest.scenario=dynamic --set loadtest.runId="$run_id" \
-    --set loadtest.runner.image.pullPolicy=IfNotPresent
+    --set loadtest.runner.image.pullPolicy=IfNotPresent \
+    --set k6-operator.namespace.create=false   # the operator goes into the release namespace
 }
 
 show_results() {
