@@ -38,11 +38,21 @@ apt_install() {
 # beside the binary; a matching stamp skips the build, so warm runs take milliseconds.
 # GO_GET_ARGS are module@version pins passed to `go get`. Extra env: GO_BUILD_FLAGS, GO_MOD_EXTRA
 # (lines appended to go.mod, e.g. replace directives), GONOSUMDB.
-# The binary is linked into $BENCH_TOOLS/bin.
+# The binary is linked into $BENCH_TOOLS/bin. One builder per tool at a time: a second caller
+# (two test parts run at once) waits on the tool's lock, then finds the stamp and returns.
 go_build_tool() {
+  local lock_fd
+  mkdir -p "$BENCH_CACHE/bin"
+  exec {lock_fd}>"$BENCH_CACHE/bin/$1.lock"
+  flock "$lock_fd"
+  build_tool_once "$@"
+  exec {lock_fd}>&-
+}
+
+build_tool_once() {
   local name=$1 stamp=$2 pkg=$3; shift 3
   local out="$BENCH_CACHE/bin/$name"
-  mkdir -p "$BENCH_CACHE/bin" "$BENCH_TOOLS/bin"
+  mkdir -p "$BENCH_TOOLS/bin"
   if [ -x "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp" ]; then
     ln -sf "$out" "$BENCH_TOOLS/bin/$name"
     return 0
