@@ -9,6 +9,8 @@ const params = __ENV.CAL_KEEPALIVE === 'false' ? { headers: { Connection: 'close
 export const options = {
   discardResponseBodies: true,
   insecureSkipTLSVerify: true,
+  // End-of-test statistics only (nothing per request).
+  summaryTrendStats: ['min', 'med', 'p(90)', 'p(99)', 'max', 'count'],
   scenarios: {
     bare: {
       executor: 'constant-arrival-rate',

@@ -2,11 +2,12 @@
 """Runs one load generator and measures what it cost: CPU seconds and memory, split into start-up
 (k6: script compilation and VU initialisation) and load.
 
-    measure.py [--k6-api 127.0.0.1:PORT] [--timeout S] -- COMMAND ARGS...
+    measure.py [--k6-api 127.0.0.1:PORT [--resume-at UNIX_TIME]] [--timeout S] -- COMMAND ARGS...
 
 With --k6-api the command must be a `k6 run --paused --address 127.0.0.1:PORT ...`: once k6 reports
 its VUs initialised (REST API status 4, vus-max reached), the CPU used so far is recorded as
-start-up, the resident memory as init RSS, and the test is resumed. Total CPU and peak RSS come
+start-up, the resident memory as init RSS, and the test is resumed (at --resume-at if given: two
+generators started together then load the same core over the same seconds, a paired comparison). Total CPU and peak RSS come
 from the kernel's rusage of the child (every thread) when it exits. Prints one JSON object:
 {rc, cpu_total_s, cpu_init_s, cpu_load_s, rss_init_kb, rss_max_kb, wall_load_s}.
 """
@@ -68,6 +69,7 @@ def wait_initialised(proc, api, deadline):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--k6-api', help='k6 REST API address of a `k6 run --paused` command')
+    ap.add_argument('--resume-at', type=float, help='unix time at which to resume the paused k6')
     ap.add_argument('--timeout', type=float, default=600, help='seconds to wait for start-up')
     ap.add_argument('command', nargs=argparse.REMAINDER)
     args = ap.parse_args()
@@ -78,6 +80,8 @@ def main():
     cpu_init = 0.0
     rss_init = 0
     if args.k6_api and wait_initialised(proc, args.k6_api, time.monotonic() + args.timeout):
+        if args.resume_at:
+            time.sleep(max(0.0, args.resume_at - time.time()))
         cpu_init = proc_cpu_s(proc.pid)
         rss_init = proc_rss_kb(proc.pid)
         k6_resume(args.k6_api)

@@ -26,3 +26,32 @@ export function kneeRate(judged) {
   for (const j of judged) if (j.ok && (knee === null || j.rate_target > knee)) knee = j.rate_target;
   return knee;
 }
+
+// judgeRunnerStep(rateTarget, requests, latency, lagP95, lagLimitMs): one calibration step: did the
+// runner hold the rate? Held = no dropped iterations, >= 95% of the rate achieved and the runner's
+// p95 lag within the limit (lag.js). The latency is reported, not judged (the target is the
+// backend Service, not what is measured here).
+export function judgeRunnerStep(rateTarget, requests, latency, lagP95, lagLimitMs) {
+  const cpuBound = lagP95 !== null && lagP95 > lagLimitMs;
+  const ok = requests.total > 0 && requests.dropped_iterations === 0
+    && requests.rate_achieved >= 0.95 * rateTarget && !cpuBound;
+  return {
+    rate_target: rateTarget,
+    rate_achieved: requests.rate_achieved,
+    p99_ms: latency.p99,
+    dropped_iterations: requests.dropped_iterations,
+    lag_p95_ms: lagP95,
+    cpu_bound: cpuBound,
+    ok,
+  };
+}
+
+// limitedBy(judged): what stopped the staircase: null if every step above the knee held,
+// 'runner-cpu' if the first failing step above the knee had the runner CPU-bound, otherwise
+// 'connections-or-target' (VUs all busy waiting on responses, or the target slower than the rate needs).
+export function limitedBy(judged) {
+  const knee = kneeRate(judged);
+  const first = judged.find((j) => !j.ok && (knee === null || j.rate_target > knee));
+  if (!first) return null;
+  return first.cpu_bound ? 'runner-cpu' : 'connections-or-target';
+}

@@ -1,0 +1,334 @@
+#!/usr/bin/env bash
+# Load-generator calibration (issue 8): on this machine, in one run, against the same local nginx
+# (the chart's backend nginx.conf, one worker on one core, 127.0.0.1), with the same body and
+# connection count, measures:
+#   wrk (closed loop, the machine's physical reference), vegeta (open model at a fixed rate),
+#   bare k6 (ci/calibrate/bare.js), bench's static and dynamic scenarios with every measurement on,
+# each at its ceiling (offered rate far above what one core sends) and at one fixed rate, with
+# keep-alive, with Connection: close and over TLS. CPU and memory come from the kernel (measure.py).
+# The generator is pinned to one core, nginx (and the API server for dynamic) to the other, so the
+# figures are per runner core. Prints the ratios; results land in OUT/results.jsonl and
+# OUT/report.txt. NOT a timed test and not part of `make test`.
+#
+# Usage: ci/calibrate/run.sh [--rounds N] [--duration S] [--connections N] [--rate R]
+#                            [--body PATH] [--no-dynamic] [--no-tls] [--no-close] [--out DIR]
+#   --rounds N       repeat every measurement N times, interleaved (default 2)
+#   --duration S     seconds of load per measurement (default 5)
+#   --connections N  connections = k6 VUs = wrk -c = vegeta -max-connections (default 100)
+#   --rate R         the fixed rate for vegeta vs k6 vs bench (default 2000 req/s)
+#   --body PATH      request path on the backend (default /bytes/1k)
+# Default run: about 5 minutes on a 2-core machine.
+. "$(dirname "$0")/../lib/common.sh"
+
+# vegeta v12.12.0: the newest release the Go module proxy here serves (docs/platform.md).
+VEGETA_VERSION=v12.12.0
+OFFERED_PROBE=50000 # the probe offers this rate: far above what one core sends
+
+ROUNDS=2 DURATION=5 CONNECTIONS=100 RATE=2000 BODY=/bytes/1k
+DYNAMIC=true TLS=true CLOSE=true OUT=$BENCH_ROOT/.tools/calibrate
+WORK="" PIDS=()
+
+usage() { sed -n '13,20p' "$0" | sed 's/^# \{0,1\}//'; }
+
+positive_int() { # positive_int FLAG VALUE
+  [[ $2 =~ ^[1-9][0-9]*$ ]] || die "invalid $1 '$2': expected a whole number >= 1"
+}
+
+parse_args() {
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --rounds) positive_int "$1" "${2:-}"; ROUNDS=$2; shift 2 ;;
+      --duration) positive_int "$1" "${2:-}"; DURATION=$2; shift 2 ;;
+      --connections) positive_int "$1" "${2:-}"; CONNECTIONS=$2; shift 2 ;;
+      --rate) positive_int "$1" "${2:-}"; RATE=$2; shift 2 ;;
+      --body) [[ ${2:-} =~ ^/bytes/(0|1k|4k|100k|1m)$ ]] || die "invalid --body '${2:-}': expected /bytes/0, /bytes/1k, /bytes/4k, /bytes/100k or /bytes/1m"
+        BODY=$2; shift 2 ;;
+      --no-dynamic) DYNAMIC=false; shift ;;
+      --no-tls) TLS=false; shift ;;
+      --no-close) CLOSE=false; shift ;;
+      --out) [ -n "${2:-}" ] || die "--out needs a directory"; OUT=$2; shift 2 ;;
+      -h | --help) usage; exit 0 ;;
+      *) die "unknown argument '$1' (see --help)" ;;
+    esac
+  done
+}
+
+cleanup() {
+  local pid
+  for pid in "${PIDS[@]}"; do
+    if kill -0 "$pid" 2>/dev/null; then kill "$pid"; fi
+  done
+  for pid in "${PIDS[@]}"; do
+    wait "$pid" 2>/dev/null || [ $? -ne 127 ] || log "process $pid was already reaped"
+  done
+  if [ -n "$WORK" ] && [ -d "$WORK" ]; then rm -rf "$WORK"; fi
+}
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+wait_for_url() {
+  local i
+  for i in $(seq 1 100); do
+    if curl -ksf -o /dev/null "$1"; then return 0; fi
+    sleep 0.1
+  done
+  die "$1 does not answer after 10 s"
+}
+
+# pick_cpus: the generator gets one core, the servers another (GEN_CPU, SERVER_CPU).
+pick_cpus() {
+  local cpus
+  cpus=$(nproc)
+  [ "$cpus" -ge 2 ] || die "needs at least 2 CPUs (one for the generator, one for nginx); this machine has $cpus"
+  SERVER_CPU=0 GEN_CPU=1
+}
+
+# start_nginx: the chart's backend nginx.conf, one worker pinned to SERVER_CPU, plain and TLS ports.
+start_nginx() {
+  local files=$BENCH_ROOT/charts/bench/files/backend conf=$WORK/nginx.conf
+  PORT_HTTP=$(free_port) PORT_TLS=$(free_port)
+  sh "$files/make-bodies.sh" "$WORK/bodies"
+  # ECDSA P-256: cheap for nginx to sign, so the TLS figures measure the client's handshakes.
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=bench.local \
+    -keyout "$WORK/tls.key" -out "$WORK/tls.crt" 2>/dev/null
+  sed -e "s#/tmp/#$WORK/#g" -e "s#BENCH_BODIES_DIR#$WORK/bodies#" \
+      -e "s#worker_processes auto;#worker_processes 1;#" \
+      -e "s#listen BENCH_PORT reuseport;#listen 127.0.0.1:$PORT_HTTP reuseport; listen 127.0.0.1:$PORT_TLS ssl reuseport; ssl_certificate $WORK/tls.crt; ssl_certificate_key $WORK/tls.key;#" \
+      "$files/nginx.conf" > "$conf"
+  if grep -Eq "^[^#]*BENCH_" "$conf"; then die "placeholders left in $conf"; fi
+  taskset -c "$SERVER_CPU" nginx -c "$conf" -p "$WORK" -e "$WORK/nginx-error.log" -g 'daemon off;' 2>"$WORK/nginx.stderr" &
+  PIDS+=($!)
+  wait_for_url "http://127.0.0.1:$PORT_HTTP/healthz"
+  wait_for_url "https://127.0.0.1:$PORT_TLS/healthz"
+}
+
+# start_apiserver: etcd + kube-apiserver (binaries from ci/cluster/build.sh, cached) on SERVER_CPU,
+# an admin token and a Deployment for dynamic.js to scale. No kubelet: scaling changes the API only,
+# which is all the churn VU's cost on the runner depends on (its polls and probes).
+start_apiserver() {
+  local b
+  for b in etcd kube-apiserver kubectl; do
+    if [ ! -x "$BENCH_CACHE/bin/$b" ]; then
+      log "no $BENCH_CACHE/bin/$b (ci/cluster/build.sh builds it, about 15 min): dynamic.js is skipped"
+      DYNAMIC=false
+      return 0
+    fi
+  done
+  local kube=$WORK/kube port_etcd port_peer token
+  mkdir -p "$kube"
+  port_etcd=$(free_port) port_peer=$(free_port) PORT_API=$(free_port) token=$(openssl rand -hex 16)
+  taskset -c "$SERVER_CPU" "$BENCH_CACHE/bin/etcd" --name cal --data-dir "$kube/etcd" --unsafe-no-fsync \
+    --listen-client-urls "http://127.0.0.1:$port_etcd" --advertise-client-urls "http://127.0.0.1:$port_etcd" \
+    --listen-peer-urls "http://127.0.0.1:$port_peer" --initial-advertise-peer-urls "http://127.0.0.1:$port_peer" \
+    --initial-cluster "cal=http://127.0.0.1:$port_peer" >"$kube/etcd.log" 2>&1 &
+  PIDS+=($!)
+  openssl genrsa -out "$kube/sa.key" 2048 2>/dev/null
+  openssl rsa -in "$kube/sa.key" -pubout -out "$kube/sa.pub" 2>/dev/null
+  printf '%s,admin,uid-admin,"system:masters"\n' "$token" > "$kube/tokens.csv"
+  taskset -c "$SERVER_CPU" "$BENCH_CACHE/bin/kube-apiserver" --etcd-servers "http://127.0.0.1:$port_etcd" \
+    --bind-address 127.0.0.1 --secure-port "$PORT_API" --cert-dir "$kube/certs" \
+    --advertise-address 127.0.0.1 --endpoint-reconciler-type none --token-auth-file "$kube/tokens.csv" \
+    --authorization-mode RBAC --service-account-issuer https://kubernetes.default.svc \
+    --service-account-key-file "$kube/sa.pub" --service-account-signing-key-file "$kube/sa.key" \
+    --service-cluster-ip-range 10.96.0.0/16 --disable-admission-plugins ServiceAccount \
+    --enable-priority-and-fairness=false >"$kube/apiserver.log" 2>&1 &
+  PIDS+=($!)
+  KUBECONFIG_CAL=$kube/admin.kubeconfig
+  cat > "$KUBECONFIG_CAL" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- {name: cal, cluster: {server: "https://127.0.0.1:$PORT_API", insecure-skip-tls-verify: true}}
+users:
+- {name: admin, user: {token: $token}}
+contexts:
+- {name: cal, context: {cluster: cal, user: admin}}
+current-context: cal
+EOF
+  local i
+  for i in $(seq 1 120); do
+    if "$BENCH_CACHE/bin/kubectl" --kubeconfig "$KUBECONFIG_CAL" get --raw /readyz >/dev/null 2>&1; then break; fi
+    [ "$i" -lt 120 ] || die "kube-apiserver not ready after 60 s (see $kube/apiserver.log)"
+    sleep 0.5
+  done
+  "$BENCH_CACHE/bin/kubectl" --kubeconfig "$KUBECONFIG_CAL" apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: Namespace
+metadata: {name: bench-cal}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: bench-backend, namespace: bench-cal}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app.kubernetes.io/component: backend}}
+  template:
+    metadata: {labels: {app.kubernetes.io/component: backend}}
+    spec: {containers: [{name: nginx, image: bench/backend:local}]}
+EOF
+}
+
+# ---- one measurement ----------------------------------------------------------------------------
+
+# record ROUND TOOL MODE KIND OFFERED MEASURE_JSON RESULT_FILE RESULT_FORMAT: appends one JSON line.
+record() {
+  python3 "$BENCH_ROOT/ci/calibrate/report.py" record --round "$1" --tool "$2" --mode "$3" --kind "$4" \
+    --offered "$5" --duration "$DURATION" --connections "$CONNECTIONS" --measure "$6" --result "$7" \
+    --format "$8" --load "$(cut -d' ' -f1 /proc/loadavg)" >> "$OUT/results.jsonl"
+  tail -1 "$OUT/results.jsonl" | python3 "$BENCH_ROOT/ci/calibrate/report.py" line >&2
+}
+
+url_for() { # url_for MODE
+  case $1 in tls) echo "https://127.0.0.1:$PORT_TLS" ;; *) echo "http://127.0.0.1:$PORT_HTTP" ;; esac
+}
+
+run_wrk() { # run_wrk ROUND MODE
+  local url headers=() m
+  url=$(url_for "$2")$BODY
+  if [ "$2" != keepalive ]; then headers=(-H "Connection: close"); fi
+  taskset -c "$GEN_CPU" python3 "$BENCH_ROOT/ci/calibrate/measure.py" -- \
+    wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "${headers[@]}" "$url" >"$WORK/wrk.out" 2>"$WORK/wrk.err"
+  m=$(tail -1 "$WORK/wrk.out") # measure.py prints its JSON last, after wrk's own output
+  record "$1" wrk "$2" ceiling 0 "$m" "$WORK/wrk.out" wrk
+}
+
+# run_k6 ROUND TOOL MODE KIND RATE: TOOL = bare | static | dynamic
+run_k6() {
+  local round=$1 tool=$2 mode=$3 kind=$4 rate=$5 base port m script result format
+  base=$(url_for "$mode") port=$(free_port)
+  rm -rf "$WORK/k6"; mkdir -p "$WORK/k6"
+  local keepalive=true
+  if [ "$mode" != keepalive ]; then keepalive=false; fi
+  case $tool in
+    bare) script=$BENCH_ROOT/ci/calibrate/bare.js result=$WORK/k6/export.json format=k6-export ;;
+    *) script=$BENCH_ROOT/scenarios/$tool.js result=$WORK/k6/summary.json format=bench ;;
+  esac
+  env CAL_URL="$base$BODY" CAL_RATE="$rate" CAL_DURATION="$DURATION" CAL_CONNECTIONS="$CONNECTIONS" \
+      CAL_KEEPALIVE="$keepalive" \
+      BENCH_TARGET_URL="$base" BENCH_PATH="$BODY" BENCH_RATE="$rate" BENCH_DURATION="${DURATION}s" \
+      BENCH_CONNECTIONS="$CONNECTIONS" BENCH_KEEPALIVE="$keepalive" BENCH_SUMMARY_DIR="$WORK/k6" \
+      BENCH_TESTID="cal-$tool" BENCH_NAMESPACE=bench-cal BENCH_KUBECONFIG="${KUBECONFIG_CAL:-}" \
+      BENCH_CHURN_PATTERN=3:1s,2:1s \
+    taskset -c "$GEN_CPU" python3 "$BENCH_ROOT/ci/calibrate/measure.py" --k6-api "127.0.0.1:$port" -- \
+      k6 run -q --paused --address "127.0.0.1:$port" --summary-export "$WORK/k6/export.json" "$script" \
+      >"$WORK/k6/stdout" 2>"$WORK/k6/stderr"
+  m=$(tail -1 "$WORK/k6/stdout") # measure.py's JSON, after k6's summary
+  [ -s "$result" ] || { tail -5 "$WORK/k6/stderr" >&2; die "k6 $tool ($mode, $kind) wrote no $result"; }
+  record "$round" "$tool" "$mode" "$kind" "$rate" "$m" "$result" "$format"
+}
+
+# run_pair ROUND TOOL: bare k6 and TOOL at the same time on the generator core, resumed at the same
+# instant, both offered the probe's 1.25 x (keep-alive). They share the core over the same seconds,
+# so machine noise hits both alike: their requests per CPU-second is the overhead ratio.
+run_pair() {
+  local round=$1 tool=$2 over resume who port pids_pair=() script
+  over=$(times_rate "${PROBE[keepalive]}" 1.25)
+  resume=$(python3 -c 'import time; print(time.time() + 20)') # both VU sets initialised by then
+  for who in bare "$tool"; do
+    port=$(free_port)
+    rm -rf "$WORK/pair-$who"; mkdir -p "$WORK/pair-$who"
+    case $who in bare) script=$BENCH_ROOT/ci/calibrate/bare.js ;; *) script=$BENCH_ROOT/scenarios/$who.js ;; esac
+    env CAL_URL="http://127.0.0.1:$PORT_HTTP$BODY" CAL_RATE="$over" CAL_DURATION="$DURATION" CAL_CONNECTIONS="$CONNECTIONS" \
+        BENCH_TARGET_URL="http://127.0.0.1:$PORT_HTTP" BENCH_PATH="$BODY" BENCH_RATE="$over" BENCH_DURATION="${DURATION}s" \
+        BENCH_CONNECTIONS="$CONNECTIONS" BENCH_SUMMARY_DIR="$WORK/pair-$who" BENCH_TESTID="cal-$who" \
+        BENCH_NAMESPACE=bench-cal BENCH_KUBECONFIG="${KUBECONFIG_CAL:-}" BENCH_CHURN_PATTERN=3:1s,2:1s \
+      taskset -c "$GEN_CPU" python3 "$BENCH_ROOT/ci/calibrate/measure.py" --k6-api "127.0.0.1:$port" --resume-at "$resume" -- \
+        k6 run -q --paused --address "127.0.0.1:$port" --summary-export "$WORK/pair-$who/export.json" "$script" \
+        >"$WORK/pair-$who/stdout" 2>"$WORK/pair-$who/stderr" &
+    pids_pair+=($!)
+  done
+  wait "${pids_pair[@]}"
+  record "$round" bare keepalive "pair-$tool" "$over" "$(tail -1 "$WORK/pair-bare/stdout")" "$WORK/pair-bare/export.json" k6-export
+  record "$round" "$tool" keepalive "pair-$tool" "$over" "$(tail -1 "$WORK/pair-$tool/stdout")" "$WORK/pair-$tool/summary.json" bench
+}
+
+run_vegeta() { # run_vegeta ROUND
+  local m
+  printf 'GET http://127.0.0.1:%s%s\n' "$PORT_HTTP" "$BODY" > "$WORK/targets"
+  m=$(taskset -c "$GEN_CPU" python3 "$BENCH_ROOT/ci/calibrate/measure.py" -- \
+    vegeta attack -targets "$WORK/targets" -rate "$RATE/s" -duration "${DURATION}s" -keepalive \
+      -max-connections "$CONNECTIONS" -output "$WORK/vegeta.bin" 2>"$WORK/vegeta.err")
+  vegeta report -type json "$WORK/vegeta.bin" > "$WORK/vegeta.json"
+  record "$1" vegeta keepalive fixed "$RATE" "$m" "$WORK/vegeta.json" vegeta
+}
+
+# memory_per_vus TOOL: RSS after VU initialisation with CONNECTIONS and CONNECTIONS+1000 VUs.
+memory_per_vus() {
+  local tool=$1 vus port m script
+  for vus in "$CONNECTIONS" $((CONNECTIONS + 1000)); do
+    port=$(free_port)
+    case $tool in bare) script=$BENCH_ROOT/ci/calibrate/bare.js ;; *) script=$BENCH_ROOT/scenarios/$tool.js ;; esac
+    mkdir -p "$WORK/mem"
+    m=$(env CAL_URL="http://127.0.0.1:$PORT_HTTP/healthz" CAL_RATE=10 CAL_DURATION=1 CAL_CONNECTIONS="$vus" \
+        BENCH_TARGET_URL="http://127.0.0.1:$PORT_HTTP" BENCH_PATH=/healthz BENCH_RATE=10 BENCH_DURATION=1s \
+        BENCH_CONNECTIONS="$vus" BENCH_SUMMARY_DIR="$WORK/mem" \
+      taskset -c "$GEN_CPU" python3 "$BENCH_ROOT/ci/calibrate/measure.py" --k6-api "127.0.0.1:$port" -- \
+        k6 run -q --paused --address "127.0.0.1:$port" "$script" 2>/dev/null | tail -1)
+    printf '{"tool": "%s", "kind": "memory", "vus": %s, "measure": %s}\n' "$tool" "$vus" "$m" >> "$OUT/results.jsonl"
+  done
+}
+
+# probe_ceilings: bare k6 offered OFFERED_PROBE req/s once per mode. The ceiling runs then offer
+# 1.25 x what it achieved (overloaded, but without spending the core on dropping 40k iterations/s)
+# and the held runs 0.8 x (must drop nothing).
+declare -A PROBE
+probe_ceilings() {
+  local mode
+  for mode in "${MODES[@]}"; do
+    run_k6 0 bare "$mode" probe "$OFFERED_PROBE"
+    PROBE[$mode]=$(tail -1 "$OUT/results.jsonl" | python3 -c 'import json, sys; print(int(json.load(sys.stdin)["achieved"]))')
+  done
+}
+times_rate() { python3 -c "import sys; print(max(1, round(float(sys.argv[1]) * float(sys.argv[2]))))" "$1" "$2"; }
+
+run_round() {
+  local r=$1 mode over
+  log "round $r/$ROUNDS (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+  for mode in "${MODES[@]}"; do
+    over=$(times_rate "${PROBE[$mode]}" 1.25)
+    run_wrk "$r" "$mode"
+    run_k6 "$r" bare "$mode" ceiling "$over"
+    run_k6 "$r" static "$mode" ceiling "$over"
+    if [ "$mode" = keepalive ] && [ "$DYNAMIC" = true ]; then run_k6 "$r" dynamic keepalive ceiling "$over"; fi
+  done
+  run_pair "$r" static
+  if [ "$DYNAMIC" = true ]; then run_pair "$r" dynamic; fi
+  run_k6 "$r" bare keepalive held "$(times_rate "${PROBE[keepalive]}" 0.8)"
+  run_k6 "$r" static keepalive held "$(times_rate "${PROBE[keepalive]}" 0.8)"
+  run_vegeta "$r"
+  run_k6 "$r" bare keepalive fixed "$RATE"
+  run_k6 "$r" static keepalive fixed "$RATE"
+}
+
+main() {
+  parse_args "$@"
+  local t0=$SECONDS
+  apt_install nginx-light wrk openssl curl python3
+  bash "$BENCH_ROOT/ci/k6/build.sh" >/dev/null
+  go_build_tool vegeta "$VEGETA_VERSION" github.com/tsenart/vegeta/v12 "github.com/tsenart/vegeta/v12@$VEGETA_VERSION"
+  pick_cpus
+  WORK=$(mktemp -d /tmp/bench-calibrate.XXXXXX)
+  chmod 755 "$WORK" # nginx workers (nobody) read the bodies
+  trap cleanup EXIT
+  mkdir -p "$OUT"
+  : > "$OUT/results.jsonl"
+  start_nginx
+  if [ "$DYNAMIC" = true ]; then start_apiserver; fi
+  log "nginx (1 worker) on cpu$SERVER_CPU, generators on cpu$GEN_CPU; body $BODY, $CONNECTIONS connections," \
+    "${DURATION}s per measurement, $ROUNDS rounds"
+  MODES=(keepalive)
+  if [ "$CLOSE" = true ]; then MODES+=(close); fi
+  if [ "$TLS" = true ]; then MODES+=(tls); fi
+  probe_ceilings
+  local r
+  for r in $(seq 1 "$ROUNDS"); do run_round "$r"; done
+  memory_per_vus bare
+  memory_per_vus static
+  python3 "$BENCH_ROOT/ci/calibrate/report.py" summary "$OUT/results.jsonl" \
+    --machine "$(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" | tee "$OUT/report.txt"
+  log "calibration took $((SECONDS - t0)) s; results in $OUT/results.jsonl and $OUT/report.txt"
+}
+
+main "$@"
