@@ -298,6 +298,16 @@ def run_overview():
         "VUs (connection budget in use)",
         "Active VUs summed over runners; with keep-alive each VU holds one connection.",
         targets(('sum(k6_vus{%s})' % RUN, "VUs")), "short", minimum=0), 6, 8)
+    lag_p95 = f"max({k6_quantile('0.95', metric='k6_bench_runner_lag_seconds', by='instance_id')})"
+    lay.add(timeseries(
+        "Runner CPU-bound? Lag p95 (worst runner) and dropped iterations",
+        "bench_runner_lag: how late a sleeping k6 VU woke up (scenario runner_lag, scenarios/lib/lag.js), "
+        "p95 of the worst runner (instance_id). Above 10 ms (the summary's limit, calibrated in "
+        "ci/calibrate/README.md) the runner was short of CPU and its latency includes its own queueing: "
+        "give runners more CPU or add runners. Dropped iterations with a low lag mean the connection "
+        "budget (VUs), not the CPU, was short.",
+        targets((lag_p95, "runner lag p95"), (zero_while_running(dropped), "dropped/s")), "s",
+        minimum=0, right=("dropped/s", "reqps")), 24, 6)
 
     lay.row("Latency: percentiles over time (native histograms, merged across runners)")
     lay.add(timeseries(

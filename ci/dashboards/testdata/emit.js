@@ -22,6 +22,7 @@ const convergence = new Trend('bench_endpoint_convergence', true);
 const replicasDesired = new Gauge('bench_replicas_desired');
 const replicasReady = new Gauge('bench_replicas_ready');
 const scaleEvents = new Counter('bench_scale_events');
+const runnerLag = new Trend('bench_runner_lag', true);
 
 export const options = {
   scenarios: {
@@ -60,9 +61,13 @@ function classify(res) {
   else if (res.error_code) errors.add(1, { class: 'other' });
 }
 
-// Simulated churn: one step every 4 s, ready follows desired after a short lag.
+// Simulated churn: one step every 4 s, ready follows desired after a short lag. The runner lag
+// (scenarios/lib/lag.js) is measured for real: how late this VU's sleep returned.
 export function churn() {
   const step = exec.scenario.iterationInTest;
+  const t0 = Date.now();
+  sleep(0.1);
+  runnerLag.add(Math.max(0, Date.now() - t0 - 100));
   const want = step % 2 === 0 ? 7 : 5;
   const before = want === 7 ? 5 : 7;
   replicasDesired.add(want);
@@ -72,5 +77,5 @@ export function churn() {
   sleep(lag);
   replicasReady.add(want);
   convergence.add(lag * 1000, { event: want > before ? 'added' : 'removed' });
-  sleep(4 - lag);
+  sleep(3.9 - lag);
 }
