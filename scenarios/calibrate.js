@@ -9,13 +9,13 @@
 //   BENCH_RATE req/s, each BENCH_DURATION/STEPS long, BENCH_CONNECTIONS VUs. Set BENCH_RATE above what
 //   you expect one runner to hold (about 4-5k req/s per core here, ci/calibrate/README.md).
 // Verdict per step (lib/knee.js judgeRunnerStep): held = no dropped iterations, >= 95% of the rate
-//   achieved, runner lag p95 within its limit (lib/lag.js). calibrate.ceiling_rate is the highest step
+//   achieved, runner lag p95 and p99 within their limits (lib/lag.js). calibrate.ceiling_rate is the highest step
 //   held; calibrate.limited_by says what broke the next one: runner-cpu or connections-or-target.
 //   The result is per runner: run it with loadtest.parallelism 1 and size runners from it.
 // Churn: none. Thresholds: none (failing steps past the ceiling are the point).
 import { loadConfig } from './lib/config.js';
-import { target, hit, loadScenario, baseOptions, checkTarget } from './lib/load.js';
-import { setLagPhases, LAG_LIMIT_MS } from './lib/lag.js';
+import { target, hit, staircase, baseOptions, checkTarget } from './lib/load.js';
+import { setLagPhases, lagCpuBound, LAG_LIMIT_MS, LAG_LIMIT_P99_MS } from './lib/lag.js';
 import {
   summaryThresholds, singleTargetReport, makeHandleSummary, requestsFor, latencyFrom,
 } from './lib/summary.js';
@@ -29,16 +29,7 @@ if (cfg.durationMs < STEPS * 1000) {
 }
 const baseUrl = cfg.pathUrls.clusterip || cfg.targetUrl;
 const request = target(cfg, baseUrl, cfg.path, cfg.keepalive);
-const stepMs = Math.floor(cfg.durationMs / STEPS);
-
-const steps = [];
-const scenarios = {};
-for (let i = 1; i <= STEPS; i++) {
-  const rate = Math.max(1, Math.round((cfg.rate * i) / STEPS));
-  const scenario = `step_${String(i).padStart(2, '0')}`;
-  scenarios[scenario] = loadScenario(cfg, { exec: 'load', rate, durationMs: stepMs, startMs: (i - 1) * stepMs });
-  steps.push({ scenario, rateTarget: rate, durationMs: stepMs, startMs: (i - 1) * stepMs });
-}
+const { scenarios, steps } = staircase(cfg, STEPS, 'load');
 setLagPhases(steps.map((s) => ({ name: s.scenario, startMs: s.startMs, endMs: s.startMs + s.durationMs })));
 
 const report = singleTargetReport('calibrate', cfg, {
@@ -49,12 +40,14 @@ const report = singleTargetReport('calibrate', cfg, {
       const f = `scenario:${s.scenario}`;
       const m = data.metrics[`http_req_duration{${f}}`];
       const lag = data.metrics[`bench_runner_lag{step:${s.scenario}}`];
-      const lagP95 = lag && lag.values.count ? Math.round(lag.values['p(95)'] * 10) / 10 : null;
+      const v = lag && lag.values.count ? lag.values : null;
+      const lagMs = { p95: v ? Math.round(v['p(95)'] * 10) / 10 : null, p99: v ? Math.round(v['p(99)'] * 10) / 10 : null };
       return judgeRunnerStep(s.rateTarget, requestsFor(data, f, s.rateTarget, s.durationMs), latencyFrom(m && m.values),
-        lagP95, LAG_LIMIT_MS);
+        lagMs, lagCpuBound);
     });
     summary.calibrate = {
       lag_limit_ms: LAG_LIMIT_MS,
+      lag_limit_p99_ms: LAG_LIMIT_P99_MS,
       ceiling_rate: kneeRate(judged),
       max_achieved_rate: Math.max.apply(null, judged.map((j) => j.rate_achieved)),
       limited_by: limitedBy(judged),

@@ -113,7 +113,7 @@ def table(header, rows):
 
 def cmd_summary(a):
     recs = [json.loads(line) for line in open(a.file) if line.strip()]
-    runs = [r for r in recs if r.get('kind') in ('probe', 'ceiling', 'held', 'fixed')
+    runs = [r for r in recs if r.get('kind') in ('probe', 'ceiling', 'fixed')
             or str(r.get('kind', '')).startswith('pair-')]
     mem = [r for r in recs if r.get('kind') == 'memory']
     bad = [r for r in runs if r['measure']['rc'] not in (0, 99)]
@@ -129,8 +129,7 @@ def cmd_summary(a):
            f'{first.get("duration_s")} s per measurement, {len(rounds)} rounds; load average during runs '
            f'{min(loads, default=0):.2f}-{max(loads, default=0):.2f}',
            f'connections {first.get("connections")}; probe = bare k6 offered 50000 req/s once; ceiling = '
-           f'achieved with 1.25 x the probe offered (k6 drops the rest); held = 0.8 x the probe offered '
-           f'(must drop nothing); values are median (min-max) over rounds', '']
+           f'achieved with 1.25 x the probe offered (k6 drops the rest); values are median (min-max) over rounds', '']
     if bad:
         out.append('!! runs that failed (exit status not 0 or 99): '
                    + ', '.join(f"{r['tool']}/{r['mode']}/{r['kind']} round {r['round']} rc {r['measure']['rc']}" for r in bad))

@@ -17,7 +17,7 @@
 #   --connections N  connections = k6 VUs = wrk -c = vegeta -max-connections (default 100)
 #   --rate R         the fixed rate for vegeta vs k6 vs bench (default 2000 req/s)
 #   --body PATH      request path on the backend (default /bytes/1k)
-# Default run: about 5 minutes on a 2-core machine.
+# Default run: about 5.5 minutes on a 2-core machine.
 . "$(dirname "$0")/../lib/common.sh"
 
 # vegeta v12.12.0: the newest release the Go module proxy here serves (docs/platform.md).
@@ -271,8 +271,7 @@ memory_per_vus() {
 }
 
 # probe_ceilings: bare k6 offered OFFERED_PROBE req/s once per mode. The ceiling runs then offer
-# 1.25 x what it achieved (overloaded, but without spending the core on dropping 40k iterations/s)
-# and the held runs 0.8 x (must drop nothing).
+# 1.25 x what it achieved (overloaded, but without spending the core on dropping 40k iterations/s).
 declare -A PROBE
 probe_ceilings() {
   local mode
@@ -291,12 +290,9 @@ run_round() {
     run_wrk "$r" "$mode"
     run_k6 "$r" bare "$mode" ceiling "$over"
     run_k6 "$r" static "$mode" ceiling "$over"
-    if [ "$mode" = keepalive ] && [ "$DYNAMIC" = true ]; then run_k6 "$r" dynamic keepalive ceiling "$over"; fi
   done
   run_pair "$r" static
   if [ "$DYNAMIC" = true ]; then run_pair "$r" dynamic; fi
-  run_k6 "$r" bare keepalive held "$(times_rate "${PROBE[keepalive]}" 0.8)"
-  run_k6 "$r" static keepalive held "$(times_rate "${PROBE[keepalive]}" 0.8)"
   run_vegeta "$r"
   run_k6 "$r" bare keepalive fixed "$RATE"
   run_k6 "$r" static keepalive fixed "$RATE"

@@ -7,8 +7,8 @@
 //   trendstats  bench's summaryTrendStats (p99.9999 and friends)
 //   lag         the runner-lag scenario (lib/lag.js) beside the load
 import http from 'k6/http';
-import { classifyError } from '../../scenarios/lib/errors.js';
-import { ERROR_CLASSES } from '../../scenarios/lib/errors.js';
+import { options as bareOptions } from './bare.js';
+import { classifyError, ERROR_CLASSES } from '../../scenarios/lib/errors.js';
 import { lagScenario, isLagVu, runLag } from '../../scenarios/lib/lag.js';
 
 const features = new Set(String(__ENV.CAL_FEATURES || '').split(',').filter((f) => f));
@@ -21,15 +21,8 @@ const url = __ENV.CAL_URL;
 const headers = __ENV.CAL_KEEPALIVE === 'false' ? { Connection: 'close' } : {};
 const params = features.has('params') ? { headers, timeout: '2000ms' } : { headers };
 
-const scenario = {
-  executor: 'constant-arrival-rate',
-  rate: Number(__ENV.CAL_RATE),
-  timeUnit: '1s',
-  duration: `${Number(__ENV.CAL_DURATION)}s`,
-  preAllocatedVUs: Number(__ENV.CAL_CONNECTIONS),
-  maxVUs: Number(__ENV.CAL_CONNECTIONS),
-  exec: 'load',
-};
+// bare.js's load scenario, run through this script's `load`.
+const scenario = Object.assign({}, bareOptions.scenarios.bare, { exec: 'load' });
 if (features.has('tags')) scenario.tags = { role: 'load' };
 
 const thresholds = {};

@@ -10,6 +10,7 @@
 
 passed=0 failed=0
 WORK=""
+CPU_CGROUP=""
 pids=()
 
 pass() { passed=$((passed + 1)); log "PASS $*"; }
@@ -48,6 +49,7 @@ wait_or_kill() {
 
 cleanup() {
   stop_started_processes
+  if [ -n "$CPU_CGROUP" ] && [ -d "$CPU_CGROUP" ]; then rmdir "$CPU_CGROUP"; fi
   if [ -n "$WORK" ] && [ -d "$WORK" ]; then rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
@@ -149,6 +151,10 @@ run_k6() {
 
 sj() {
   jq -e "$@" "$RUN/summary.json" >/dev/null || { log "summary.json: $(jq -c . "$RUN/summary.json" 2>&1)"; return 1; }
+}
+sj_in() { # sj_in DIR FILTER: sj on an earlier run's summary
+  local RUN=$1; shift
+  sj "$@"
 }
 # nginx_count AWK_CONDITION: access-log lines of this run matching the condition.
 nginx_count() { awk "$1 {n++} END {print n + 0}" "$WORK/access.log"; }
@@ -331,6 +337,76 @@ test_max_rps() {
   check "max-rps: each step's count near its rate" sj '[.max_rps.steps[] | .rate_achieved >= 0.9 * .rate_target] | all'
   check "max-rps: a knee within budget against nginx (knee $(total .max_rps.knee_rate))" sj '.max_rps.knee_rate >= 10'
   check "max-rps: the table lists the steps and the knee" grep -q '^knee: ' "$RUN/summary.txt"
+}
+
+# calibrate.js measures the runner against the backend Service: BENCH_URL_CLUSTERIP wins over
+# BENCH_TARGET_URL (here a closed port: a request there would fail the run).
+test_calibrate() {
+  run_k6 calibrate calibrate.js BENCH_URL_CLUSTERIP="$HTTP" BENCH_TARGET_URL="http://127.0.0.1:$PORT_CLOSED" \
+    BENCH_RATE=1000 BENCH_DURATION=10s BENCH_CONNECTIONS=20 BENCH_TIMEOUT=500ms
+  check "calibrate: exit 0, ten steps up to BENCH_RATE against BENCH_URL_CLUSTERIP" sj --arg u "$HTTP" \
+    '[.calibrate.steps[].rate_target] == [100,200,300,400,500,600,700,800,900,1000]
+     and .settings.target_url == $u and .settings.path == "/bytes/1k"'
+  check "calibrate: every step has its own runner-lag sample" \
+    sj '[.calibrate.steps[] | (.lag_p95_ms | type == "number") and (.lag_p99_ms | type == "number")] | all'
+  check "calibrate: a ceiling (highest step held: $(total .calibrate.ceiling_rate) req/s) and what limited it" \
+    sj '.calibrate.ceiling_rate >= 100 and (.calibrate.limited_by == null or .calibrate.limited_by == "runner-cpu"
+      or .calibrate.limited_by == "connections-or-target")'
+  check "calibrate: summary count equals what nginx served on /bytes/1k" \
+    test "$(total)" -eq "$(nginx_count '$0 ~ /"k6\// && $6 == "/bytes/1k"')"
+}
+
+# runner_cpu_bound_warning_consistent_in DIR: the table warns exactly when the JSON says cpu_bound.
+runner_cpu_bound_warning_consistent_in() {
+  local bound
+  bound=$(jq -r .runner.cpu_bound "$1/summary.json")
+  if [ "$bound" = true ]; then grep -q 'k6 runner CPU-BOUND' "$1/summary.txt"; else ! grep -q 'CPU-BOUND' "$1/summary.txt"; fi
+}
+
+# make_cpu_quota_cgroup PERCENT: a fresh cgroup whose CFS quota is PERCENT of one core, what a
+# Kubernetes CPU limit does to a runner pod (cgroup v1 cpu controller or cgroup v2 cpu.max). Sets
+# CPU_CGROUP (removed by cleanup).
+make_cpu_quota_cgroup() {
+  local quota=$(($1 * 1000))
+  if [ -w /sys/fs/cgroup/cpu ] && [ -e /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
+    CPU_CGROUP=/sys/fs/cgroup/cpu/bench-scenarios-$$
+    mkdir "$CPU_CGROUP"
+    echo 100000 > "$CPU_CGROUP/cpu.cfs_period_us"
+    echo "$quota" > "$CPU_CGROUP/cpu.cfs_quota_us"
+  elif [ -e /sys/fs/cgroup/cgroup.controllers ] && grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control; then
+    CPU_CGROUP=/sys/fs/cgroup/bench-scenarios-$$
+    mkdir "$CPU_CGROUP"
+    echo "$quota 100000" > "$CPU_CGROUP/cpu.max"
+  else
+    log "no writable cgroup cpu controller (v1 /sys/fs/cgroup/cpu or v2 cpu.max): cannot limit the runner's CPU"
+    return 1
+  fi
+}
+
+# A runner starved of CPU for real: k6 in a cgroup limited to 25% of a core (a pod CPU limit) asked
+# for 2000 req/s (it needs about 35% here). The runner_lag VUs wake late; the summary must say CPU-bound. The static run
+# before (test_static, no limit) reports the lag and a verdict in the same shape.
+test_runner_lag() {
+  check "runner lag: static run sampled it (p95 $(jq -r .runner.lag_ms.p95 "$WORK/static/summary.json") ms), verdict present" \
+    sj_in "$WORK/static" '.runner.lag_ms.count > 20 and .runner.lag_limit_ms == 10 and .runner.lag_limit_p99_ms == 50
+      and (.runner.cpu_bound | type) == "boolean"'
+  check "runner lag: the static table warns exactly when cpu_bound says so" runner_cpu_bound_warning_consistent_in "$WORK/static"
+  if ! make_cpu_quota_cgroup 25; then
+    fail "runner lag: a cgroup with a CPU quota is needed to starve the runner"
+    return
+  fi
+  RUN=$WORK/cpu-bound RC=0
+  mkdir -p "$RUN"
+  local t0=$SECONDS
+  # The shell joins the cgroup, then becomes k6: k6 and every thread it starts are limited.
+  env BENCH_SUMMARY_DIR="$RUN" BENCH_TESTID=t-cpu-bound BENCH_TARGET_URL="$HTTP" BENCH_RATE=2000 BENCH_DURATION=4s \
+    BENCH_CONNECTIONS=50 sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' cgroup-join "$CPU_CGROUP" \
+    k6 run -q --log-format raw --address 127.0.0.1:0 "$BENCH_ROOT/scenarios/static.js" >"$RUN/stdout" 2>"$RUN/stderr" || RC=$?
+  rmdir "$CPU_CGROUP" && CPU_CGROUP=""
+  log "k6 cpu-bound (static.js, 25% of a core): exit $RC in $((SECONDS - t0)) s"
+  check "runner lag: a runner limited to 25% of a core is flagged CPU-bound (lag p95/p99 $(total .runner.lag_ms.p95)/$(total .runner.lag_ms.p99) ms)" \
+    sj '.runner.cpu_bound == true and (.runner.lag_ms.p95 > .runner.lag_limit_ms or .runner.lag_ms.p99 > .runner.lag_limit_p99_ms)'
+  check "runner lag: its table says CPU-BOUND" runner_cpu_bound_warning_consistent_in "$RUN"
 }
 
 # ---- churn against a real kube-apiserver ------------------------------------------------------
@@ -707,6 +783,8 @@ main() {
   test_throughput
   test_paths
   test_max_rps
+  test_calibrate
+  test_runner_lag
   ensure_kube_binaries
   start_apiserver
   test_dynamic

@@ -27,12 +27,12 @@ export function kneeRate(judged) {
   return knee;
 }
 
-// judgeRunnerStep(rateTarget, requests, latency, lagP95, lagLimitMs): one calibration step: did the
-// runner hold the rate? Held = no dropped iterations, >= 95% of the rate achieved and the runner's
-// p95 lag within the limit (lag.js). The latency is reported, not judged (the target is the
-// backend Service, not what is measured here).
-export function judgeRunnerStep(rateTarget, requests, latency, lagP95, lagLimitMs) {
-  const cpuBound = lagP95 !== null && lagP95 > lagLimitMs;
+// judgeRunnerStep(rateTarget, requests, latency, lag, cpuBound): one calibration step: did the
+// runner hold the rate? Held = no dropped iterations, >= 95% of the rate achieved and the runner
+// not CPU-bound by its lag (lag = {p95, p99} in ms or nulls; cpuBound = lag.js lagCpuBound). The
+// latency is reported, not judged (the target is the backend Service, not what is measured here).
+export function judgeRunnerStep(rateTarget, requests, latency, lag, cpuBoundFn) {
+  const cpuBound = cpuBoundFn(lag.p95, lag.p99) === true;
   const ok = requests.total > 0 && requests.dropped_iterations === 0
     && requests.rate_achieved >= 0.95 * rateTarget && !cpuBound;
   return {
@@ -40,7 +40,8 @@ export function judgeRunnerStep(rateTarget, requests, latency, lagP95, lagLimitM
     rate_achieved: requests.rate_achieved,
     p99_ms: latency.p99,
     dropped_iterations: requests.dropped_iterations,
-    lag_p95_ms: lagP95,
+    lag_p95_ms: lag.p95,
+    lag_p99_ms: lag.p99,
     cpu_bound: cpuBound,
     ok,
   };

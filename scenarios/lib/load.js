@@ -61,6 +61,23 @@ export function loadScenario(cfg, opts) {
   };
 }
 
+// staircase(cfg, stepCount, exec): stepCount constant-arrival-rate scenarios one after the other,
+// cfg.rate/stepCount up to cfg.rate req/s, each cfg.durationMs/stepCount long (max-rps-style
+// sizing). Returns {scenarios, steps: [{scenario, rateTarget, durationMs, startMs}]}.
+export function staircase(cfg, stepCount, exec) {
+  const stepMs = Math.floor(cfg.durationMs / stepCount);
+  const scenarios = {};
+  const steps = [];
+  for (let i = 1; i <= stepCount; i++) {
+    const rate = Math.max(1, Math.round((cfg.rate * i) / stepCount));
+    const scenario = `step_${String(i).padStart(2, '0')}`;
+    const startMs = (i - 1) * stepMs;
+    scenarios[scenario] = loadScenario(cfg, { exec, rate, durationMs: stepMs, startMs });
+    steps.push({ scenario, rateTarget: rate, durationMs: stepMs, startMs });
+  }
+  return { scenarios, steps };
+}
+
 // rampScenario: ramping-arrival-rate through `stages` ([{target, durationMs}]).
 export function rampScenario(cfg, opts) {
   return {

@@ -9,7 +9,7 @@
 // hook for experiment-specific keys}.
 import exec from 'k6/execution';
 import { ERROR_CLASSES } from './errors.js';
-import { LAG_LIMIT_MS } from './lag.js';
+import { LAG_LIMIT_MS, LAG_LIMIT_P99_MS, lagCpuBound } from './lag.js';
 import './metrics.js';
 
 export const SCHEMA = 'bench.summary/v1';
@@ -93,7 +93,7 @@ function convergenceFor(data, event) {
 }
 
 // runnerFor(data): the runner_lag scenario's samples (lag.js): did the runner have CPU to spare?
-// cpu_bound is null when no lag was sampled (a run shorter than one sample).
+// cpu_bound: lag p95 above lag_limit_ms or p99 above lag_limit_p99_ms; null when no lag was sampled.
 export function runnerFor(data) {
   const m = data.metrics.bench_runner_lag;
   const v = m ? m.values : null;
@@ -102,7 +102,7 @@ export function runnerFor(data) {
     Object.assign(lag, { count: v.count, p50: round(v['p(50)'], 1), p95: round(v['p(95)'], 1),
       p99: round(v['p(99)'], 1), max: round(v.max, 1) });
   }
-  return { lag_ms: lag, lag_limit_ms: LAG_LIMIT_MS, cpu_bound: lag.count ? lag.p95 > LAG_LIMIT_MS : null };
+  return { lag_ms: lag, lag_limit_ms: LAG_LIMIT_MS, lag_limit_p99_ms: LAG_LIMIT_P99_MS, cpu_bound: lagCpuBound(lag.p95, lag.p99) };
 }
 
 // buildSummary(data, report, runTags): the bench.summary/v1 object. runTags are the test-wide tags
@@ -210,7 +210,8 @@ export function warnings(s) {
   }
   const rn = s.runner;
   if (rn && rn.cpu_bound) {
-    out.push(`k6 runner CPU-BOUND: its sleeping VUs woke ${rn.lag_ms.p95} ms late at p95 (limit ${rn.lag_limit_ms} ms). `
+    out.push(`k6 runner CPU-BOUND: its sleeping VUs woke ${rn.lag_ms.p95} ms late at p95, ${rn.lag_ms.p99} ms at p99 `
+      + `(limits ${rn.lag_limit_ms} and ${rn.lag_limit_p99_ms} ms). `
       + 'The latency above includes k6 waiting for CPU; give the runners more CPU or more runners '
       + '(loadtest.parallelism), see ci/calibrate/README.md for sizing.');
   }
@@ -263,7 +264,7 @@ export function formatText(s) {
     const l = s.runner.lag_ms;
     const verdict = s.runner.cpu_bound === null ? 'not sampled' : s.runner.cpu_bound ? 'CPU-BOUND' : 'ok';
     lines.push(`runner lag (ms)  p50 ${fmt(l.p50)}  p95 ${fmt(l.p95)}  p99 ${fmt(l.p99)}  max ${fmt(l.max)}   `
-      + `limit p95 ${s.runner.lag_limit_ms}: ${verdict}`);
+      + `limits p95 ${s.runner.lag_limit_ms} p99 ${s.runner.lag_limit_p99_ms}: ${verdict}`);
   }
   if (s.max_rps) {
     const m = s.max_rps;
