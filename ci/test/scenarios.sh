@@ -384,8 +384,9 @@ make_cpu_quota_cgroup() {
 }
 
 # A runner starved of CPU for real: k6 in a cgroup limited to 25% of a core (a pod CPU limit) asked
-# for 2000 req/s (it needs about 35% here). The runner_lag VUs wake late; the summary must say CPU-bound. The static run
-# before (test_static, no limit) reports the lag and a verdict in the same shape.
+# for 2000 req/s (it needs about 35% here). The runner_lag VUs wake late; the summary must say
+# CPU-bound. The static run before (test_static, no limit) reports the lag and a verdict in the
+# same shape.
 test_runner_lag() {
   check "runner lag: static run sampled it (p95 $(jq -r .runner.lag_ms.p95 "$WORK/static/summary.json") ms), verdict present" \
     sj_in "$WORK/static" '.runner.lag_ms.count > 20 and .runner.lag_limit_ms == 10 and .runner.lag_limit_p99_ms == 50
