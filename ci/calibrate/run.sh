@@ -19,6 +19,7 @@
 #   --body PATH      request path on the backend (default /bytes/1k)
 # Default run: about 5.5 minutes on a 2-core machine.
 . "$(dirname "$0")/../lib/common.sh"
+. "$BENCH_ROOT/ci/lib/apiserver.sh"
 
 # vegeta v12.12.0: the newest release the Go module proxy here serves (docs/platform.md).
 VEGETA_VERSION=v12.12.0
@@ -64,10 +65,6 @@ cleanup() {
   if [ -n "$WORK" ] && [ -d "$WORK" ]; then rm -rf "$WORK"; fi
 }
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 wait_for_url() {
   local i
   for i in $(seq 1 100); do
@@ -104,7 +101,7 @@ start_nginx() {
   wait_for_url "https://127.0.0.1:$PORT_TLS/healthz"
 }
 
-# start_apiserver: etcd + kube-apiserver (binaries from ci/cluster/build.sh, cached) on SERVER_CPU,
+# start_apiserver: a bare API server (ci/lib/apiserver.sh; binaries from ci/cluster/build.sh) on SERVER_CPU,
 # an admin token and a Deployment for dynamic.js to scale. No kubelet: scaling changes the API only,
 # which is all the churn VU's cost on the runner depends on (its polls and probes).
 start_apiserver() {
@@ -116,43 +113,13 @@ start_apiserver() {
       return 0
     fi
   done
-  local kube=$WORK/kube port_etcd port_peer token
+  local kube=$WORK/kube token
+  token=$(openssl rand -hex 16)
   mkdir -p "$kube"
-  port_etcd=$(free_port) port_peer=$(free_port) PORT_API=$(free_port) token=$(openssl rand -hex 16)
-  taskset -c "$SERVER_CPU" "$BENCH_CACHE/bin/etcd" --name cal --data-dir "$kube/etcd" --unsafe-no-fsync \
-    --listen-client-urls "http://127.0.0.1:$port_etcd" --advertise-client-urls "http://127.0.0.1:$port_etcd" \
-    --listen-peer-urls "http://127.0.0.1:$port_peer" --initial-advertise-peer-urls "http://127.0.0.1:$port_peer" \
-    --initial-cluster "cal=http://127.0.0.1:$port_peer" >"$kube/etcd.log" 2>&1 &
-  PIDS+=($!)
-  openssl genrsa -out "$kube/sa.key" 2048 2>/dev/null
-  openssl rsa -in "$kube/sa.key" -pubout -out "$kube/sa.pub" 2>/dev/null
   printf '%s,admin,uid-admin,"system:masters"\n' "$token" > "$kube/tokens.csv"
-  taskset -c "$SERVER_CPU" "$BENCH_CACHE/bin/kube-apiserver" --etcd-servers "http://127.0.0.1:$port_etcd" \
-    --bind-address 127.0.0.1 --secure-port "$PORT_API" --cert-dir "$kube/certs" \
-    --advertise-address 127.0.0.1 --endpoint-reconciler-type none --token-auth-file "$kube/tokens.csv" \
-    --authorization-mode RBAC --service-account-issuer https://kubernetes.default.svc \
-    --service-account-key-file "$kube/sa.pub" --service-account-signing-key-file "$kube/sa.key" \
-    --service-cluster-ip-range 10.96.0.0/16 --disable-admission-plugins ServiceAccount \
-    --enable-priority-and-fairness=false >"$kube/apiserver.log" 2>&1 &
-  PIDS+=($!)
+  start_bare_apiserver "$kube" "$kube/tokens.csv" PIDS taskset -c "$SERVER_CPU"
   KUBECONFIG_CAL=$kube/admin.kubeconfig
-  cat > "$KUBECONFIG_CAL" <<EOF
-apiVersion: v1
-kind: Config
-clusters:
-- {name: cal, cluster: {server: "https://127.0.0.1:$PORT_API", insecure-skip-tls-verify: true}}
-users:
-- {name: admin, user: {token: $token}}
-contexts:
-- {name: cal, context: {cluster: cal, user: admin}}
-current-context: cal
-EOF
-  local i
-  for i in $(seq 1 120); do
-    if "$BENCH_CACHE/bin/kubectl" --kubeconfig "$KUBECONFIG_CAL" get --raw /readyz >/dev/null 2>&1; then break; fi
-    [ "$i" -lt 120 ] || die "kube-apiserver not ready after 60 s (see $kube/apiserver.log)"
-    sleep 0.5
-  done
+  write_token_kubeconfig "$KUBECONFIG_CAL" "$token"
   "$BENCH_CACHE/bin/kubectl" --kubeconfig "$KUBECONFIG_CAL" apply -f - >/dev/null <<EOF
 apiVersion: v1
 kind: Namespace

@@ -5,11 +5,6 @@
 
 DASH_PIDS=()
 
-# free_port: prints a TCP port nothing listens on at 127.0.0.1.
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
-
 # wait_for_http URL SECONDS: waits until URL answers 2xx, or fails.
 wait_for_http() {
   local url=$1 deadline=$((SECONDS + $2))

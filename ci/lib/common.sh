@@ -16,6 +16,11 @@ export K6_NO_USAGE_REPORT=true K6_AUTO_EXTENSION_RESOLUTION=false
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# free_port: prints a TCP port nothing listens on at 127.0.0.1 (the kernel picks it).
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
 require_root() {
   [ "$(id -u)" -eq 0 ] || die "$1 needs root (it starts containerd, kubelet and changes iptables); run it as root"
 }

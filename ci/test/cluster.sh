@@ -50,14 +50,6 @@ expect_error() {
   grep -qF -- "$want" "$WORK/err" || { log "stderr lacks '$want':"; cat "$WORK/err" >&2; return 1; }
 }
 
-free_port() {
-  local p
-  for p in $(seq 17000 17100); do
-    [ -z "$(ss -Htln "sport = :$p")" ] && { echo "$p"; return 0; }
-  done
-  die "no free port in 17000-17100"
-}
-
 nothing_left() {
   local left
   left=$(leftovers)

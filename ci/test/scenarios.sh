@@ -7,6 +7,7 @@
 # with a least-privilege runner identity; their effect is read back from the API server.
 # Closing line: "scenarios: N passed, N failed".
 . "$(dirname "$0")/../lib/common.sh"
+. "$BENCH_ROOT/ci/lib/apiserver.sh"
 
 passed=0 failed=0
 WORK=""
@@ -53,10 +54,6 @@ cleanup() {
   if [ -n "$WORK" ] && [ -d "$WORK" ]; then rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
-
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
 wait_for_port() {
   local port=$1 i
@@ -110,6 +107,7 @@ EOF
 start_servers() {
   PORT_HTTP=$(free_port) PORT_HTTP2=$(free_port) PORT_TLS=$(free_port) PORT_502=$(free_port)
   PORT_CLOSED=$(free_port) PORT_REFUSE=$(free_port) PORT_STALL=$(free_port) PORT_RESET=$(free_port)
+  PORT_NOT_TLS=$(free_port)
   sh "$BENCH_ROOT/charts/bench/files/backend/make-bodies.sh" "$WORK/bodies"
   openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=bench.local -keyout "$WORK/tls.key" \
     -out "$WORK/tls.crt" 2>/dev/null
@@ -118,16 +116,19 @@ start_servers() {
   nginx -c "$WORK/nginx.conf" -p "$WORK" -e "$WORK/nginx-error.log" -g 'daemon off;' 2>"$WORK/nginx.stderr" &
   pids+=($!)
   local mode port
-  for mode in refuse stall reset; do
-    case $mode in refuse) port=$PORT_REFUSE ;; stall) port=$PORT_STALL ;; reset) port=$PORT_RESET ;; esac
-    python3 "$BENCH_ROOT/scenarios/tests/error_server.py" "$mode" "$port" >"$WORK/error-$mode.log" 2>&1 &
+  for mode in refuse stall reset tls; do
+    case $mode in refuse) port=$PORT_REFUSE ;; stall) port=$PORT_STALL ;; reset) port=$PORT_RESET ;;
+      tls) port=$PORT_NOT_TLS ;; esac
+    python3 "$BENCH_ROOT/scenarios/tests/error_server.py" "$mode" "$port" "$WORK/tls.crt" "$WORK/tls.key" \
+      >"$WORK/error-$mode.log" 2>&1 &
     pids+=($!)
   done
-  for port in "$PORT_HTTP" "$PORT_HTTP2" "$PORT_TLS" "$PORT_502" "$PORT_REFUSE" "$PORT_STALL" "$PORT_RESET"; do
+  for port in "$PORT_HTTP" "$PORT_HTTP2" "$PORT_TLS" "$PORT_502" "$PORT_REFUSE" "$PORT_STALL" "$PORT_RESET" \
+      "$PORT_NOT_TLS"; do
     wait_for_port "$port"
   done
   HTTP=http://127.0.0.1:$PORT_HTTP
-  log "nginx on $PORT_HTTP/$PORT_HTTP2 (TLS $PORT_TLS, 502 $PORT_502); refuse $PORT_REFUSE stall $PORT_STALL reset $PORT_RESET"
+  log "nginx on $PORT_HTTP/$PORT_HTTP2 (TLS $PORT_TLS, 502 $PORT_502); refuse $PORT_REFUSE stall $PORT_STALL reset $PORT_RESET not-TLS $PORT_NOT_TLS"
 }
 
 # ---- k6 runs -----------------------------------------------------------------------------------
@@ -228,6 +229,9 @@ test_error_classes() {
   check "errors: timeouts last about BENCH_TIMEOUT" sj '.latency_ms.p50 >= 299 and .latency_ms.p50 < 1000'
   run_k6 err-reset static.js BENCH_TARGET_URL="http://127.0.0.1:$PORT_RESET" BENCH_RATE=50 BENCH_DURATION=2s BENCH_CONNECTIONS=10
   check "errors: reset connection -> read ($(total .errors.read))" only_error_class read
+  run_k6 err-tls static.js BENCH_TARGET_URL="https://127.0.0.1:$PORT_NOT_TLS" BENCH_RATE=50 BENCH_DURATION=2s BENCH_CONNECTIONS=10
+  check "errors: failed TLS handshake (a server that stops speaking TLS) -> connection ($(total .errors.connection))" \
+    only_error_class connection
   run_k6 err-502 static.js BENCH_TARGET_URL="http://127.0.0.1:$PORT_502" BENCH_RATE=50 BENCH_DURATION=2s BENCH_CONNECTIONS=10
   check "errors: 502 from a proxy with a dead upstream -> http_5xx ($(total .errors.http_5xx))" only_error_class http_5xx
   check "errors: 5xx count equals nginx's 502 count" test "$(total .errors.http_5xx)" -eq "$(nginx_count '$2 == 502')"
@@ -425,68 +429,23 @@ ensure_kube_binaries() {
   KUBE_BIN=$BENCH_CACHE/bin
 }
 
-# write_kubeconfig FILE TOKEN: a kubeconfig for the test API server as the token's user.
-write_kubeconfig() {
-  cat > "$1" <<EOF
-apiVersion: v1
-kind: Config
-clusters:
-- name: test
-  cluster:
-    server: https://127.0.0.1:$PORT_API
-    insecure-skip-tls-verify: true
-users:
-- name: user
-  user:
-    token: $2
-contexts:
-- name: test
-  context: {cluster: test, user: user}
-current-context: test
-EOF
-}
-
 kc() { "$KUBE_BIN/kubectl" --kubeconfig "$WORK/kube/admin.kubeconfig" "$@"; }
 
-# start_apiserver: etcd + kube-apiserver only (no controllers, no kubelet: Deployments do not get
-# pods, unscheduled Pods are deleted at once). Enough to see what the churn VU does to the API.
+# start_apiserver: a bare API server (ci/lib/apiserver.sh: no controllers, no kubelet, so
+# Deployments get no pods). Enough to see what the churn VU does to the API.
 # Three static-token users with random tokens: admin (system:masters, for the test itself),
 # bench-runner (the Role the scenarios document) and bench-nobody (no permissions).
 start_apiserver() {
-  local port_etcd port_peer t0=$SECONDS
-  port_etcd=$(free_port) port_peer=$(free_port) PORT_API=$(free_port)
-  mkdir -p "$WORK/kube"
-  "$KUBE_BIN/etcd" --name test --data-dir "$WORK/kube/etcd" --unsafe-no-fsync \
-    --listen-client-urls "http://127.0.0.1:$port_etcd" --advertise-client-urls "http://127.0.0.1:$port_etcd" \
-    --listen-peer-urls "http://127.0.0.1:$port_peer" --initial-advertise-peer-urls "http://127.0.0.1:$port_peer" \
-    --initial-cluster "test=http://127.0.0.1:$port_peer" >"$WORK/kube/etcd.log" 2>&1 &
-  pids+=($!)
-  openssl genrsa -out "$WORK/kube/sa.key" 2048 2>/dev/null
-  openssl rsa -in "$WORK/kube/sa.key" -pubout -out "$WORK/kube/sa.pub" 2>/dev/null
-  local admin runner nobody
+  local t0=$SECONDS admin runner nobody
   admin=$(openssl rand -hex 16) runner=$(openssl rand -hex 16) nobody=$(openssl rand -hex 16)
+  mkdir -p "$WORK/kube"
   printf '%s,admin,uid-admin,"system:masters"\n%s,bench-runner,uid-runner\n%s,bench-nobody,uid-nobody\n' \
     "$admin" "$runner" "$nobody" > "$WORK/kube/tokens.csv"
-  wait_for_port "$port_etcd"
-  "$KUBE_BIN/kube-apiserver" --etcd-servers "http://127.0.0.1:$port_etcd" \
-    --bind-address 127.0.0.1 --secure-port "$PORT_API" --cert-dir "$WORK/kube/certs" \
-    --advertise-address 127.0.0.1 --endpoint-reconciler-type none \
-    --token-auth-file "$WORK/kube/tokens.csv" --authorization-mode RBAC \
-    --service-account-issuer https://kubernetes.default.svc --service-account-key-file "$WORK/kube/sa.pub" \
-    --service-account-signing-key-file "$WORK/kube/sa.key" --service-cluster-ip-range 10.96.0.0/16 \
-    --disable-admission-plugins ServiceAccount --enable-priority-and-fairness=false \
-    >"$WORK/kube/apiserver.log" 2>&1 &
-  pids+=($!)
-  write_kubeconfig "$WORK/kube/admin.kubeconfig" "$admin"
-  write_kubeconfig "$WORK/kube/runner.kubeconfig" "$runner"
-  write_kubeconfig "$WORK/kube/nobody.kubeconfig" "$nobody"
-  local i
-  for i in $(seq 1 120); do
-    if kc get --raw /readyz >/dev/null 2>&1; then break; fi
-    [ "$i" -lt 120 ] || { tail -20 "$WORK/kube/apiserver.log" >&2; die "kube-apiserver not ready after 60 s"; }
-    sleep 0.5
-  done
-  log "kube-apiserver ready on 127.0.0.1:$PORT_API in $((SECONDS - t0)) s"
+  start_bare_apiserver "$WORK/kube" "$WORK/kube/tokens.csv" pids
+  write_token_kubeconfig "$WORK/kube/admin.kubeconfig" "$admin"
+  write_token_kubeconfig "$WORK/kube/runner.kubeconfig" "$runner"
+  write_token_kubeconfig "$WORK/kube/nobody.kubeconfig" "$nobody"
+  log "kube-apiserver ready on 127.0.0.1:$API_PORT in $((SECONDS - t0)) s"
   kc apply -f - >/dev/null <<EOF
 apiVersion: v1
 kind: Namespace
