@@ -59,7 +59,7 @@ const report = singleTargetReport('calibrate', cfg, {
 const thresholds = summaryThresholds(report, {});
 for (const s of steps) thresholds[`bench_runner_lag{step:${s.scenario}}`] = ['max>=0'];
 
-export const options = baseOptions(cfg, scenarios, thresholds);
+export const options = baseOptions(report, scenarios, thresholds);
 
 export function setup() {
   checkTarget(request, cfg.pathUrls.clusterip ? 'BENCH_URL_CLUSTERIP + BENCH_PATH' : 'BENCH_TARGET_URL + BENCH_PATH');

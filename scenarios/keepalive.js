@@ -33,8 +33,8 @@ const report = singleTargetReport('keepalive', cfg, {
   parts: VARIANTS.map((v) => ({ name: v.name, scenario: v.scenario, rateTarget: cfg.rate, durationMs: cfg.durationMs })),
 });
 
-export const options = baseOptions(cfg, scenarios,
-  summaryThresholds(report, { 'dropped_iterations{role:load}': ['count==0'] }));
+export const options = baseOptions(report, scenarios,
+  summaryThresholds(report, { dropped_iterations: ['count==0'] }));
 
 export function setup() {
   checkTarget(requests.keepalive_on, 'BENCH_TARGET_URL + BENCH_PATH');

@@ -53,7 +53,7 @@ const report = singleTargetReport('max-rps', cfg, {
   },
 });
 
-export const options = baseOptions(cfg, scenarios, summaryThresholds(report, {}));
+export const options = baseOptions(report, scenarios, summaryThresholds(report, {}));
 
 export function setup() {
   checkTarget(request, 'BENCH_TARGET_URL + BENCH_PATH');

@@ -46,8 +46,8 @@ const report = singleTargetReport('paths', cfg, {
   parts,
 });
 
-export const options = baseOptions(cfg, scenarios,
-  summaryThresholds(report, { 'dropped_iterations{role:load}': ['count==0'] }));
+export const options = baseOptions(report, scenarios,
+  summaryThresholds(report, { dropped_iterations: ['count==0'] }));
 
 export function setup() {
   for (const p of parts) checkTarget(requests[p.scenario], `path ${p.name}`);

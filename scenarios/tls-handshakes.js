@@ -24,7 +24,7 @@ const report = singleTargetReport('tls-handshakes', cfg, {
   },
 });
 
-export const options = baseOptions(cfg,
+export const options = baseOptions(report,
   { load: loadScenario(cfg, { exec: 'load', rate: cfg.rate, durationMs: cfg.durationMs }) },
   summaryThresholds(report, { dropped_iterations: ['count==0'], [HANDSHAKE]: ['max>=0'] }));
 

@@ -27,6 +27,7 @@ export const DEFAULTS = Object.freeze({
   BENCH_KUBECONFIG: '',
   BENCH_TESTID: 'local',
   BENCH_SUMMARY_DIR: '.',
+  BENCH_ENVIRONMENT: '', // JSON object: what the run ran on (summary settings.environment)
 });
 
 // BENCH_* names the project's own shell tooling exports (ci/lib/common.sh, ci/test/all.sh). They
@@ -109,6 +110,29 @@ export function parseChurnPattern(name, value) {
     }
     return { replicas, holdMs };
   });
+}
+
+// parseEnvironment('{"backend_replicas": 5}') -> the object. A flat JSON object describing what the
+// run ran on (controller chart and version, replicas, placement) for the summary and the report:
+// keys like backend_replicas, values strings, numbers or booleans. Empty = {}.
+export function parseEnvironment(name, value) {
+  const text = String(value).trim();
+  const allowed = 'expected a JSON object of snake_case keys to strings, numbers or booleans, '
+    + 'e.g. {"controller_version": "v3.6.12", "backend_replicas": 5}';
+  if (text === '') return Object.freeze({});
+  let parsed;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    fail(name, value, allowed);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) fail(name, value, allowed);
+  for (const [k, v] of Object.entries(parsed)) {
+    if (!/^[a-z][a-z0-9_]*$/.test(k) || !['string', 'number', 'boolean'].includes(typeof v)) {
+      fail(name, value, allowed);
+    }
+  }
+  return Object.freeze(parsed);
 }
 
 // parseLabelSelector('a=b,c=d') -> {a: 'b', c: 'd'} (equality selectors only).
@@ -204,6 +228,7 @@ export function loadConfig(env, overrides) {
     kubeconfig: String(raw.BENCH_KUBECONFIG).trim(),
     testid: parseTestId('BENCH_TESTID', raw.BENCH_TESTID),
     summaryDir: String(raw.BENCH_SUMMARY_DIR).trim() || '.',
+    environment: parseEnvironment('BENCH_ENVIRONMENT', raw.BENCH_ENVIRONMENT),
   });
 }
 

@@ -40,3 +40,10 @@ export function countError(res, extraTags) {
   }
   return cls;
 }
+
+// startErrorSeries(): adds 0 to every class, so that each class has a series in Prometheus from
+// the start of a run (a class that never happens reads 0, not "no data"). Called from every
+// setup() (checkTarget, load.js): untagged by role, it never counts in the summary.
+export function startErrorSeries() {
+  for (const cls of ERROR_CLASSES) errors.add(0, CLASS_TAGS[cls]);
+}

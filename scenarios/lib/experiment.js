@@ -10,7 +10,7 @@ export function steadyExperiment(name, cfg) {
   const request = target(cfg, cfg.targetUrl, cfg.path, cfg.keepalive);
   const report = singleTargetReport(name, cfg);
   return {
-    options: baseOptions(cfg,
+    options: baseOptions(report,
       { load: loadScenario(cfg, { exec: 'load', rate: cfg.rate, durationMs: cfg.durationMs }) },
       summaryThresholds(report, { dropped_iterations: ['count==0'] })),
     setup() {
@@ -30,7 +30,7 @@ export function churnExperiment(name, cfg, plan, reportExtra) {
   const probe = target(cfg, cfg.targetUrl, '/healthz', false);
   const report = singleTargetReport(name, cfg, reportExtra);
   return {
-    options: baseOptions(cfg,
+    options: baseOptions(report,
       {
         load: loadScenario(cfg, { exec: 'load', rate: cfg.rate, durationMs: cfg.durationMs }),
         churn: churnScenario(cfg),

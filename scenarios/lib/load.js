@@ -3,7 +3,7 @@
 // response bodies discarded. Plus the k6 options every entry script shares.
 import http from 'k6/http';
 import { sleep } from 'k6';
-import { countError } from './errors.js';
+import { countError, startErrorSeries } from './errors.js';
 import { k6Duration, parseDuration } from './config.js';
 import { lagScenario, isLagVu, runLag } from './lag.js';
 
@@ -113,10 +113,13 @@ export function loadEndMs(scenarios) {
   return end;
 }
 
-// baseOptions: shared k6 options. `thresholds` are the experiment's; summaryThresholds() adds the
+// baseOptions(report, scenarios, thresholds): shared k6 options for the experiment `report`
+// describes (summary.js). `thresholds` are the experiment's; summaryThresholds() adds the
 // sub-metrics handleSummary reads (k6 only reports a sub-metric that has a threshold). Every run
-// also gets the runner_lag scenario (lag.js) for as long as its load scenarios last.
-export function baseOptions(cfg, scenarios, thresholds) {
+// also gets the runner_lag scenario (lag.js) for as long as its load scenarios last. Every sample
+// carries testid and experiment (the entry script's name: k6's own `scenario` tag names its parts).
+export function baseOptions(report, scenarios, thresholds) {
+  const cfg = report.cfg;
   return {
     scenarios: Object.assign({}, scenarios, { runner_lag: lagScenario(loadEndMs(scenarios)) }),
     thresholds,
@@ -124,13 +127,15 @@ export function baseOptions(cfg, scenarios, thresholds) {
     discardResponseBodies: true,
     insecureSkipTLSVerify: cfg.insecureTls,
     setupTimeout: '60s',
-    tags: { testid: cfg.testid },
+    tags: { testid: cfg.testid, experiment: report.scenario },
   };
 }
 
 // checkTarget(t, variable): setup() guard. The target must answer with a 2xx or 3xx within about
 // 10 s, or the run stops with a message naming the URL (a 404 usually means a missing route).
+// Every setup() calls it, so it also starts the error-class series (errors.js).
 export function checkTarget(t, variable) {
+  startErrorSeries();
   // A distinct User-Agent lets servers tell the check from the measured load.
   const headers = Object.assign({}, t.params.headers, { 'User-Agent': 'bench-setup' });
   const params = Object.assign({}, t.params, { headers, responseType: 'none' });

@@ -138,6 +138,7 @@ export function buildSummary(data, report, runTags) {
       keepalive: report.keepalive,
       tls: /^https:/.test(report.targetUrl),
       churn_pattern: report.churnPattern,
+      environment: cfg.environment,
     },
     requests: requestsFor(data, LOAD, report.rateTarget, durationMs),
     latency_ms: latencyFrom(duration && duration.values),

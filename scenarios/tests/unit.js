@@ -119,6 +119,16 @@ function configTests() {
     throwsWith(() => loadConfig({ BENCH_NAMESPACE: 'Bad_NS' }), /BENCH_NAMESPACE="Bad_NS"/);
     throwsWith(() => loadConfig({ BENCH_TESTID: 'a b' }), /BENCH_TESTID="a b"/);
   });
+  check('config: environment (what the run ran on) is a flat JSON object', () => {
+    eq(loadConfig({}).environment, {});
+    eq(loadConfig({ BENCH_ENVIRONMENT: '{"controller_version": "v3.6.12", "backend_replicas": 5, "tls": true}' }).environment,
+      { controller_version: 'v3.6.12', backend_replicas: 5, tls: true });
+  });
+  for (const bad of ['{', '[1]', '"x"', '{"a": {"b": 1}}', '{"Bad Key": 1}', '{"a": null}']) {
+    check(`config: environment ${JSON.stringify(bad)} is refused`, () => {
+      throwsWith(() => loadConfig({ BENCH_ENVIRONMENT: bad }), /invalid BENCH_ENVIRONMENT=.*JSON object of snake_case keys/);
+    });
+  }
   check('config: an unknown BENCH_ variable is refused with the allowed list', () => {
     throwsWith(() => loadConfig({ BENCH_RATEE: '5' }), /unknown variable BENCH_RATEE: allowed are BENCH_TARGET_URL, .*BENCH_SUMMARY_DIR/);
   });
@@ -136,7 +146,7 @@ function configTests() {
     eq(loadConfig({ BENCH_ROOT: '/x', BENCH_CACHE: '/y', BENCH_TOOLS: '/z', HOME: '/root' }).rate, 1000);
   });
   check('config: every default parses', () => {
-    eq(Object.keys(DEFAULTS).length, 23, 'number of variables');
+    eq(Object.keys(DEFAULTS).length, 24, 'number of variables');
   });
 }
 
@@ -270,7 +280,7 @@ function summaryTests() {
       'convergence_ms', 'scale_events', 'by_path', 'throughput', 'runner'], 'keys');
     eq([s.schema, s.testid, s.scenario, s.controller], [SCHEMA, 'run-1', 'dynamic', 'traefik']);
     eq(s.settings, { target_url: 'https://bench.local', path: '/', rate: 1000, duration_s: 10, connections: 100,
-      timeout_s: 2, keepalive: true, tls: true, churn_pattern: '5:12s,7:10s' });
+      timeout_s: 2, keepalive: true, tls: true, churn_pattern: '5:12s,7:10s', environment: {} });
     eq(s.requests, { total: 10000, rate_target: 1000, rate_achieved: 1000, dropped_iterations: 0 });
     eq(s.latency_ms, { min: 0.2, avg: 1.1, max: 30.2, p50: 0.9, p90: 1.5, p99: 4, 'p99.9': 9, 'p99.99': 20,
       'p99.999': 28, 'p99.9999': 30 });
