@@ -22,6 +22,15 @@ DS = {"type": "prometheus", "uid": "${datasource}"}
 # Every k6 selector is scoped to the selected run(s), without setup()/teardown() requests (a
 # scenario's target probe in setup() is not part of the measured load; k6 tags it group="::setup").
 RUN = 'testid=~"$testid", group!~"::(setup|teardown)"'
+# Per-request k6 metrics count the load scenarios only (role="load"), as summary.json does: the churn
+# VU's convergence probes (role="churn", about 50 req/s on fresh connections) are not measured load.
+LOAD = RUN + ', role="load"'
+REQUEST_METRICS = {"k6_http_reqs_total", "k6_http_req_duration_seconds", "k6_data_sent_total",
+                   "k6_data_received_total"}
+
+
+def selector(metric):
+    return LOAD if metric in REQUEST_METRICS else RUN
 # The percentiles the published results use, as (label, quantile).
 PERCENTILES = [("p50", "0.5"), ("p90", "0.9"), ("p99", "0.99"), ("p99.9", "0.999"),
                ("p99.99", "0.9999"), ("p99.999", "0.99999"), ("p99.9999", "0.999999")]
@@ -31,26 +40,26 @@ ERROR_CLASSES = ["connection", "timeout", "read", "http_5xx", "http_4xx", "other
 # ---------------------------------------------------------------------------------------------
 # Query helpers (PromQL text only)
 
-def k6_rate(metric, by="", labels=RUN):
+def k6_rate(metric, by="", labels=None):
     grouping = f" by ({by})" if by else ""
-    return f"sum{grouping} (rate({metric}{{{labels}}}[$__rate_interval]))"
+    return f"sum{grouping} (rate({metric}{{{labels or selector(metric)}}}[$__rate_interval]))"
 
 
 def k6_quantile(q, metric="k6_http_req_duration_seconds", by="", window="$__rate_interval",
-                labels=RUN):
+                labels=None):
     """Quantile of a k6 native histogram, merged across runners by summing the rates first."""
     grouping = f" by ({by})" if by else ""
     return (f"histogram_quantile({q}, sum{grouping} "
-            f"(rate({metric}{{{labels}}}[{window}])))")
+            f"(rate({metric}{{{labels or selector(metric)}}}[{window}])))")
 
 
-def k6_total(metric, by, labels=RUN):
+def k6_total(metric, by, labels=None):
     """Whole-run total of a k6 counter: each runner pushes its cumulative value, so the last value
     per series (max of a counter that never resets) summed over runners is exact."""
-    return f"sum by ({by}) (max_over_time({metric}{{{labels}}}[$__range]))"
+    return f"sum by ({by}) (max_over_time({metric}{{{labels or selector(metric)}}}[$__range]))"
 
 
-def k6_average_rate(by, labels=RUN):
+def k6_average_rate(by, labels=LOAD):
     """Average request rate of each run over its own duration, not over the dashboard range:
     (counter at its last push - at its first) / (time between them). Values and timestamps are read
     at the same 5 s subquery steps, so both belong to the same samples."""
@@ -65,20 +74,20 @@ def zero_while_running(expr, by=""):
     its first event (dropped iterations, errors) then reads 0 instead of "No data" while the run
     is live, and still "No data" when the run has no data at all."""
     grouping = f" by ({by})" if by else ""
-    return f"({expr}) or on ({by}) (0 * sum{grouping} (rate(k6_http_reqs_total{{{RUN}}}[$__rate_interval])))"
+    return f"({expr}) or on ({by}) (0 * sum{grouping} (rate(k6_http_reqs_total{{{LOAD}}}[$__rate_interval])))"
 
 
 def zero_total(expr, by, label=None):
     """`expr` (a whole-range total of a counter k6 creates on its first event), or 0 for every run
     that has requests: a run without errors shows 0, not "No data". label: (name, value) given to
     the zero series when `expr` is grouped by one more label than `by` (e.g. class="none")."""
-    zero = f"0 * sum by ({by}) (max_over_time(k6_http_reqs_total{{{RUN}}}[$__range]))"
+    zero = f"0 * sum by ({by}) (max_over_time(k6_http_reqs_total{{{LOAD}}}[$__range]))"
     if label:
         zero = labelled(zero, *label)
     return f"({expr}) or on ({by}) ({zero})"
 
 
-def percentile_distribution(by="testid", labels=RUN):
+def percentile_distribution(by="testid", labels=LOAD):
     """One series per percentile label, value = latency over the whole range: the published
     percentile chart (x = percentile on a log-like axis, y = latency)."""
     parts = []
@@ -632,7 +641,7 @@ def controllers():
         query_variable("controller_namespace", "Controller namespace",
                        "label_values(container_cpu_usage_seconds_total, namespace)",
                        multi=True, include_all=True, all_value=".*"),
-        textbox_variable("controller_pod", "Controller pod regex", ".*(traefik|ingress|haproxy).*",
+        textbox_variable("controller_pod", "Controller pod regex", ".*(traefik|ingress|nginx|haproxy).*",
                          "Regex on the pod name of the controller pods (cAdvisor panels)."),
     ]
     return dashboard(
@@ -647,7 +656,9 @@ def controllers():
 
 def comparison():
     lay = Layout()
-    by = "testid, controller, scenario"
+    # experiment = the entry script (dynamic, paths, ...); scenario = k6's part of it (load, or
+    # ingress_4k ... in paths): one row per measured part.
+    by = "testid, controller, experiment, scenario"
     lay.row("Results table: the published comparison, live")
     quantile_cols = [("p50", "0.5"), ("p99", "0.99"), ("p99.9", "0.999"), ("p99.9999", "0.999999")]
     specs = [(k6_quantile(q, by=by, window="$__range"), "") for _, q in quantile_cols]
@@ -667,12 +678,13 @@ def comparison():
                       "properties": [{"id": "unit", "value": "reqps"}]})
     lay.add(table(
         "Results by run",
-        "One row per run (testid x controller x scenario) over the dashboard time range: latency "
+        "One row per run part (testid x controller x experiment x k6 scenario) over the dashboard "
+        "time range: latency "
         "percentiles from the merged native histogram, average achieved rate, total requests, "
         "errors per class and dropped iterations (requests the generator could not send). Set the "
         "time range to cover the runs.",
         targets(*specs, instant=True, table=True), "s", renames,
-        order=["testid", "controller", "scenario", *names], overrides=overrides), 24, 9)
+        order=["testid", "controller", "experiment", "scenario", *names], overrides=overrides), 24, 9)
 
     lay.row("Bars")
     tail = [("p99", "0.99"), ("p99.9", "0.999"), ("p99.9999", "0.999999")]
@@ -721,7 +733,7 @@ def comparison():
         "reqps", minimum=0), 12, 8)
     return dashboard(
         "bench-comparison", "bench / comparison",
-        "Several runs side by side (controller x scenario): the results table with p99, p99.9, "
+        "Several runs side by side (controller x experiment): the results table with p99, p99.9, "
         "p99.9999, error classes and achieved rate, bars, and the percentile-distribution chart.",
         lay, [datasource_variable(), testid_variable(multi=True)], time_from="now-6h", refresh="30s")
 

@@ -146,8 +146,16 @@ for p in json.load(open(sys.argv[1]))["panels"]:
 
   # The dashboards' totals equal what k6 itself counted.
   local k6_reqs k6_errors dash_reqs dash_errors dash_stat
-  k6_reqs=$(summary_count "$WORK/summary.json" http_reqs)
+  k6_reqs=$(summary_count "$WORK/summary.json" 'http_reqs{role:load}')
   k6_errors=$(summary_count "$WORK/summary.json" bench_errors)
+  local k6_all_reqs
+  k6_all_reqs=$(summary_count "$WORK/summary.json" http_reqs)
+  # The churn VU's probe requests are there to be left out: the comparison below can fail.
+  if [ "$k6_all_reqs" -gt "$k6_reqs" ]; then
+    pass "the run has churn probe requests ($((k6_all_reqs - k6_reqs))) besides the load ($k6_reqs)"
+  else
+    fail "no churn probe requests: http_reqs $k6_all_reqs, http_reqs{role:load} $k6_reqs"
+  fi
   dash_reqs=$(report_value "$report" bench-comparison "Results by run" F)
   dash_errors=0
   local ref
@@ -156,9 +164,9 @@ for p in json.load(open(sys.argv[1]))["panels"]:
   done
   dash_stat=$(report_value "$report" bench-run-overview "Errors in range by class" A)
   if [ "$k6_reqs" -gt 0 ] && [ "$dash_reqs" = "$k6_reqs" ]; then
-    pass "results table requests = k6 summary http_reqs ($k6_reqs)"
+    pass "results table requests = k6 summary http_reqs{role:load} ($k6_reqs)"
   else
-    fail "results table requests $dash_reqs != k6 summary http_reqs $k6_reqs"
+    fail "results table requests $dash_reqs != k6 summary http_reqs{role:load} $k6_reqs"
   fi
   if [ "$k6_errors" -gt 0 ] && [ "$dash_errors" = "$k6_errors" ] && [ "$dash_stat" = "$k6_errors" ]; then
     pass "results table and error stat = k6 summary bench_errors ($k6_errors)"
@@ -211,6 +219,15 @@ check_real_static_scenario() {
     python3 "$CHECK" --quiet --prometheus "$PROM" --testid "$testid" --start "$((start - 30))" \
       --require-data "${panels[*]}" --report "$WORK/static/report.json"
   unset IFS
+  # A clean run still has a series per error class (started at 0 in setup): panels read 0, not "no data".
+  local classes error_sum
+  classes=$(query_value "count(count by (class) (k6_bench_errors_total{testid=\"$testid\"}))")
+  error_sum=$(query_value "sum(k6_bench_errors_total{testid=\"$testid\"})")
+  if [ "$classes" = 6 ] && [ "$error_sum" = 0 ]; then
+    pass "static scenario: all 6 error classes have a series, at 0 (a clean run)"
+  else
+    fail "static scenario: error classes with a series: ${classes:-none} (want 6), their sum: ${error_sum:-none} (want 0)"
+  fi
   local k6_reqs dash_reqs
   k6_reqs=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["requests"]["total"])' "$WORK/static/summary.json")
   dash_reqs=$(report_value "$WORK/static/report.json" bench-comparison "Results by run" F)

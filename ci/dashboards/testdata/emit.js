@@ -1,8 +1,8 @@
 // Test data for the dashboards check: real k6 requests against a local nginx plus every bench
 // custom metric, so a real Prometheus receives the exact series names and labels the dashboards
 // query (remote write, native histograms). The churn telemetry here is SIMULATED (the fast tier has
-// no cluster): desired/ready replicas follow 5 -> 7 -> 5, with a scale event and a convergence time
-// per step. The real churn series come from scenarios/ in the e2e run.
+// no cluster): desired/ready replicas follow 5 -> 7 -> 5, with a scale event, a convergence time and
+// a probe request per step. The real churn series come from scenarios/ in the e2e run.
 //
 // Env: BENCH_TARGET_URL (nginx), BENCH_CLOSED_URL (a port nothing listens on), BENCH_STALL_URL (a
 // listener that never answers), BENCH_RATE, BENCH_DURATION.
@@ -28,15 +28,17 @@ export const options = {
   scenarios: {
     load: {
       executor: 'constant-arrival-rate', exec: 'load', rate, timeUnit: '1s', duration,
-      preAllocatedVUs: 10, maxVUs: 10,
+      preAllocatedVUs: 10, maxVUs: 10, tags: { role: 'load' },
     },
-    churn: { executor: 'constant-vus', exec: 'churn', vus: 1, duration },
+    churn: { executor: 'constant-vus', exec: 'churn', vus: 1, duration, tags: { role: 'churn' } },
     // One VU for 5 requests/s to a server that never answers: timeouts, and dropped iterations.
     overload: {
       executor: 'constant-arrival-rate', exec: 'overload', rate: 5, timeUnit: '1s', duration,
-      preAllocatedVUs: 1, maxVUs: 1,
+      preAllocatedVUs: 1, maxVUs: 1, tags: { role: 'load' },
     },
   },
+  // The load-only request count in the summary export, to compare with the dashboards' totals.
+  thresholds: { 'http_reqs{role:load}': ['count>=0'] },
 };
 
 // Mostly 200s; every 50th request a 404 (http_4xx), every 50th+13 a refused connection.
@@ -74,6 +76,9 @@ export function churn() {
   replicasReady.add(before);
   scaleEvents.add(1, { action: 'scale' });
   const lag = 0.5 + (step % 3) * 0.25;
+  // Like the real churn VU's convergence probes (role=churn): requests the dashboards must not
+  // count as load.
+  http.get(`${target}/healthz`, { timeout: '2s', tags: { path: '/healthz' } });
   sleep(lag);
   replicasReady.add(want);
   convergence.add(lag * 1000, { event: want > before ? 'added' : 'removed' });

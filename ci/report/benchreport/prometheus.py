@@ -32,8 +32,11 @@ class TimeSeries:
     notes: list = field(default_factory=list)
 
 
-def _selector(testid):
-    return '{testid="%s"}' % testid.replace("\\", "\\\\").replace('"', '\\"')
+def _selector(testid, load_only=False):
+    """The run's series; load_only keeps the load scenarios' requests (role="load", as summary.json
+    counts them), without the churn VU's convergence probes."""
+    sel = 'testid="%s"' % testid.replace("\\", "\\\\").replace('"', '\\"')
+    return "{%s%s}" % (sel, ', role="load"' if load_only else "")
 
 
 class Prometheus:
@@ -94,6 +97,7 @@ class Prometheus:
         # k6 remote-writes every 5 s by default: a rate needs a few samples in its window.
         window = f"{int(max(15, 3 * step))}s"
         sel = _selector(testid)
+        load = _selector(testid, load_only=True)
         ts.start, ts.end, ts.step = start, end, step
 
         def rng(query):
@@ -108,14 +112,14 @@ class Prometheus:
             return out
 
         for q in ("0.5", "0.99", "0.999"):
-            res = rng(f"histogram_quantile({q}, sum(rate(k6_http_req_duration_seconds{sel}[{window}])))")
+            res = rng(f"histogram_quantile({q}, sum(rate(k6_http_req_duration_seconds{load}[{window}])))")
             if res:
                 ts.latency_ms[f"p{float(q) * 100:g}"] = points(res[0]["values"], 1000.0)
         if not ts.latency_ms:
             ts.notes.append("no native-histogram latency series (k6_http_req_duration_seconds); set "
                             "K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true and run Prometheus with "
                             "--enable-feature=native-histograms")
-        res = rng(f"sum(rate(k6_http_reqs_total{sel}[{window}]))")
+        res = rng(f"sum(rate(k6_http_reqs_total{load}[{window}]))")
         if res:
             ts.request_rate = points(res[0]["values"])
         for r in rng(f"sum by (class) (rate(k6_bench_errors_total{sel}[{window}]))"):

@@ -20,6 +20,18 @@ SETTINGS_ORDER = ["target_url", "path", "rate", "duration_s", "connections", "ti
                   "keepalive", "tls", "churn_pattern"]
 
 
+def _flat_settings(settings):
+    """settings with nested objects (settings.environment: controller chart and version, replicas,
+    placement) spread into "environment.<key>" entries: one row each in the settings table."""
+    flat = {}
+    for key, value in settings.items():
+        if isinstance(value, dict):
+            flat.update({f"{key}.{k}": v for k, v in value.items()})
+        else:
+            flat[key] = value
+    return flat
+
+
 class SummaryError(ValueError):
     """A summary file that does not follow bench.summary/v1; the message names file and field."""
 
@@ -135,7 +147,7 @@ def load_summary(path):
     testid = data.get("testid")
     if not isinstance(testid, str) or not testid:
         raise SummaryError(f"{path}: testid={json.dumps(testid)}; expected a non-empty string")
-    settings = _object(path, "settings", data.get("settings"))
+    settings = _flat_settings(_object(path, "settings", data.get("settings")))
     base = dict(source=str(path), testid=testid, scenario=str(data.get("scenario") or ""),
                 controller=str(data.get("controller") or ""), settings=settings)
     runs = [Run(**base, requests=_read_requests(path, "requests", data),
