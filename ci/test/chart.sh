@@ -272,10 +272,15 @@ with_k6_operator_subchart() {
 import sys, yaml
 path = sys.argv[1]
 chart = yaml.safe_load(open(path))
-chart["dependencies"] = [d for d in chart["dependencies"] if d["name"] == "k6-operator"]
-assert chart["dependencies"][0]["version"] == "4.5.0"
+chart["dependencies"] = [d for d in chart["dependencies"] if d["name"] in ("k6-operator", "traefik")]
+assert [d["version"] for d in chart["dependencies"] if d["name"] == "k6-operator"] == ["4.5.0"]
 yaml.safe_dump(chart, open(path, "w"), sort_keys=False)
 PY
+  # Traefik's chart cannot be downloaded: an empty stand-in with its name and pinned version (and an
+  # appVersion of its own) shows what the TestRun records about the controller's chart.
+  mkdir -p "$dir/bench/charts/traefik"
+  printf 'apiVersion: v2\nname: traefik\nversion: %s\nappVersion: stand-in-app\n' \
+    "$(sed -n '/^  - name: traefik$/{n;s/^    version: //p}' "$CHART_SRC/Chart.yaml")" > "$dir/bench/charts/traefik/Chart.yaml"
   check "k6-operator chart in the module is 4.5.0" grep -q '^version: 4.5.0$' "$dir/bench/charts/k6-operator/Chart.yaml"
   for bin in helm helm4; do
     out="$WORK/with-k6-operator-$bin.yaml"
@@ -290,6 +295,8 @@ PY
   check "with k6-operator: TestRun CRD, manager Deployment and TestRun hook rendered" \
     renders_operator_and_testrun "$out"
   check "kubeconform with the k6-operator subchart" kubeconform_file "$out"
+  check "the runners' BENCH_ENVIRONMENT names the controller's chart from Chart.yaml and its app version" \
+    records_controller_chart "$out"
   check "k6-operator's schema refuses a k6-operator.enabled key (why the switch is loadtest.operator.enabled)" \
     refuses_subchart_enabled "$dir/bench"
 }
@@ -298,6 +305,18 @@ renders_operator_and_testrun() {
   grep -q '^  name: testruns.k6.io$' "$1" || { echo "no testruns.k6.io CRD"; return 1; }
   grep -q 'image: "*ghcr.io/grafana/k6-operator:controller-v1.5.0' "$1" || { echo "no k6-operator v1.5.0 manager"; return 1; }
   grep -q '^kind: TestRun$' "$1" || { echo "no TestRun"; return 1; }
+}
+
+records_controller_chart() {
+  "$BENCH_CACHE/venv-chart/bin/python" - "$1" <<'PY'
+import json, sys, yaml
+runs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d.get("kind") == "TestRun"]
+env = {e["name"]: e.get("value") for e in runs[0]["spec"]["runner"]["env"]}
+info = json.loads(env["BENCH_ENVIRONMENT"])
+print(f"BENCH_ENVIRONMENT: {info}")
+assert info["controller_chart"] == "traefik-37.3.0" and info["controller_version"] == "stand-in-app", info
+assert info["backend_replicas"] == 5, info
+PY
 }
 
 refuses_subchart_enabled() {

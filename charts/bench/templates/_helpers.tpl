@@ -148,3 +148,34 @@ readOnlyRootFilesystem: true
 capabilities:
   drop: ["ALL"]
 {{- end }}
+
+{{/* bench.loadtest.environment: JSON for BENCH_ENVIRONMENT, what the run ran on, so a summary
+(settings.environment) and its report say how to reproduce it: the controller's chart from
+Chart.yaml and, when its subchart is present, its app version (not for an externalController);
+backend replicas; runner parallelism and CPU; node placement of runners and backend; then
+loadtest.environment. */}}
+{{- define "bench.loadtest.environment" -}}
+{{- $lt := .Values.loadtest }}
+{{- $env := dict "backend_replicas" (int .Values.backend.replicas) "runner_parallelism" (int $lt.parallelism) }}
+{{- $_ := set $env "runner_cpu" (toString (dig "limits" "cpu" (dig "requests" "cpu" "unset" ($lt.runner.resources | default dict)) ($lt.runner.resources | default dict))) }}
+{{- $_ := set $env "runner_nodes" (include "bench.nodeSelectorText" $lt.runner.nodeSelector) }}
+{{- $_ := set $env "backend_nodes" (include "bench.nodeSelectorText" .Values.backend.nodeSelector) }}
+{{- if not .Values.externalController }}
+{{- range .Chart.Dependencies }}
+{{- if eq (.Alias | default .Name) $.Values.controller }}
+{{- $_ := set $env "controller_chart" (printf "%s-%s" .Name .Version) }}
+{{- end }}
+{{- end }}
+{{- with (get (.Subcharts | default dict) .Values.controller) }}
+{{- $_ := set $env "controller_version" .Chart.AppVersion }}
+{{- end }}
+{{- end }}
+{{- toJson (mergeOverwrite $env ($lt.environment | default dict)) }}
+{{- end }}
+
+{{/* bench.nodeSelectorText MAP: "key=value,..." sorted, or "any" for an empty node selector. */}}
+{{- define "bench.nodeSelectorText" -}}
+{{- $pairs := list }}
+{{- range $k, $v := . }}{{ $pairs = append $pairs (printf "%s=%s" $k $v) }}{{ end }}
+{{- $pairs | sortAlpha | join "," | default "any" }}
+{{- end }}

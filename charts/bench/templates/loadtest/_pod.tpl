@@ -79,6 +79,11 @@ env:
   - {name: K6_PROMETHEUS_RW_SERVER_URL, value: {{ $remoteWrite | quote }}}
   - {name: K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM, value: "true"}
   {{- end }}
+  {{- if not .initializer }}
+  # what the run ran on, for the summary's settings.environment (runners only: the initializer
+  # pastes its env into a `sh -c` line, where JSON quotes would break it)
+  - {name: BENCH_ENVIRONMENT, value: {{ include "bench.loadtest.environment" $root | quote }}}
+  {{- end }}
   {{- range $name, $value := $lt.extraEnv }}
   - {name: {{ $name }}, value: {{ $value | toString | quote }}}
   {{- end }}
