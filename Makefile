@@ -36,7 +36,10 @@ demo: ## Run a real dynamic benchmark end to end on a local cluster and print th
 demo-clean: ## Remove the demo release and stop the local cluster
 	bash ci/demo/demo.sh --clean
 
-.PHONY: report matrix
+.PHONY: calibrate report matrix
+calibrate: ## Load-generator calibration: wrk, vegeta, bare k6 and bench side by side (ARGS="--rounds 5")
+	bash ci/calibrate/run.sh $(ARGS)
+
 report: ## Report from summaries: make report OUT=out/report SUMMARIES="a/summary.json b/summary.json"
 	bash ci/report/report.sh --out "$(or $(OUT),out/report)" $(SUMMARIES)
 

@@ -31,14 +31,47 @@ runners_exited_zero() {
 }
 
 # --- churn seen from the API (the watch recorded by watch_backend_replicas) -------------------------
-# replicas_followed_pattern: spec.replicas went 5 -> 7 -> 5 (consecutive duplicates collapsed) and
-# the Deployment really had 7 ready pods at some point.
+# replicas_followed_pattern: spec.replicas followed the run's churn pattern (summary settings, e.g.
+# 5:12s,7:10s) for at least two full cycles, each value held about as long as the pattern says
+# (-2 s / +4 s: the watch timestamps events as kubectl prints them on a busy machine), and the
+# Deployment really had as many ready pods as the pattern's largest step at some point.
 replicas_followed_pattern() {
-  local seq ready_max
-  seq=$(awk '{print $2}' "$RUN_DIR/replicas.watch" | uniq | paste -sd' ')
-  ready_max=$(awk '$3 != "" {print $3}' "$RUN_DIR/replicas.watch" | sort -n | tail -n 1)
-  echo "spec.replicas seen: $seq; max ready: ${ready_max:-none}" >&2
-  [[ " $seq " =~ \ 5\ 7\ 5\  ]] && [ "${ready_max:-0}" -ge 7 ]
+  python3 - "$RUN_DIR/replicas.watch" "$(jq -r .settings.churn_pattern "$RUN_SUMMARY")" <<'PY' >&2
+import re, sys
+watch, pattern = sys.argv[1], sys.argv[2]
+steps = []
+for step in pattern.split(","):
+    m = re.fullmatch(r"(\d+):(\d+)s", step.strip())
+    if not m:
+        sys.exit(f"cannot read churn pattern step {step!r} of {pattern!r}")
+    steps.append((int(m[1]), int(m[2])))
+hold = dict(steps)
+changes, ready_max = [], 0  # (time, spec.replicas) at each change of spec.replicas
+for line in open(watch):
+    f = line.split()
+    if len(f) < 2:
+        continue
+    if len(f) > 2:
+        ready_max = max(ready_max, int(f[2]))
+    if not changes or changes[-1][1] != int(f[1]):
+        changes.append((float(f[0]), int(f[1])))
+seen = [r for _, r in changes]
+print(f"spec.replicas seen: {' '.join(map(str, seen))}; max ready: {ready_max}; pattern {pattern}")
+cycle = [r for r, _ in steps]
+want = cycle * 2 + cycle[:1]
+if not any(seen[i:i + len(want)] == want for i in range(len(seen))):
+    sys.exit(f"no two full cycles {want} in {seen}")
+bad = []
+# Inner holds only: the first value was there before the watch, the last one outlived the run.
+for (t0, r), (t1, _) in zip(changes[1:-1], changes[2:]):
+    if r in hold and not hold[r] - 2 <= t1 - t0 <= hold[r] + 4:
+        bad.append(f"{r} held {t1 - t0:.1f} s (pattern {hold[r]} s)")
+print("holds: " + ", ".join(f"{r}:{t1 - t0:.1f}s" for (t0, r), (t1, _) in zip(changes[1:-1], changes[2:])))
+if bad:
+    sys.exit("; ".join(bad))
+if ready_max < max(hold):
+    sys.exit(f"never {max(hold)} ready pods (max {ready_max})")
+PY
 }
 
 # --- Traefik saw the requests over TLS ---------------------------------------------------------------
@@ -70,7 +103,8 @@ prometheus_holds_series() {
   prom_has requests "sum(k6_http_reqs_total{$t})" || ok=1
   prom_has "latency native histogram count" "histogram_count(sum(k6_http_req_duration_seconds{$t}))" || ok=1
   prom_has "latency p99 (s)" "histogram_quantile(0.99, sum(k6_http_req_duration_seconds{$t}))" || ok=1
-  prom_has "error class series" "count(k6_bench_errors_total{$t})" || ok=1
+  # Every class has a series (started at 0 in setup) whether or not this run saw it.
+  prom_has "error classes with a series (want 6)" "count(count by (class) (k6_bench_errors_total{$t})) == 6" || ok=1
   prom_has "max desired replicas" "max(max_over_time(k6_bench_replicas_desired{$t}[10m]))" || ok=1
   prom_has "max ready replicas" "max(max_over_time(k6_bench_replicas_ready{$t}[10m]))" || ok=1
   prom_has "scale events" "sum(k6_bench_scale_events_total{$t})" || ok=1
@@ -98,6 +132,23 @@ summary_matches_prometheus() {
   echo "summary requests.total: $total; Prometheus k6_http_reqs_total{role=\"load\"}: ${prom:-no data}" >&2
   # Tolerance: 1% (plus 5 requests) for samples still in flight at the last remote-write flush.
   [ -n "$prom" ] && awk -v a="$total" -v b="$prom" 'BEGIN {d = a - b; if (d < 0) d = -d; exit !(d <= a * 0.01 + 5)}'
+}
+
+# --- the report of this run: the real churn summary and its Prometheus series --------------------------------
+report_from_the_run() {
+  local out="$RUN_DIR/report"
+  rm -rf "$out"
+  bash "$BENCH_ROOT/ci/report/report.sh" --out "$out" "$RUN_SUMMARY" --prometheus "$PROM_URL" \
+    > "$RUN_DIR/report.log" 2>&1 || { tail -n 20 "$RUN_DIR/report.log" >&2; return 1; }
+  echo "report: $(jq -c '.runs[0] | {verdict, timeseries, scale_events_seen}' "$out/report.json")" >&2
+  # The churn sections from real numbers: scale events on the time axis, convergence rows, and the
+  # settings a reader needs to reproduce the run (environment recorded by the chart).
+  jq -e '.runs | length == 1 and .[0].timeseries and .[0].scale_events_seen > 0' "$out/report.json" >/dev/null &&
+    grep -q '^## Endpoint convergence' "$out/report.md" &&
+    jq -e '.convergence_ms.added.count > 0 and .convergence_ms.removed.count > 0' "$RUN_SUMMARY" >/dev/null &&
+    grep -q 'environment.backend_replicas' "$out/report.md" &&
+    grep -q 'environment.controller_version' "$out/report.md" &&
+    grep -q '<svg' "$out/report.html"
 }
 
 # --- dashboards ------------------------------------------------------------------------------------------
@@ -170,9 +221,11 @@ scaling_forbidden_fails_clearly() {
   follow_testrun "$name" "$dir" 300 || return 1
   for f in "$dir"/*.exit; do [ -e "$f" ] && code=$(cat "$f"); done
   echo "run without Role $role: stages $(paste -sd' ' "$dir/stage"), runner exit ${code:-none}" >&2
-  grep -h -i -m 3 'forbidden' "$dir"/*.log >&2 || echo "no 'forbidden' in the runner log" >&2
+  # The scenario's own message (lib/kube.js describeApiError) names what the runner needs.
+  local says='The runner needs get/list/update on deployments'
+  grep -h -m 3 "$says" "$dir"/*.log >&2 || echo "no '$says' in the runner log" >&2
   kubectl -n "$E2E_NAMESPACE" delete testruns.k6.io "$name" --wait=true >/dev/null
-  [ -n "$code" ] && [ "$code" != 0 ] && grep -q -i 'forbidden' "$dir"/*.log
+  [ -n "$code" ] && [ "$code" != 0 ] && grep -q -i 'forbidden' "$dir"/*.log && grep -qF "$says" "$dir"/*.log
 }
 
 # summary_survives_prometheus_down: with Prometheus stopped, the run still prints its summary.
@@ -248,6 +301,7 @@ run_assertions() {
   check "Traefik served the requests over TLS" traefik_served_tls
   check "Prometheus holds the testid's series" prometheus_holds_series
   check "summary request count matches Prometheus" summary_matches_prometheus
+  check "report of this run: time series, scale events, convergence, environment" report_from_the_run
   check "dashboard queries return data" dashboards_return_data
   check "runner ServiceAccount confined to its namespace" runner_sa_confined
   check "Prometheus down: summary still printed" summary_survives_prometheus_down
