@@ -157,7 +157,8 @@ loadtest.environment. */}}
 {{- define "bench.loadtest.environment" -}}
 {{- $lt := .Values.loadtest }}
 {{- $env := dict "backend_replicas" (int .Values.backend.replicas) "runner_parallelism" (int $lt.parallelism) }}
-{{- $_ := set $env "runner_cpu" (toString (dig "limits" "cpu" (dig "requests" "cpu" "unset" ($lt.runner.resources | default dict)) ($lt.runner.resources | default dict))) }}
+{{- $resources := $lt.runner.resources | default dict }}
+{{- $_ := set $env "runner_cpu" (toString (dig "limits" "cpu" (dig "requests" "cpu" "unset" $resources) $resources)) }}
 {{- $_ := set $env "runner_nodes" (include "bench.nodeSelectorText" $lt.runner.nodeSelector) }}
 {{- $_ := set $env "backend_nodes" (include "bench.nodeSelectorText" .Values.backend.nodeSelector) }}
 {{- if not .Values.externalController }}
