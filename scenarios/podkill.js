@@ -16,4 +16,5 @@ export const options = experiment.options;
 export const setup = experiment.setup;
 export const load = experiment.load;
 export const churn = experiment.churn;
+export const teardown = experiment.teardown;
 export const handleSummary = experiment.handleSummary;

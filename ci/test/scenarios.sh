@@ -107,7 +107,8 @@ EOF
 start_servers() {
   PORT_HTTP=$(free_port) PORT_HTTP2=$(free_port) PORT_TLS=$(free_port) PORT_502=$(free_port)
   PORT_CLOSED=$(free_port) PORT_REFUSE=$(free_port) PORT_STALL=$(free_port) PORT_RESET=$(free_port)
-  PORT_NOT_TLS=$(free_port)
+  PORT_NOT_TLS=$(free_port) PORT_TLSCUT_FIN=$(free_port) PORT_TLSCUT_RST=$(free_port) PORT_ACCEPTRESET=$(free_port)
+  PORT_REUSECUT=$(free_port) PORT_IGNORECLOSE=$(free_port)
   sh "$BENCH_ROOT/charts/bench/files/backend/make-bodies.sh" "$WORK/bodies"
   openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=bench.local -keyout "$WORK/tls.key" \
     -out "$WORK/tls.crt" 2>/dev/null
@@ -116,15 +117,17 @@ start_servers() {
   nginx -c "$WORK/nginx.conf" -p "$WORK" -e "$WORK/nginx-error.log" -g 'daemon off;' 2>"$WORK/nginx.stderr" &
   pids+=($!)
   local mode port
-  for mode in refuse stall reset tls; do
+  for mode in refuse stall reset tls tlscut-fin tlscut-rst acceptreset reusecut ignoreclose; do
     case $mode in refuse) port=$PORT_REFUSE ;; stall) port=$PORT_STALL ;; reset) port=$PORT_RESET ;;
-      tls) port=$PORT_NOT_TLS ;; esac
+      tls) port=$PORT_NOT_TLS ;; tlscut-fin) port=$PORT_TLSCUT_FIN ;; tlscut-rst) port=$PORT_TLSCUT_RST ;;
+      acceptreset) port=$PORT_ACCEPTRESET ;; reusecut) port=$PORT_REUSECUT ;; ignoreclose) port=$PORT_IGNORECLOSE ;; esac
+    # stdout: the server's ground truth, one line per event (error_server.py)
     python3 "$BENCH_ROOT/scenarios/tests/error_server.py" "$mode" "$port" "$WORK/tls.crt" "$WORK/tls.key" \
-      >"$WORK/error-$mode.log" 2>&1 &
+      >"$WORK/events-$mode.log" 2>"$WORK/error-$mode.log" &
     pids+=($!)
   done
   for port in "$PORT_HTTP" "$PORT_HTTP2" "$PORT_TLS" "$PORT_502" "$PORT_REFUSE" "$PORT_STALL" "$PORT_RESET" \
-      "$PORT_NOT_TLS"; do
+      "$PORT_NOT_TLS" "$PORT_TLSCUT_FIN" "$PORT_TLSCUT_RST" "$PORT_ACCEPTRESET" "$PORT_REUSECUT" "$PORT_IGNORECLOSE"; do
     wait_for_port "$port"
   done
   HTTP=http://127.0.0.1:$PORT_HTTP
@@ -240,6 +243,62 @@ test_error_classes() {
   check "errors: 429 -> http_4xx ($(total .errors.http_4xx))" only_error_class http_4xx
   check "errors: the text table shows the 4xx count" \
     grep -Eq '^count +0 +0 +0 +0 +[1-9][0-9]* +0$' "$RUN/summary.txt"
+}
+
+# events MODE NAME: how many NAME events the MODE error server logged since its log was cleared.
+events() { grep -cx -- "$2" "$WORK/events-$1.log" || true; }
+clear_events() { : > "$WORK/events-$1.log"; }
+# only_error_cause CLASS CAUSE: every load request failed with CLASS and that cause
+only_error_cause() {
+  only_error_class "$1" && jq -e --arg c "$1" --arg k "$2" '.error_causes[$c][$k] == .requests.total' "$RUN/summary.json" >/dev/null
+}
+
+# What the published tests counted and k6's codes alone get wrong: a TLS handshake the server cuts
+# (k6 says EOF or reset: a read error by code), a reset during connect, a request lost on a reused
+# connection that Go's transport replays silently, and Connection: close a server ignores. Each
+# count is compared with the server's own log.
+test_failure_ground_truth() {
+  local how port
+  for how in fin rst; do
+    port=PORT_TLSCUT_${how^^}
+    clear_events "tlscut-$how"
+    run_k6 "err-tlscut-$how" static.js BENCH_TARGET_URL="https://127.0.0.1:${!port}" BENCH_RATE=50 BENCH_DURATION=2s \
+      BENCH_CONNECTIONS=10
+    check "ground truth: TLS handshake cut with ${how^^} -> connection/tls_handshake ($(total .errors.connection) of $(total))" \
+      only_error_cause connection tls_handshake
+    check "ground truth: one failure per cut handshake ($(total) requests, $(events "tlscut-$how" cut) cuts)" \
+      test "$(total)" -eq "$(events "tlscut-$how" cut)"
+  done
+
+  clear_events acceptreset
+  run_k6 err-acceptreset static.js BENCH_TARGET_URL="http://127.0.0.1:$PORT_ACCEPTRESET" BENCH_RATE=50 \
+    BENCH_DURATION=2s BENCH_CONNECTIONS=10
+  log "accept-reset: $(jq -c '{connection: .error_causes.connection.reset, read: .error_causes.read.reset}' "$RUN/summary.json")"
+  check "ground truth: reset at accept -> reset in connection (at connect) or read (after the write), nothing else" \
+    jq -e '.requests.total > 0 and .error_causes.connection.reset + .error_causes.read.reset == .requests.total' \
+    "$RUN/summary.json"
+  check "ground truth: one failure per reset connection ($(total) requests, $(events acceptreset reset) resets)" \
+    test "$(total)" -eq "$(events acceptreset reset)"
+
+  clear_events reusecut
+  run_k6 err-reusecut static.js BENCH_TARGET_URL="http://127.0.0.1:$PORT_REUSECUT" BENCH_RATE=100 BENCH_DURATION=2s \
+    BENCH_CONNECTIONS=5
+  local cut served
+  cut=$(events reusecut cut) served=$(events reusecut served)
+  log "reuse-cut: server served $served and cut $cut; bench $(jq -c '{total: .requests.total, read: .error_causes.read}' "$RUN/summary.json")"
+  check "ground truth: every request cut on a reused connection counted as a read error ($cut cut, $(total .errors.read) read)" \
+    test "$cut" -gt 0 -a "$(total .errors.read)" -eq "$cut"
+  check "ground truth: the cut requests were replays the transport hid ($(total .error_causes.read.replayed) replayed)" \
+    test "$(total .error_causes.read.replayed)" -eq "$cut"
+  check "ground truth: bench's requests are the server's answers ($(total) = $served)" test "$(total)" -eq "$served"
+  check "ground truth: settings say how replays were counted" sj '.settings.replays == "counted_as_read_errors"'
+
+  clear_events ignoreclose
+  run_k6 keepalive-ignored static.js BENCH_TARGET_URL="http://127.0.0.1:$PORT_IGNORECLOSE" BENCH_KEEPALIVE=false \
+    BENCH_RATE=100 BENCH_DURATION=2s BENCH_CONNECTIONS=10
+  check "ground truth: keepalive=false opens one connection per request on a server that ignores Connection: close \
+($(events ignoreclose conn) connections, $(events ignoreclose served) requests)" \
+    test "$(events ignoreclose served)" -eq "$(total)" -a "$(events ignoreclose conn)" -eq "$(total)"
 }
 
 test_fail_fast() {
@@ -434,7 +493,8 @@ kc() { "$KUBE_BIN/kubectl" --kubeconfig "$WORK/kube/admin.kubeconfig" "$@"; }
 # start_apiserver: a bare API server (ci/lib/apiserver.sh: no controllers, no kubelet, so
 # Deployments get no pods). Enough to see what the churn VU does to the API.
 # Three static-token users with random tokens: admin (system:masters, for the test itself),
-# bench-runner (the Role the scenarios document) and bench-nobody (no permissions).
+# bench-runner (the Role of scenarios/lib/runner-role.json, every rule, as the chart renders it)
+# and bench-nobody (no permissions).
 start_apiserver() {
   local t0=$SECONDS admin runner nobody
   admin=$(openssl rand -hex 16) runner=$(openssl rand -hex 16) nobody=$(openssl rand -hex 16)
@@ -446,23 +506,8 @@ start_apiserver() {
   write_token_kubeconfig "$WORK/kube/runner.kubeconfig" "$runner"
   write_token_kubeconfig "$WORK/kube/nobody.kubeconfig" "$nobody"
   log "kube-apiserver ready on 127.0.0.1:$API_PORT in $((SECONDS - t0)) s"
+  runner_role_from_json | kc apply -f - >/dev/null
   kc apply -f - >/dev/null <<EOF
-apiVersion: v1
-kind: Namespace
-metadata: {name: bench-test}
----
-# What a churn runner needs (scenarios/README.md), and nothing more.
-apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata: {name: bench-runner, namespace: bench-test}
-rules:
-- apiGroups: [apps]
-  resources: [deployments]
-  verbs: [get, list, update]
-- apiGroups: [""]
-  resources: [pods]
-  verbs: [get, list, delete]
----
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
 metadata: {name: bench-runner, namespace: bench-test}
@@ -484,6 +529,51 @@ spec:
       containers:
       - {name: nginx, image: bench/backend:local}
 EOF
+}
+
+RUNNER_ROLE_JSON=$BENCH_ROOT/scenarios/lib/runner-role.json
+
+# runner_role_from_json: the namespace and the Role bench-runner with every rule of
+# scenarios/lib/runner-role.json (the podkill-only rule too: one user runs all three scenarios),
+# target "backend" as resourceNames [bench-backend], the way charts/bench/templates/loadtest/rbac.yaml
+# renders it.
+runner_role_from_json() {
+  jq -c '{apiVersion: "v1", kind: "List", items: [
+      {apiVersion: "v1", kind: "Namespace", metadata: {name: "bench-test"}},
+      {apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: {name: "bench-runner", namespace: "bench-test"},
+       rules: [.rules[] | {apiGroups: [.apiGroup], resources: [.resource], verbs: .verbs}
+         + (if .target == "backend" then {resourceNames: ["bench-backend"]} else {} end)]}]}' "$RUNNER_ROLE_JSON"
+}
+
+# runner_role_table_matches_readme: the table in scenarios/README.md between the runner-role
+# markers says what runner-role.json says.
+runner_role_table_matches_readme() {
+  local want got
+  want=$(jq -r '.rules[] | "| `\(.apiGroup | if . == "" then "\"\"" else . end)` | `\(.resource)` | \(.verbs | join(", ")) | "
+    + (if .target == "backend" then "the backend Deployment only (`resourceNames`)" else "all \(.resource) of the namespace" end)
+    + " | \(if .onlyFor then (.onlyFor | join(", ")) else "every scenario" end) |"' "$RUNNER_ROLE_JSON")
+  got=$(sed -n '/^<!-- runner-role:/,/^<!-- \/runner-role -->/p' "$BENCH_ROOT/scenarios/README.md" | grep '^| `')
+  [ "$want" = "$got" ] || { printf 'runner-role.json says:\n%s\nscenarios/README.md says:\n%s\n' "$want" "$got"; return 1; }
+}
+
+# can_runner EXPECTED VERB RESOURCE: kubectl auth can-i as bench-runner in bench-test answers EXPECTED.
+can_runner() {
+  local got
+  got=$(kc auth can-i "$2" "$3" "${@:4}" -n bench-test --as bench-runner 2>/dev/null) || true # "no" exits 1
+  [ "$got" = "$1" ] || { echo "can-i $2 $3 as bench-runner: $got (want $1)"; return 1; }
+}
+
+test_runner_role() {
+  check "role: scenarios/README.md table equals lib/runner-role.json" runner_role_table_matches_readme
+  check "role: the runner may get and update the backend Deployment by name" \
+    eval 'can_runner yes get deployments.apps/bench-backend && can_runner yes update deployments.apps/bench-backend'
+  check "role: no other Deployment, no list/patch/scale of Deployments" \
+    eval 'can_runner no update deployments.apps/prometheus && can_runner no get deployments.apps/grafana &&
+      can_runner no update deployments.apps && can_runner no list deployments.apps &&
+      can_runner no patch deployments.apps/bench-backend &&
+      can_runner no update deployments.apps/bench-backend --subresource=scale'
+  check "role: pods listed (read only), nothing else in the namespace" \
+    eval 'can_runner yes list pods && can_runner no get secrets && can_runner no create pods && can_runner no update pods'
 }
 
 # start_watch NAME OUTPUT KIND/NAME: records every change the API server reports (kubectl -o OUTPUT).
@@ -541,6 +631,7 @@ test_dynamic() {
   check "dynamic: the churn VU probed the path, probes not counted as load" \
     test "$(nginx_count '$0 ~ /"bench-probe"/')" -gt 20
   check "dynamic: churn pattern in the summary" sj '.settings.churn_pattern == "3:1s,5:1s" and .scenario == "dynamic"'
+  check "dynamic: normal end left no restore record" backend_is 2 none
 }
 
 # run_segment NAME SEGMENT: one of two runners, as k6-operator starts them with parallelism 2.
@@ -586,6 +677,8 @@ test_rolling() {
   events=$(total .scale_events)
   check "rolling: exit 0, each restart the API saw is one scale event ($restarts restarts, $events events)" \
     test "$RC" -eq 0 -a "$events" -ge 2 -a "$restarts" -eq "$events"
+  check "rolling: the pod template is back as it was (no restartedAt) and no record left" \
+    eval 'backend_is 2 none && [ "$(backend_json | jq -r ".spec.template.metadata.annotations[\"kubectl.kubernetes.io/restartedAt\"] // \"none\"")" = none ]'
 }
 
 test_podkill() {
@@ -604,8 +697,96 @@ test_podkill() {
   check "podkill: pods outside BENCH_POD_SELECTOR untouched" kc -n bench-test get pod bystander -o name
 }
 
+# ---- putting the backend back ----------------------------------------------------------------
+
+backend_json() { kc -n bench-test get deployment bench-backend -o json; }
+
+# backend_is REPLICAS RECORD: spec.replicas is REPLICAS and the restore record's replicas is RECORD
+# ("none": no record on the Deployment).
+backend_is() {
+  local got
+  got=$(backend_json | jq -r --arg a bench/churn-restore \
+    '"\(.spec.replicas) \(.metadata.annotations[$a] // "none" | if . == "none" then . else fromjson.replicas end)"')
+  [ "$got" = "$1 $2" ] || { echo "backend: replicas and record $got, want $1 $2"; return 1; }
+}
+
+# wait_backend_replicas N: up to 30 s for spec.replicas to become N.
+wait_backend_replicas() {
+  local i
+  for i in $(seq 1 300); do
+    [ "$(kc -n bench-test get deployment bench-backend -o jsonpath='{.spec.replicas}')" = "$1" ] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# start_churn_in_background NAME PATTERN: a dynamic run that would churn for a minute; sets K6_PID.
+start_churn_in_background() {
+  RUN=$WORK/$1
+  mkdir -p "$RUN"
+  env BENCH_SUMMARY_DIR="$RUN" BENCH_TESTID="t-$1" BENCH_TARGET_URL="$HTTP" "${CHURN_ENV[@]}" \
+    BENCH_KUBECONFIG="$WORK/kube/runner.kubeconfig" BENCH_CHURN_PATTERN="$2" BENCH_DURATION=60s \
+    k6 run -q --log-format raw --address 127.0.0.1:0 "$BENCH_ROOT/scenarios/dynamic.js" >"$RUN/stdout" 2>"$RUN/stderr" &
+  K6_PID=$!
+  pids+=("$K6_PID")
+}
+
+# A runner killed mid-run (SIGKILL: no teardown, like a deleted pod past its grace or an OOM kill)
+# leaves the backend changed with the record of its starting state; the next run's setup puts it
+# back before its own churn starts.
+test_killed_runner_restored_by_next_setup() {
+  start_watch killed "$REPLICAS_OUTPUT" deployment/bench-backend
+  start_churn_in_background killed 3:1m
+  if ! wait_backend_replicas 3; then
+    fail "killed runner: the churn never scaled to 3"; kill "$K6_PID"; stop_watch; return
+  fi
+  kill -KILL "$K6_PID"
+  wait "$K6_PID" 2>/dev/null || log "killed k6 exit $?"
+  forget_pid "$K6_PID"
+  check "killed runner: the backend stays at 3, the record on it says 2" backend_is 3 2
+  run_k6 after-kill dynamic.js BENCH_TARGET_URL="$HTTP" "${CHURN_ENV[@]}" BENCH_KUBECONFIG="$WORK/kube/runner.kubeconfig" \
+    BENCH_CHURN_PATTERN=4:1s BENCH_DURATION=2s
+  stop_watch
+  local seq
+  seq=$(awk 'NF && $0 != prev {printf "%s%s", sep, $0; sep=","; prev=$0}' "$WORK/watch-killed")
+  check "killed runner: the next run's setup restored 2 before its churn set 4 (API saw $seq)" test "$seq" = "2,3,2,4,2"
+  check "killed runner: the next run logged what it restored" \
+    stderr_has "setup (left by an earlier run): restored Deployment bench-test/bench-backend: replicas 3 -> 2 (recorded by t-killed"
+  check "killed runner: no record left after the next run" backend_is 2 none
+}
+
+# A run stopped early (SIGTERM, as Kubernetes stops a runner pod, or Ctrl-C) still runs teardown,
+# which restores.
+test_stopped_run_restored_by_teardown() {
+  start_churn_in_background stopped 3:1m
+  if ! wait_backend_replicas 3; then
+    fail "stopped run: the churn never scaled to 3"; kill "$K6_PID"; return
+  fi
+  kill -TERM "$K6_PID"
+  local rc=0
+  wait "$K6_PID" || rc=$?
+  forget_pid "$K6_PID"
+  log "k6 stopped with SIGTERM: exit $rc"
+  check "stopped run: teardown put the backend back to 2 and removed the record" backend_is 2 none
+  check "stopped run: teardown logged it" stderr_has "teardown: restored Deployment bench-test/bench-backend: replicas 3 -> 2"
+}
+
+# A static run (no churn) with API access also restores what a killed churn run left.
+test_static_restores() {
+  start_churn_in_background killed-static 3:1m
+  if ! wait_backend_replicas 3; then
+    fail "static restore: the churn never scaled to 3"; kill "$K6_PID"; return
+  fi
+  kill -KILL "$K6_PID"
+  wait "$K6_PID" 2>/dev/null || true # SIGKILL: its status says nothing
+  forget_pid "$K6_PID"
+  run_k6 static-restore static.js BENCH_TARGET_URL="$HTTP" "${CHURN_ENV[@]}" BENCH_KUBECONFIG="$WORK/kube/runner.kubeconfig" \
+    BENCH_DURATION=1s
+  check "static restore: exit 0, backend back to 2, no record" eval 'test "$RC" -eq 0 && backend_is 2 none'
+}
+
 forbidden_run_failed_clearly() {
-  [ "$RC" -ne 0 ] && stderr_has "forbidden" && stderr_has "needs get/list/update on deployments"
+  [ "$RC" -ne 0 ] && stderr_has "forbidden" && stderr_has "The runner needs get and update on Deployment bench-test/bench-backend"
 }
 
 test_churn_forbidden() {
@@ -736,6 +917,7 @@ main() {
   test_static
   test_dropped
   test_error_classes
+  test_failure_ground_truth
   test_fail_fast
   test_bad_config
   test_keepalive
@@ -747,10 +929,14 @@ main() {
   test_runner_lag
   ensure_kube_binaries
   start_apiserver
+  test_runner_role
   test_dynamic
   test_dynamic_segments
   test_rolling
   test_podkill
+  test_killed_runner_restored_by_next_setup
+  test_stopped_run_restored_by_teardown
+  test_static_restores
   test_churn_forbidden
   test_convergence
   log "scenarios tests took $((SECONDS - t0)) s"

@@ -15,14 +15,16 @@ import { convergence, replicasDesired, replicasReady, scaleEvents } from './metr
 import { ConvergenceTracker } from './convergence.js';
 import { k6Duration } from './config.js';
 import {
-  connect, getDeployment, scaleDeployment, restartDeployment, listBackendPods, deletePod, isPodReady,
-  describeApiError,
+  connect, getDeployment, scaleDeployment, restartDeployment, restoreDeployment, readRestoreRecord, listBackendPods,
+  deletePod, isPodReady, describeApiError,
 } from './kube.js';
 
 const POLL_INTERVAL_MS = 250; // API poll: resolution of the convergence start times
 const PROBE_INTERVAL_MS = 100;
 const PROBE_BATCH = 5; // requests per probe: about 50 req/s, tagged role=churn
 const POLL_FAILURES_TOLERATED = 8; // consecutive failed polls (2 s) before the run aborts
+const QUIET_MS = 1500; // after the last change: removed pods prove their silence
+const RESTORE_MARGIN_MS = 10000; // the churn's own restore after the quiet time, API retries included
 const EVENT_TAGS = { added: { event: 'added' }, removed: { event: 'removed' } };
 
 // churnScenario: the single-VU, single-iteration scenario that runs one churn plan for the whole
@@ -45,9 +47,9 @@ export function scalePlan(cfg) {
   return {
     action: 'scale',
     firstDelayMs: 0,
-    act(k8s, step) {
+    act(k8s, step, until) {
       const s = cfg.churnPattern[step % cfg.churnPattern.length];
-      const changed = scaleDeployment(k8s, cfg, s.replicas);
+      const changed = scaleDeployment(k8s, cfg, s.replicas, until);
       return { changed, delayMs: s.holdMs, what: `replicas=${s.replicas}` };
     },
   };
@@ -57,8 +59,8 @@ export function rolloutPlan(cfg) {
   return {
     action: 'rollout',
     firstDelayMs: cfg.rollIntervalMs,
-    act(k8s) {
-      const changed = restartDeployment(k8s, cfg, Date.now());
+    act(k8s, step, until) {
+      const changed = restartDeployment(k8s, cfg, Date.now(), until);
       return { changed, delayMs: cfg.rollIntervalMs, what: 'rolling restart' };
     },
   };
@@ -81,11 +83,22 @@ export function podkillPlan(cfg) {
   };
 }
 
-// checkApi: setup() guard for churn scenarios; throws a message that names what is missing.
+// restoreBackend(k8s, cfg, when): puts back what an earlier change recorded on the Deployment
+// (kube.js restoreDeployment) and logs it; `when` says which path restored (setup, teardown, ...).
+export function restoreBackend(k8s, cfg, when) {
+  const done = restoreDeployment(k8s, cfg);
+  if (done) console.log(`churn: ${when}: restored Deployment ${cfg.namespace}/${cfg.deployment}: ${done}`);
+  return done;
+}
+
+// checkApi: setup() guard for churn scenarios; throws a message that names what is missing. It
+// first puts back a backend an earlier run left changed (its runner killed mid-run, say), so every
+// run starts from the recorded state.
 export function checkApi(cfg) {
   let k8s;
   try {
     k8s = connect(cfg);
+    restoreBackend(k8s, cfg, 'setup (left by an earlier run)');
     const d = getDeployment(k8s, cfg);
     listBackendPods(k8s, cfg);
     return { initialReplicas: d.spec.replicas };
@@ -94,9 +107,49 @@ export function checkApi(cfg) {
   }
 }
 
-function abortRun(cfg, what, err) {
+// restoreInTeardown: the scenario's teardown, which k6 runs however the run ends short of the
+// runner being killed (normal end, threshold abort, test.abort on an API failure, stop). Each
+// runner of a TestRun runs its own teardown (k6-operator v1.5.0 calls setup/teardown centrally
+// only for cloud runs): a runner that ran its full duration leaves a record whose churn is still
+// within its time (record.until) to the runner that churns, which restores at its own end. A
+// failure is logged, not thrown: the record stays for the next run's setup.
+export function restoreInTeardown(cfg) {
+  try {
+    const k8s = connect(cfg);
+    const record = readRestoreRecord(getDeployment(k8s, cfg));
+    if (!record) return;
+    const stoppedEarly = exec.instance.currentTestRunDuration < cfg.durationMs;
+    if (!stoppedEarly && record.until && Date.now() < record.until) {
+      console.log(`churn: teardown: the churn recorded on Deployment ${cfg.namespace}/${cfg.deployment} runs until `
+        + `${new Date(record.until).toISOString()}; its runner restores the backend`);
+      return;
+    }
+    restoreBackend(k8s, cfg, 'teardown');
+  } catch (err) {
+    console.warn(`churn: teardown could not restore Deployment ${cfg.namespace}/${cfg.deployment} `
+      + `(the next run's setup will): ${describeApiError(cfg, 'restoring', err)}`);
+  }
+}
+
+// restoreIfInCluster: for scenarios without churn (static and the like). Where the API is
+// reachable (a runner pod, or BENCH_KUBECONFIG), put back a backend an earlier churn run left
+// changed; elsewhere (plain k6 against a URL) there is nothing to check. Never fails the run.
+export function restoreIfInCluster(cfg) {
+  if (!cfg.kubeconfig && !__ENV.KUBERNETES_SERVICE_HOST) return;
+  try {
+    restoreBackend(connect(cfg), cfg, 'setup (left by an earlier run)');
+  } catch (err) {
+    console.warn(`bench: could not check Deployment ${cfg.namespace}/${cfg.deployment} for a change an earlier `
+      + `run left: ${describeApiError(cfg, 'restoring', err)}`);
+  }
+}
+
+function abortRun(cfg, k8s, what, err) {
   const msg = describeApiError(cfg, what, err);
   console.error(msg);
+  if (k8s) {
+    try { restoreBackend(k8s, cfg, 'abort'); } catch (e) { console.warn(`churn: restore before abort failed: ${e}`); }
+  }
   exec.test.abort(msg);
 }
 
@@ -116,18 +169,18 @@ function emitConvergence(tracker) {
 // cheap URL on the path under test (X-Bench-Pod comes with every response, even a 404).
 export function runChurn(cfg, plan, probeTarget) {
   let k8s;
-  let initialReplicas;
   try {
     k8s = connect(cfg);
-    initialReplicas = getDeployment(k8s, cfg).spec.replicas;
+    getDeployment(k8s, cfg);
   } catch (err) {
-    abortRun(cfg, 'connecting to the API', err);
+    abortRun(cfg, null, 'connecting to the API', err);
     return;
   }
   const tracker = new ConvergenceTracker({ quietMs: 1500 });
   const probes = probeRequests(probeTarget.url, probeTarget.params);
   const start = Date.now();
   const end = start + cfg.durationMs;
+  const until = end + QUIET_MS + RESTORE_MARGIN_MS;
   let step = 0;
   let nextActionAt = start + plan.firstDelayMs;
   let nextPollAt = start;
@@ -146,15 +199,15 @@ export function runChurn(cfg, plan, probeTarget) {
       } catch (err) {
         pollFailures += 1;
         console.warn(`churn: API poll failed (${pollFailures}/${POLL_FAILURES_TOLERATED}): ${err}`);
-        if (pollFailures >= POLL_FAILURES_TOLERATED) { abortRun(cfg, 'polling the Deployment and pods', err); return; }
+        if (pollFailures >= POLL_FAILURES_TOLERATED) { abortRun(cfg, k8s, 'polling the Deployment and pods', err); return; }
       }
     }
     if (now >= nextActionAt) {
       let r;
       try {
-        r = plan.act(k8s, step);
+        r = plan.act(k8s, step, until);
       } catch (err) {
-        abortRun(cfg, `${plan.action} of Deployment ${cfg.namespace}/${cfg.deployment}`, err);
+        abortRun(cfg, k8s, `${plan.action} of Deployment ${cfg.namespace}/${cfg.deployment}`, err);
         return;
       }
       step += 1;
@@ -171,7 +224,7 @@ export function runChurn(cfg, plan, probeTarget) {
     if (wait > 0) sleep(wait / 1000);
   }
   // Let removed pods prove their silence, then close the books.
-  const quietUntil = Date.now() + 1500;
+  const quietUntil = Date.now() + QUIET_MS;
   while (Date.now() < quietUntil) {
     for (const res of http.batch(probes)) if (res.status > 0) tracker.seen(res.headers['X-Bench-Pod'], Date.now());
     sleep(PROBE_INTERVAL_MS / 1000);
@@ -179,12 +232,10 @@ export function runChurn(cfg, plan, probeTarget) {
   tracker.finish(Date.now());
   emitConvergence(tracker);
   if (tracker.unconverged > 0) console.warn(`churn: ${tracker.unconverged} endpoint change(s) did not converge before the end`);
-  if (plan.action === 'scale') {
-    try {
-      scaleDeployment(k8s, cfg, initialReplicas); // leave the Deployment as we found it
-      console.log(`churn: restored replicas=${initialReplicas}`);
-    } catch (err) {
-      console.warn(`churn: could not restore replicas=${initialReplicas}: ${err}`);
-    }
+  // Leave the Deployment as we found it (teardown tries again if this fails).
+  try {
+    restoreBackend(k8s, cfg, 'end of churn');
+  } catch (err) {
+    console.warn(`churn: could not restore the backend at the end of the churn: ${err}`);
   }
 }

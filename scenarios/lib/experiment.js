@@ -1,7 +1,7 @@
 // The two experiment shapes most entry scripts share. An entry script builds one and exports its
 // parts under the names k6 looks for (options, setup, load, churn, handleSummary).
 import { target, hit, loadScenario, baseOptions, checkTarget } from './load.js';
-import { churnScenario, runChurn, checkApi } from './churn.js';
+import { churnScenario, runChurn, checkApi, restoreInTeardown, restoreIfInCluster } from './churn.js';
 import { summaryThresholds, singleTargetReport, makeHandleSummary } from './summary.js';
 
 // steadyExperiment: one target, constant rate, no churn; the run fails (exit 99) if k6 dropped
@@ -14,6 +14,9 @@ export function steadyExperiment(name, cfg) {
       { load: loadScenario(cfg, { exec: 'load', rate: cfg.rate, durationMs: cfg.durationMs }) },
       summaryThresholds(report, { dropped_iterations: ['count==0'] })),
     setup() {
+      // A churn run whose runner was killed may have left the backend changed: put it back before
+      // measuring the baseline (only where the API is reachable: in a pod, or with BENCH_KUBECONFIG).
+      restoreIfInCluster(cfg);
       checkTarget(request, 'BENCH_TARGET_URL + BENCH_PATH');
     },
     load() {
@@ -24,7 +27,8 @@ export function steadyExperiment(name, cfg) {
 }
 
 // churnExperiment: steadyExperiment's load plus the 1-VU churn scenario running `plan` (churn.js)
-// against the Deployment; setup() also checks the API access the churn needs.
+// against the Deployment; setup() also checks the API access the churn needs and restores a backend
+// an earlier run left changed; teardown() restores what this run changed.
 export function churnExperiment(name, cfg, plan, reportExtra) {
   const request = target(cfg, cfg.targetUrl, cfg.path, cfg.keepalive);
   const probe = target(cfg, cfg.targetUrl, '/healthz', false);
@@ -46,6 +50,11 @@ export function churnExperiment(name, cfg, plan, reportExtra) {
     },
     churn() {
       runChurn(cfg, plan, probe);
+    },
+    // Every end k6 itself survives puts the backend back; a killed runner leaves the record on the
+    // Deployment for the next run's setup (checkApi).
+    teardown() {
+      restoreInTeardown(cfg);
     },
     handleSummary: makeHandleSummary(report),
   };

@@ -6,12 +6,14 @@ import { Counter } from 'k6/metrics';
 import {
   loadConfig, parseDuration, parseChurnPattern, parseLabelSelector, parseBool, parseUrl, DEFAULTS,
 } from '../lib/config.js';
-import { classifyError, ERROR_CLASSES } from '../lib/errors.js';
+import { classifyError, ERROR_CAUSES, ERROR_CLASSES } from '../lib/errors.js';
 import { ConvergenceTracker } from '../lib/convergence.js';
 import {
   buildSummary, formatText, summaryOutputs, summaryThresholds, table, SCHEMA, warnings,
 } from '../lib/summary.js';
-import { matchesLabels, isPodReady } from '../lib/kube.js';
+import {
+  matchesLabels, isPodReady, scaleDeployment, restartDeployment, restoreDeployment, RESTORE_ANNOTATION,
+} from '../lib/kube.js';
 import { judgeStep, kneeRate } from '../lib/knee.js';
 
 const failures = new Counter('unit_failures');
@@ -151,18 +153,51 @@ function configTests() {
 }
 
 function errorTests() {
+  // [status, error_code, message, written, tls] -> [class, cause]
   const cases = [
-    [0, 1212, 'connection'], [0, 1210, 'connection'], [0, 1211, 'connection'], [0, 1213, 'connection'],
-    [0, 1101, 'connection'], [0, 1301, 'connection'], [0, 1310, 'connection'], [0, 1311, 'connection'],
-    [0, 1050, 'timeout'], [0, 1000, 'read'], [0, 1200, 'read'], [0, 1201, 'read'], [0, 1220, 'read'],
-    [502, 1502, 'http_5xx'], [504, 1504, 'http_5xx'], [500, 1500, 'http_5xx'], [404, 1404, 'http_4xx'],
-    [429, 1429, 'http_4xx'], [200, 0, null], [204, 0, null], [301, 0, null], [0, 1020, 'other'],
-    [0, 1630, 'other'], [0, 1701, 'other'], [0, 0, 'other'],
+    [0, 1212, 'dial: connection refused', false, false, 'connection', 'refused'],
+    [0, 1210, 'dial: i/o timeout', false, false, 'connection', 'other'],
+    [0, 1211, 'dial: unknown', false, false, 'connection', 'other'],
+    [0, 1213, 'dial: unknown errno', false, false, 'connection', 'other'],
+    [0, 1101, 'lookup x: no such host', false, false, 'connection', 'dns'],
+    [0, 1301, 'tls: first record does not look like a TLS handshake', false, true, 'connection', 'tls_handshake'],
+    [0, 1310, 'x509: unknown authority', false, true, 'connection', 'tls_handshake'],
+    [0, 1311, 'x509: hostname', false, true, 'connection', 'tls_handshake'],
+    [0, 1050, 'request timeout', true, false, 'timeout', 'timeout'],
+    [0, 1050, 'request timeout', false, true, 'timeout', 'timeout'],
+    // a TLS handshake the server cut: k6 says EOF or reset, nothing was written
+    [0, 1000, 'EOF', false, true, 'connection', 'tls_handshake'],
+    [0, 1220, 'read: connection reset by peer', false, true, 'connection', 'tls_handshake'],
+    // a connect the server reset: k6's code is the read error's, the message says dial
+    [0, 1220, 'dial: connection reset by peer', false, false, 'connection', 'reset'],
+    [0, 1220, 'dial: connection reset by peer', true, false, 'connection', 'reset'],
+    // nothing written on plain HTTP: the connection failed on the way up
+    [0, 1220, 'write: connection reset by peer', false, false, 'connection', 'reset'],
+    [0, 1000, 'EOF', false, false, 'connection', 'other'],
+    // after the request was written
+    [0, 1000, 'EOF', true, false, 'read', 'eof'], [0, 1000, 'EOF', true, true, 'read', 'eof'],
+    [0, 1220, 'read: connection reset by peer', true, false, 'read', 'reset'],
+    [0, 1220, 'read: connection reset by peer', true, true, 'read', 'reset'],
+    [0, 1200, 'tcp error', true, false, 'read', 'other'], [0, 1201, 'write: broken pipe', true, false, 'read', 'other'],
+    [502, 1502, '', true, false, 'http_5xx', 'status'], [504, 1504, '', true, false, 'http_5xx', 'status'],
+    [500, 1500, '', true, false, 'http_5xx', 'status'], [404, 1404, '', true, false, 'http_4xx', 'status'],
+    [429, 1429, '', true, false, 'http_4xx', 'status'],
+    [0, 1020, 'invalid URL', false, false, 'other', 'other'], [0, 1630, 'http2', true, true, 'other', 'other'],
+    [0, 1701, 'decompression', true, false, 'other', 'other'], [0, 0, '', false, false, 'other', 'other'],
   ];
-  for (const [status, code, want] of cases) {
-    check(`errors: status ${status} error_code ${code} -> ${want}`, () => eq(classifyError(status, code), want));
+  for (const [status, code, message, written, tls, cls, cause] of cases) {
+    check(`errors: status ${status} code ${code} "${message}" written=${written} tls=${tls} -> ${cls}/${cause}`,
+      () => eq(classifyError(status, code, message, written, tls), { class: cls, cause }));
   }
-  check('errors: the six classes of the interface', () => {
+  for (const status of [200, 204, 301]) {
+    check(`errors: status ${status} without error code is a success`, () => eq(classifyError(status, 0, '', true, false), null));
+  }
+  check('errors: every cause found above belongs to its class in ERROR_CAUSES', () => {
+    for (const [, , , , , cls, cause] of cases) {
+      if (!ERROR_CAUSES[cls].includes(cause)) throw new Error(`${cls}/${cause} missing from ERROR_CAUSES`);
+    }
+  });
+  check('errors: the six classes of the interface, in the published order', () => {
     eq(ERROR_CLASSES, ['connection', 'timeout', 'read', 'http_5xx', 'http_4xx', 'other']);
   });
 }
@@ -277,10 +312,12 @@ function summaryTests() {
   check('summary: bench.summary/v1 shape and numbers', () => {
     const s = buildSummary(fakeData(), fakeReport(), { testid: 'run-1', controller: 'traefik' });
     eq(Object.keys(s), ['schema', 'testid', 'scenario', 'controller', 'settings', 'requests', 'latency_ms', 'errors',
-      'convergence_ms', 'scale_events', 'by_path', 'throughput', 'runner'], 'keys');
+      'error_causes', 'convergence_ms', 'scale_events', 'by_path', 'throughput', 'runner'], 'keys');
     eq([s.schema, s.testid, s.scenario, s.controller], [SCHEMA, 'run-1', 'dynamic', 'traefik']);
     eq(s.settings, { target_url: 'https://bench.local', path: '/', rate: 1000, duration_s: 10, connections: 100,
-      timeout_s: 2, keepalive: true, tls: true, churn_pattern: '5:12s,7:10s', environment: {} });
+      timeout_s: 2, keepalive: true, tls: true, churn_pattern: '5:12s,7:10s', runner_share: 1,
+      replays: 'counted_as_read_errors', environment: {} });
+    eq(s.error_causes.http_5xx, { status: 0 }, 'causes read from their own sub-metrics');
     eq(s.requests, { total: 10000, rate_target: 1000, rate_achieved: 1000, dropped_iterations: 0 });
     eq(s.latency_ms, { min: 0.2, avg: 1.1, max: 30.2, p50: 0.9, p90: 1.5, p99: 4, 'p99.9': 9, 'p99.99': 20,
       'p99.999': 28, 'p99.9999': 30 });
@@ -363,6 +400,81 @@ function kubeTests() {
   });
 }
 
+// A Deployment behind a fake client: get returns a copy, update stores one and counts it (the real
+// API server with Go-map objects: ci/test/scenarios.sh).
+function fakeBackend(replicas, templateAnnotations) {
+  const api = {
+    updates: 0,
+    obj: {
+      metadata: { name: 'bench-backend', namespace: 'bench', annotations: { keep: 'me' } },
+      spec: { replicas, template: { metadata: { annotations: Object.assign({}, templateAnnotations) } } },
+    },
+    get() { return JSON.parse(JSON.stringify(api.obj)); },
+    update(o) { api.updates += 1; api.obj = JSON.parse(JSON.stringify(o)); },
+  };
+  return api;
+}
+const RESTORE_CFG = { namespace: 'bench', deployment: 'bench-backend', testid: 'run-1' };
+const RESTARTED = 'kubectl.kubernetes.io/restartedAt';
+const recordOf = (api) => JSON.parse(api.obj.metadata.annotations[RESTORE_ANNOTATION]);
+
+function restoreTests() {
+  check('restore: the first change records the starting replicas in the same update', () => {
+    const api = fakeBackend(5, {});
+    scaleDeployment(api, RESTORE_CFG, 7);
+    eq([api.updates, api.obj.spec.replicas, recordOf(api).replicas, recordOf(api).set.replicas, recordOf(api).testid],
+      [1, 7, 5, 7, 'run-1']);
+  });
+  check('restore: later changes keep the first record and note what they set', () => {
+    const api = fakeBackend(5, {});
+    scaleDeployment(api, RESTORE_CFG, 7);
+    scaleDeployment(api, RESTORE_CFG, 3);
+    eq([recordOf(api).replicas, recordOf(api).set.replicas], [5, 3]);
+  });
+  check('restore: puts replicas back and removes the record, other annotations stay', () => {
+    const api = fakeBackend(5, {});
+    scaleDeployment(api, RESTORE_CFG, 7);
+    const done = restoreDeployment(api, RESTORE_CFG);
+    eq([api.obj.spec.replicas, RESTORE_ANNOTATION in api.obj.metadata.annotations, api.obj.metadata.annotations.keep],
+      [5, false, 'me']);
+    if (!/replicas 7 -> 5/.test(done)) throw new Error(`restore said: ${done}`);
+  });
+  check('restore: a rolling restart gets the original pod template back (annotation removed)', () => {
+    const api = fakeBackend(5, { 'checksum/config': 'abc' });
+    restartDeployment(api, RESTORE_CFG, Date.UTC(2026, 0, 1));
+    eq(api.obj.spec.template.metadata.annotations[RESTARTED], '2026-01-01T00:00:00.000Z');
+    restoreDeployment(api, RESTORE_CFG);
+    eq(api.obj.spec.template.metadata.annotations, { 'checksum/config': 'abc' });
+  });
+  check('restore: an earlier restartedAt is put back, not removed', () => {
+    const api = fakeBackend(5, { [RESTARTED]: 'before' });
+    restartDeployment(api, RESTORE_CFG, Date.UTC(2026, 0, 1));
+    restoreDeployment(api, RESTORE_CFG);
+    eq(api.obj.spec.template.metadata.annotations[RESTARTED], 'before');
+  });
+  check('restore: replicas someone else changed after the churn stay as they set them', () => {
+    const api = fakeBackend(5, {});
+    scaleDeployment(api, RESTORE_CFG, 7);
+    api.obj.spec.replicas = 3; // e.g. helm upgrade --set backend.replicas=3 after a killed run
+    const done = restoreDeployment(api, RESTORE_CFG);
+    eq([api.obj.spec.replicas, RESTORE_ANNOTATION in api.obj.metadata.annotations], [3, false]);
+    if (!/left at 3/.test(done)) throw new Error(`restore said: ${done}`);
+  });
+  check('restore: no record, no update', () => {
+    const api = fakeBackend(5, {});
+    eq([restoreDeployment(api, RESTORE_CFG), api.updates], [null, 0]);
+  });
+  check('restore: a change that changes nothing writes no record', () => {
+    const api = fakeBackend(5, {});
+    eq([scaleDeployment(api, RESTORE_CFG, 5), api.updates], [false, 0]);
+  });
+  check('restore: a foreign annotation value is refused, naming the annotation', () => {
+    const api = fakeBackend(5, {});
+    api.obj.metadata.annotations[RESTORE_ANNOTATION] = 'not json';
+    throwsWith(() => restoreDeployment(api, RESTORE_CFG), /bench\/churn-restore .* is not a bench restore record/);
+  });
+}
+
 function kneeTests() {
   const budget = { p99Ms: 50, errorRatio: 0.001 };
   const noErrors = { connection: 0, timeout: 0, read: 0, http_5xx: 0, http_4xx: 0, other: 0 };
@@ -392,6 +504,7 @@ export default function () {
   convergenceTests();
   summaryTests();
   kubeTests();
+  restoreTests();
   kneeTests();
   console.log(`unit: ${passed} passed, ${failed} failed`);
 }
