@@ -132,6 +132,66 @@ run_simulated_churn() {
   json_get "$dir/k6-export.json" "int(r['metrics']['bench_scale_events']['count'])" > "$dir/scale_events.count"
 }
 
+# run_runners TESTID RATE: one run split over three real k6 processes the way k6-operator splits it
+# (execution segments of one sequence, --tag instance_id=N, one testid), all remote-writing into
+# the same Prometheus. Runner 1 loads nginx; runner 2 a server that refuses connections after the
+# setup check (connection errors), runner 3 one that resets them (read errors): the merge must add
+# up different classes. Each writes its own summary to $WORK/runs/TESTID/runner-N/.
+run_runners() {
+  local testid=$1 rate=$2 i rc dir
+  local -a segments=("0:1/3" "1/3:2/3" "2/3:1") pids=()
+  local -a targets=("http://127.0.0.1:$NGINX_PORT" "http://127.0.0.1:$REFUSE_PORT" "http://127.0.0.1:$RESET_PORT")
+  for i in 1 2 3; do
+    dir="$WORK/runs/$testid/runner-$i"
+    mkdir -p "$dir"
+    BENCH_TARGET_URL="${targets[i-1]}" BENCH_RATE="$rate" BENCH_DURATION=10s BENCH_CONNECTIONS=60 \
+    BENCH_TESTID="$testid" BENCH_SUMMARY_DIR="$dir" \
+      run_k6_remote_write "$PROM_PORT" "$testid" "$BENCH_ROOT/scenarios/static.js" --tag "instance_id=$i" \
+        --execution-segment "${segments[i-1]}" --execution-segment-sequence 0,1/3,2/3,1 > "$dir/k6.log" 2>&1 &
+    pids+=($!)
+  done
+  for i in 1 2 3; do
+    rc=0; wait "${pids[i-1]}" || rc=$?
+    dir="$WORK/runs/$testid/runner-$i"
+    [ "$rc" -eq 0 ] || [ "$rc" -eq 99 ] || die "runner $i of $testid failed (exit $rc): $(tail -n 20 "$dir/k6.log")"
+    [ -s "$dir/summary.json" ] || die "runner $i of $testid wrote no summary.json"
+  done
+}
+
+# start_error_server MODE PORT: scenarios/tests/error_server.py (refuse, reset, ...) on 127.0.0.1:PORT.
+start_error_server() {
+  python3 "$BENCH_ROOT/scenarios/tests/error_server.py" "$1" "$2" > "$WORK/error-server-$1.log" 2>&1 &
+  DASH_PIDS+=($!)
+  local deadline=$((SECONDS + 15))
+  # A bare connect is no setup check: the server just closes it.
+  until python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()' "$2" 2>/dev/null; do
+    [ "$SECONDS" -lt "$deadline" ] || die "error server $1 on port $2 did not listen within 15 s"
+    sleep 0.2
+  done
+}
+
+# results_rejected WANT1 WANT2 ARGS...: `results` must exit 2 with both strings in its message.
+results_rejected() {
+  local want1=$1 want2=$2 rc=0; shift 2
+  report results "$@" > /dev/null 2> "$WORK/results.err" || rc=$?
+  [ "$rc" -eq 2 ] && grep -qF -- "$want1" "$WORK/results.err" && grep -qF -- "$want2" "$WORK/results.err" \
+    || { echo "exit $rc, wanted 2 and messages [$want1] [$want2]; got:"; cat "$WORK/results.err"; return 1; }
+}
+
+# wait_series_stable TESTID: waits until Prometheus' request total of the run reads the same twice
+# in a row, 1 s apart (every runner's last remote write is in), at most 30 s.
+wait_series_stable() {
+  local query="sum(last_over_time(k6_http_reqs_total{testid=\"$1\"}[30m]))" last="" now deadline=$((SECONDS + 30))
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    now=$(curl -fsS --get --data-urlencode "query=$query" "$prom/api/v1/query" | "$REPORT_PYTHON" -c \
+      'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "")')
+    [ -n "$now" ] && [ "$now" = "$last" ] && return 0
+    last=$now
+    sleep 1
+  done
+  echo "Prometheus' request count of $1 did not settle within 30 s (last: $last)"; return 1
+}
+
 main() {
   local t0=$SECONDS td="$BENCH_ROOT/ci/report/testdata" out="$WORK/out" prom
   install_dependencies
@@ -149,6 +209,32 @@ main() {
   log "real runs done at $((SECONDS - t0)) s"
   local a="$WORK/runs/report-a/summary.json" b="$WORK/runs/report-b/summary.json"
   local c="$WORK/runs/report-c/summary.json" churn="$WORK/runs/report-churn/summary.json"
+
+  # -- one run over three runners, merged from Prometheus (make results)
+  REFUSE_PORT=$(free_port) RESET_PORT=$(free_port)
+  start_error_server refuse "$REFUSE_PORT"
+  start_error_server reset "$RESET_PORT"
+  run_runners report-merge 150
+  log "three-runner run done at $((SECONDS - t0)) s"
+  local merged="$out/merged" runner_summaries=("$WORK"/runs/report-merge/runner-*/summary.json)
+  check "three runners: Prometheus holds every runner's last samples" wait_series_stable report-merge
+  check "results: merged summary and report written" report results --testid report-merge --prometheus "$prom" \
+    --out "$merged" --rate 150 --duration 10s --runner-summary "${runner_summaries[0]}" --budget p50=1s
+  check "results: merged counts, classes, percentiles and lag match the runners and Prometheus" \
+    "$REPORT_PYTHON" "$BENCH_ROOT/ci/report/tests/check_merge.py" "$merged/summary.json" "$prom" "${runner_summaries[@]}"
+  check "results: settings from the runner summary, rate from --rate" expect_json "$merged/summary.json" \
+    "r['settings']['rate']==150 and r['settings']['connections']==60 and r['scenario']=='static' and r['controller']=='none'"
+  check "results: the merged summary is read back by the report" report --out "$out/merged-again" "$merged/summary.json"
+  check "results: one report row per runner with its lag verdict" \
+    grep -Eq '^\| 3 \| [0-9]+ \| 50 \| [0-9.]+ \|.*\| (ok|CPU-BOUND) \|$' "$merged/report.md"
+  check_report_dir merged "$merged"
+  check "results --list names the run" bash -c "$(declare -f report); report results --list --prometheus '$prom' | grep -qx report-merge"
+  check "results: an unknown run id exits 2 and names the ids Prometheus has" results_rejected \
+    'no k6_http_reqs_total series with testid=nope' 'report-merge' --testid nope --prometheus "$prom" --out "$WORK/out/nope"
+  check "results: a malformed run id is refused" results_rejected "--testid 'a b' is not a run id" 'at most 63' \
+    --testid 'a b' --prometheus "$prom" --out "$WORK/out/nope"
+  check "results: a bad --duration is refused" results_rejected "--duration 'soon' is not a duration" 'expected e.g. 180s' \
+    --testid report-merge --duration soon --prometheus "$prom" --out "$WORK/out/nope"
 
   local run
   for run in "$a" "$b" "$c"; do
@@ -247,6 +333,9 @@ main() {
   check "matrix: bad spec item is refused" matrix_rejected "item 'oops' in variant spec 'oops' is neither" --out "$WORK/m" a:oops b:loadtest.rate=1
   check "matrix: missing values file is refused" matrix_rejected "values file 'nope.yaml' (variant spec 'nope.yaml') does not exist" --out "$WORK/m" a:nope.yaml b:loadtest.rate=1
   check "matrix: runId is the runner's" matrix_rejected "sets loadtest.runId" --out "$WORK/m" a:loadtest.runId=x b:loadtest.rate=1
+  check "matrix: bad release name is refused" matrix_rejected "--release 'Bad_Name' is not a Helm release name" --out "$WORK/m" --release Bad_Name a:loadtest.rate=1 b:loadtest.rate=2
+  check "matrix: missing kubeconfig is refused" matrix_rejected "--kubeconfig '$WORK/none' does not exist" --out "$WORK/m" --kubeconfig "$WORK/none" a:loadtest.rate=1 b:loadtest.rate=2
+  check "matrix: missing preset is refused" matrix_rejected "values file '$WORK/none.yaml' (-f) does not exist" --out "$WORK/m" -f "$WORK/none.yaml" a:loadtest.rate=1 b:loadtest.rate=2
   check "matrix: bad cool-down is refused" matrix_rejected "--cooldown 'soon' is not a whole number" --out "$WORK/m" --cooldown soon a:loadtest.rate=1 b:loadtest.rate=2
 
   # -- the checkers themselves can fail

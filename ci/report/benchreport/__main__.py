@@ -1,4 +1,5 @@
-"""bench report: summary.json files (+ Prometheus) -> report.html, report.md, report.json, charts/."""
+"""bench report: summary.json files (+ Prometheus) -> report.html, report.md, report.json, charts/.
+`results` (results.py): one run id + Prometheus -> the merged summary.json of all runners, then its report."""
 
 import argparse
 import datetime
@@ -33,7 +34,11 @@ def parse_args(argv):
 
 
 def main(argv=None):
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["results"]:
+        from .results import main as results_main
+        return results_main(argv[1:])
+    args = parse_args(argv)
     try:
         budgets = parse_budgets(args.budget)
         prom = Prometheus(args.prometheus) if args.prometheus else None

@@ -87,6 +87,22 @@ def _convergence_table(runs):
     return Block("table", headers=headers, rows=rows)
 
 
+def _runners_table(run):
+    """One row per k6 runner of a merged run: its share, its latency and its own lag verdict."""
+    rows = []
+    for r in run.runners:
+        lag = r.get("lag_ms") or {}
+        verdict = {None: "not sampled", True: "CPU-BOUND", False: "ok"}[r.get("cpu_bound")]
+        latency = r.get("latency_ms") or {}
+        rows.append([r["instance_id"], fmt(r.get("requests")), fmt(r.get("rate_target")), fmt(r.get("rate_achieved")),
+                     fmt(r.get("dropped_iterations")), fmt(sum((r.get("errors") or {}).values())),
+                     fmt(latency.get("p50")), fmt(latency.get("p99")), fmt(r.get("scale_events")),
+                     fmt(lag.get("p95")), fmt(lag.get("p99")), verdict])
+    return Block("table", headers=["runner (instance_id)", "requests", "target/s", "achieved/s", "dropped",
+                                   "errors", "p50 (ms)", "p99 (ms)", "scale events", "lag p95 (ms)",
+                                   "lag p99 (ms)", "runner verdict"], rows=rows)
+
+
 def build(runs, budgets, warnings, series, generated_at, prometheus_url):
     """series: {testid: TimeSeries} (empty without Prometheus); returns (blocks, verdicts)."""
     blocks = [Block("h1", "bench report"),
@@ -107,6 +123,17 @@ def build(runs, budgets, warnings, series, generated_at, prometheus_url):
 
     blocks.append(Block("h2", "Settings"))
     blocks.append(_settings_table(runs))
+
+    merged = [r for r in _file_runs(runs) if r.runners]
+    if merged:
+        blocks.append(Block("h2", "Runners"))
+        blocks.append(Block("p", "Merged from every k6 runner's series in Prometheus: counts summed, "
+                                 "percentiles from the sum of the runners' native histograms (within one "
+                                 "bucket, about 9%), a lag verdict per runner."))
+        for r in merged:
+            blocks.append(Block("h3", f"{r.label} (testid {r.testid}): {len(r.runners)} runner(s)"))
+            blocks.append(_runners_table(r))
+            blocks += [Block("warn", f"Merge note: {n}") for n in r.merge_notes]
 
     blocks.append(Block("h2", "Latency percentiles"))
     blocks.append(_latency_table(runs))

@@ -32,11 +32,12 @@ class TimeSeries:
     notes: list = field(default_factory=list)
 
 
-def _selector(testid, load_only=False):
+def selector(testid, load_only=False, role=None):
     """The run's series; load_only keeps the load scenarios' requests (role="load", as summary.json
-    counts them), without the churn VU's convergence probes."""
+    counts them), without the churn VU's convergence probes; role picks another role (lag)."""
     sel = 'testid="%s"' % testid.replace("\\", "\\\\").replace('"', '\\"')
-    return "{%s%s}" % (sel, ', role="load"' if load_only else "")
+    role = "load" if load_only else role
+    return "{%s%s}" % (sel, f', role="{role}"' if role else "")
 
 
 class Prometheus:
@@ -62,6 +63,10 @@ class Prometheus:
             raise PrometheusError(f"{self.url}: {params.get('query')!r}: {body.get('error')}")
         return body["data"]["result"]
 
+    def query(self, query, at):
+        """Instant query at time `at` (seconds since the epoch): the API's result list."""
+        return self._get("query", {"query": query, "time": f"{at:.3f}"})
+
     def query_range(self, query, start, end, step):
         return self._get("query_range", {"query": query, "start": f"{start:.3f}",
                                           "end": f"{end:.3f}", "step": f"{step:g}"})
@@ -70,7 +75,7 @@ class Prometheus:
         """(first, last) sample times of the run's request counter, or None if Prometheus has none.
         A coarse pass over the lookback finds the run, a fine pass (about 1 s) finds its edges."""
         now = now or time.time()
-        query = f"max(timestamp(k6_http_reqs_total{_selector(testid)}))"
+        query = f"max(timestamp(k6_http_reqs_total{selector(testid)}))"
         span = (now - lookback_s, now)
         for step in (max(15.0, lookback_s / 5000), None):
             if step is None:
@@ -85,6 +90,12 @@ class Prometheus:
             span = (min(times) - step, max(stamps) + step)
         return min(stamps), max(stamps)
 
+    def testids(self, lookback_s=DEFAULT_LOOKBACK_S, now=None):
+        """The run ids (testid label values) with k6 request series within the lookback, sorted."""
+        now = now or time.time()
+        result = self.query(f"count by (testid) (last_over_time(k6_http_reqs_total[{int(lookback_s)}s]))", now)
+        return sorted(r["metric"].get("testid", "") for r in result)
+
     def series(self, testid, lookback_s=DEFAULT_LOOKBACK_S):
         span = self.locate_run(testid, lookback_s)
         ts = TimeSeries(testid)
@@ -96,8 +107,8 @@ class Prometheus:
         step = max(1.0, round((end - start) / TARGET_POINTS))
         # k6 remote-writes every 5 s by default: a rate needs a few samples in its window.
         window = f"{int(max(15, 3 * step))}s"
-        sel = _selector(testid)
-        load = _selector(testid, load_only=True)
+        sel = selector(testid)
+        load = selector(testid, load_only=True)
         ts.start, ts.end, ts.step = start, end, step
 
         def rng(query):

@@ -15,7 +15,7 @@ CONVERGENCE_STATS = ["count", "p50", "max"]
 # Settings shown first, in this order; any other key the summary carries follows.
 # Top-level keys of bench.summary/v1; any other (e.g. a scenario's "throughput") is shown as extra.
 KNOWN_KEYS = {"schema", "testid", "scenario", "controller", "settings", "requests", "latency_ms",
-              "errors", "convergence_ms", "scale_events", "by_path"}
+              "errors", "convergence_ms", "scale_events", "by_path", "runners"}
 SETTINGS_ORDER = ["target_url", "path", "rate", "duration_s", "connections", "timeout_s",
                   "keepalive", "tls", "churn_pattern"]
 
@@ -52,6 +52,9 @@ class Run:
     path_name: str = ""
     label: str = ""
     extra: dict = field(default_factory=dict)
+    # A merged run (results.py): one entry per k6 runner, and what the merge noted.
+    runners: list = field(default_factory=list)
+    merge_notes: list = field(default_factory=list)
 
     @property
     def total_requests(self):
@@ -132,6 +135,19 @@ def _extra_keys(data):
     return out
 
 
+def _read_runners(path, data):
+    """runners of a merged summary (results.py): a list of objects with an instance_id."""
+    runners = data.get("runners") or []
+    if not isinstance(runners, list):
+        raise SummaryError(f"{path}: runners must be a JSON list, got {json.dumps(runners)[:60]}")
+    for i, r in enumerate(runners):
+        _object(path, f"runners[{i}]", r)
+        if not isinstance(r.get("instance_id"), str):
+            raise SummaryError(f"{path}: runners[{i}].instance_id={json.dumps(r.get('instance_id'))}; expected a string")
+        _number(path, f"runners[{i}].requests", r.get("requests"))
+    return runners
+
+
 def load_summary(path):
     """Returns the list of Runs in one summary file: the run itself, then one per by_path entry."""
     try:
@@ -155,7 +171,9 @@ def load_summary(path):
                 errors=_read_errors(path, "errors", data),
                 convergence_ms=_read_convergence(path, data),
                 scale_events=_number(path, "scale_events", data.get("scale_events", 0)),
-                extra=_extra_keys(data))]
+                extra=_extra_keys(data),
+                runners=_read_runners(path, data),
+                merge_notes=[str(n) for n in (data.get("merge") or {}).get("notes") or []])]
     by_path = _object(path, "by_path", data.get("by_path") or {})
     for name, entry in by_path.items():
         where = f"by_path.{name}"

@@ -1,0 +1,291 @@
+"""One merged bench.summary/v1 per run, from the series every k6 runner remote-writes to Prometheus.
+
+k6-operator splits a run over N runner pods (execution segments); each prints its own summary of its
+own share, and the pods (and their logs) go away. Every runner also remote-writes cumulative
+counters and native histograms tagged with the run id (testid) and its instance_id, so the whole run
+can be rebuilt from Prometheus afterwards:
+- counts (requests, error classes, dropped iterations, bytes, scale events) are the sum over runners
+  of each series' last value: k6's counters start at 0 in each runner, so the last sample is the total;
+- percentiles come from histogram_quantile over the SUM of the runners' cumulative native
+  histograms at the end of the run (the buckets of one schema add up exactly; percentiles of
+  runners are never averaged), so the merged
+  p99 is as exact as one bucket: k6 writes schema 3 (bucket factor 1.1 -> 2^(1/8) = 1.0905), about
+  9% relative width at any percentile (ci/report/README.md, "How exact are merged percentiles");
+- the runner-lag verdict is computed per runner (instance_id), with the limits of scenarios/lib/lag.js.
+Prometheus knows nothing of the run's settings (target rate, duration, connections): they come from
+the chart values, a runner's own summary, or the command line (results.py)."""
+
+import math
+import os
+import re
+
+from .prometheus import selector
+from .summary import ERROR_CLASSES, PERCENTILES, SCHEMA
+
+LAG_JS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "scenarios", "lib", "lag.js")
+# Samples that arrive a little before the first request sample (setup's zero error series) or
+# after it (the last flush): the window reaches this far beyond the run's request samples.
+WINDOW_MARGIN_S = 60
+
+
+class MergeError(RuntimeError):
+    """The run cannot be merged (no series for the run id); the message says what was looked for."""
+
+
+def lag_limits(path=LAG_JS):
+    """(LAG_LIMIT_MS, LAG_LIMIT_P99_MS) read from scenarios/lib/lag.js: the verdict's limits live there."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise MergeError(f"cannot read the runner-lag limits from {path}: {e.strerror}") from e
+    limits = []
+    for name in ("LAG_LIMIT_MS", "LAG_LIMIT_P99_MS"):
+        m = re.search(rf"export const {name} = ([0-9.]+);", text)
+        if not m:
+            raise MergeError(f"{path} has no 'export const {name} = <number>;' line")
+        limits.append(float(m.group(1)))
+    return tuple(limits)
+
+
+def lag_cpu_bound(p95, p99, limits):
+    """The verdict of lag.js lagCpuBound: None without samples."""
+    if p95 is None:
+        return None
+    return p95 > limits[0] or (p99 is not None and p99 > limits[1])
+
+
+def _round(v, digits=3):
+    if v is None or not math.isfinite(v):
+        return None
+    return round(v, digits)
+
+
+def _value(result_entry):
+    v = float(result_entry["value"][1])
+    return v if math.isfinite(v) else None
+
+
+def _int(v):
+    return int(round(v)) if v is not None else 0
+
+
+class RunQueries:
+    """The run's whole-run totals: each query evaluated once, at the end of the run, over a window
+    that holds every sample of the run."""
+
+    def __init__(self, prom, testid, first, last):
+        self.prom = prom
+        self.testid = testid
+        # Just after the last sample: instant selectors see every series' last sample.
+        self.at = last + 1
+        self.window = f"{int(math.ceil(self.at - first)) + WINDOW_MARGIN_S}s"
+
+    def last(self, metric, sel):
+        """last_over_time of every counter series of metric{sel}: each series' total."""
+        return f"last_over_time({metric}{sel}[{self.window}])"
+
+    @staticmethod
+    def hist(metric, sel):
+        """Every native-histogram series of metric{sel} at the end of the run: each one's cumulative
+        histogram. Prometheus 2.42 has no last_over_time for native histograms, so this is the plain
+        selector, which sees a series whose last sample lies within the 5 min lookback before the
+        end; merge_run compares the histogram's count with the request counter to catch the rest."""
+        return f"{metric}{sel}"
+
+    def vector(self, query):
+        return self.prom.query(query, self.at)
+
+    def scalar(self, query):
+        res = self.vector(query)
+        return _value(res[0]) if res else None
+
+    def by(self, query, label):
+        """{label value: number} of an instant vector (a missing label reads "")."""
+        return {r["metric"].get(label, ""): _value(r) for r in self.vector(query)}
+
+
+def _runner_key(instance_id):
+    return instance_id or "untagged"
+
+
+def bucket_ratio(prom_histogram):
+    """upper/lower bound of the first positive bucket of a histogram from the query API, or None."""
+    for bucket in prom_histogram.get("buckets") or []:
+        lower, upper = float(bucket[1]), float(bucket[2])
+        if lower > 0 and upper > lower:
+            return upper / lower
+    return None
+
+
+def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None):
+    """The merged bench.summary/v1 dict of run `testid`. settings: the settings object (rate and
+    duration_s used for the achieved rate; duration_s None = measured from the samples)."""
+    span = prom.locate_run(testid, lookback_s)
+    if span is None:
+        known = prom.testids(lookback_s)
+        raise MergeError(f"Prometheus at {prom.url} has no k6_http_reqs_total series with testid={testid} "
+                         f"in the last {lookback_s / 3600:g} h; run ids it has: "
+                         f"{', '.join(known[-20:]) if known else 'none'}")
+    first, last = span
+    q = RunQueries(prom, testid, first, last)
+    load, run, lag = selector(testid, load_only=True), selector(testid), selector(testid, role="lag")
+    notes = []
+
+    labels = q.vector(f"count by (experiment, controller) ({q.last('k6_http_reqs_total', load)})")
+    experiments = sorted({r["metric"].get("experiment", "") for r in labels} - {""})
+    controllers = sorted({r["metric"].get("controller", "") for r in labels} - {""})
+
+    total = _int(q.scalar(f"sum({q.last('k6_http_reqs_total', load)})"))
+    per_runner_requests = q.by(f"sum by (instance_id) ({q.last('k6_http_reqs_total', load)})", "instance_id")
+    dropped = _int(q.scalar(f"sum({q.last('k6_dropped_iterations_total', run)})"))
+    per_runner_dropped = q.by(f"sum by (instance_id) ({q.last('k6_dropped_iterations_total', run)})", "instance_id")
+    received = _int(q.scalar(f"sum({q.last('k6_data_received_total', load)})"))
+    errors_by_class = q.by(f"sum by (class) ({q.last('k6_bench_errors_total', load)})", "class")
+    unknown = sorted(set(errors_by_class) - set(ERROR_CLASSES))
+    if unknown:
+        notes.append(f"error classes not in bench.summary/v1 left out: {', '.join(unknown)}")
+    errors = {c: _int(errors_by_class.get(c)) for c in ERROR_CLASSES}
+    per_runner_errors = {}
+    for r in q.vector(f"sum by (instance_id, class) ({q.last('k6_bench_errors_total', load)})"):
+        per_runner_errors.setdefault(r["metric"].get("instance_id", ""), {})[r["metric"].get("class", "")] = _int(_value(r))
+    scale_events = q.by(f"sum by (instance_id) ({q.last('k6_bench_scale_events_total', run)})", "instance_id")
+
+    # Latency: one histogram, the sum of every runner's (and every label set's) cumulative histogram.
+    hist = f"sum({q.hist('k6_http_req_duration_seconds', load)})"
+    latency = {"min": None, "avg": None, "max": None}
+    latency.update({p: None for p in PERCENTILES})
+    latency_count = _int(q.scalar(f"histogram_count({hist})"))
+    ratio = None
+    if latency_count:
+        latency_sum = q.scalar(f"histogram_sum({hist})")
+        latency["avg"] = _round(1000 * latency_sum / latency_count) if latency_sum is not None else None
+        for p in PERCENTILES:
+            latency[p] = _round(_ms(q.scalar(f"histogram_quantile({float(p[1:]) / 100!r}, {hist})")))
+        latency["min"] = _round(_ms(q.scalar(f"histogram_quantile(0, {hist})")))
+        latency["max"] = _round(_ms(q.scalar(f"histogram_quantile(1, {hist})")))
+        raw = q.vector(hist)
+        ratio = bucket_ratio(raw[0]["histogram"][1]) if raw and "histogram" in raw[0] else None
+    elif total:
+        notes.append("no native-histogram latency series (k6_http_req_duration_seconds): runners need "
+                     "K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true and Prometheus "
+                     "--enable-feature=native-histograms; latency left null")
+    if latency_count and abs(latency_count - total) > 0.01 * max(total, 1):
+        notes.append(f"the latency histogram counts {latency_count} requests, the request counter {total}: "
+                     "series whose last sample is more than 5 min older than the run's end are not in "
+                     "the percentiles (Prometheus 2.42 has no last_over_time for native histograms)")
+
+    per_runner_latency = {}
+    for p in ("p50", "p99"):
+        by_runner = q.by(f"histogram_quantile({float(p[1:]) / 100!r}, sum by (instance_id) "
+                         f"({q.hist('k6_http_req_duration_seconds', load)}))", "instance_id")
+        for iid, v in by_runner.items():
+            per_runner_latency.setdefault(iid, {})[p] = _round(_ms(v))
+
+    convergence = {}
+    for event in ("added", "removed"):
+        h = f"sum({q.hist('k6_bench_endpoint_convergence_seconds', selector_with(run, event=event))})"
+        n = _int(q.scalar(f"histogram_count({h})"))
+        convergence[event] = {"count": n, "p50": None, "max": None}
+        if n:
+            convergence[event]["p50"] = _round(_ms(q.scalar(f"histogram_quantile(0.5, {h})")), 1)
+            convergence[event]["max"] = _round(_ms(q.scalar(f"histogram_quantile(1, {h})")), 1)
+
+    limits = lag_limits()
+    lag_hist = f"sum by (instance_id) ({q.hist('k6_bench_runner_lag_seconds', lag)})"
+    lag_by = {iid: {"count": _int(v)} for iid, v in q.by(f"histogram_count({lag_hist})", "instance_id").items()}
+    for key, quantile in (("p50", 0.5), ("p95", 0.95), ("p99", 0.99), ("max", 1)):
+        for iid, v in q.by(f"histogram_quantile({quantile!r}, {lag_hist})", "instance_id").items():
+            lag_by.setdefault(iid, {"count": 0})[key] = _round(_ms(v), 1)
+
+    instance_ids = sorted(set(per_runner_requests) | set(lag_by), key=_instance_order)
+    rate = settings.get("rate")
+    duration_s = settings.get("duration_s")
+    if not duration_s:
+        duration_s = _round(last - first, 1)
+        notes.append(f"duration not given: {duration_s} s measured between the first and last request "
+                     "samples (off by up to one remote-write push interval, 5 s by default)")
+    runners = []
+    for iid in instance_ids:
+        lag_ms = {k: None for k in ("p50", "p95", "p99", "max")}
+        lag_ms["count"] = 0
+        lag_ms.update(lag_by.get(iid, {}))
+        n = _int(per_runner_requests.get(iid))
+        runners.append({
+            "instance_id": _runner_key(iid),
+            "requests": n,
+            # k6-operator splits the rate evenly (execution segments 0:1/N, 1/N:2/N, ...).
+            "rate_target": _round(rate / len(instance_ids), 1) if rate else None,
+            "rate_achieved": _round(n / duration_s, 1) if duration_s else None,
+            "dropped_iterations": _int(per_runner_dropped.get(iid)),
+            "errors": {c: per_runner_errors.get(iid, {}).get(c, 0) for c in ERROR_CLASSES},
+            "latency_ms": per_runner_latency.get(iid, {"p50": None, "p99": None}),
+            "scale_events": _int(scale_events.get(iid)),
+            "lag_ms": {k: lag_ms[k] for k in ("count", "p50", "p95", "p99", "max")},
+            "cpu_bound": lag_cpu_bound(lag_ms["p95"], lag_ms["p99"], limits),
+        })
+    sampled = [r for r in runners if r["cpu_bound"] is not None]
+    if len(sampled) < len(runners):
+        notes.append("no runner-lag samples from runner(s) "
+                     + ", ".join(r["instance_id"] for r in runners if r["cpu_bound"] is None))
+    worst = max(sampled, key=lambda r: (r["cpu_bound"], r["lag_ms"]["p95"] or 0), default=None)
+
+    if len(experiments) > 1 or len(controllers) > 1:
+        notes.append(f"run id {testid} carries several experiments {experiments} or controllers "
+                     f"{controllers}: the series of more than one run are mixed")
+    summary = {
+        "schema": SCHEMA,
+        "testid": testid,
+        "scenario": scenario or (experiments[0] if experiments else None),
+        "controller": controller or (controllers[0] if controllers else None),
+        "settings": dict(settings, duration_s=duration_s),
+        "requests": {
+            "total": total,
+            "rate_target": rate,
+            "rate_achieved": _round(total / duration_s, 1) if duration_s else None,
+            "dropped_iterations": dropped,
+        },
+        "latency_ms": latency,
+        "errors": errors,
+        "convergence_ms": convergence,
+        "scale_events": sum(r["scale_events"] for r in runners),
+        "by_path": {},
+        "throughput": {
+            "bytes_received": received,
+            "bytes_received_per_s": _round(received / duration_s, 0) if duration_s else None,
+        },
+        "runner": {
+            "lag_ms": dict(worst["lag_ms"]) if worst else {"count": 0, "p50": None, "p95": None, "p99": None, "max": None},
+            "lag_limit_ms": limits[0],
+            "lag_limit_p99_ms": limits[1],
+            "cpu_bound": any(r["cpu_bound"] for r in sampled) if sampled else None,
+        },
+        "runners": runners,
+        "merge": {
+            "source": "prometheus",
+            "prometheus": prom.url,
+            "runners": len(runners),
+            "churn_runners": ",".join(r["instance_id"] for r in runners if r["scale_events"]) or None,
+            "first_sample_unix": _round(first, 3),
+            "last_sample_unix": _round(last, 3),
+            "latency_histogram_count": latency_count,
+            "histogram_bucket_ratio": _round(ratio, 5),
+            "percentile_max_error_pct": _round((ratio - 1) * 100, 2) if ratio else None,
+            "notes": notes,
+        },
+    }
+    return summary
+
+
+def selector_with(sel, **labels):
+    """sel ('{testid="x"}') with more equality matchers."""
+    extra = ", ".join(f'{k}="{v}"' for k, v in labels.items())
+    return sel[:-1] + ", " + extra + "}"
+
+
+def _ms(seconds):
+    return None if seconds is None else 1000.0 * seconds
+
+
+def _instance_order(iid):
+    return (0, int(iid), "") if iid.isdigit() else (1, 0, iid)
