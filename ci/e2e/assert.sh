@@ -179,11 +179,110 @@ can_i() {
 runner_sa_confined() {
   local ok=0
   [ -n "$RUNNER_SA" ] || { echo "TestRun has no spec.runner.serviceAccountName" >&2; return 1; }
-  can_i yes update deployments.apps "$E2E_NAMESPACE" || ok=1   # control: the check can say yes
+  can_i yes update "deployments.apps/$(backend_deployment)" "$E2E_NAMESPACE" || ok=1   # control: the check can say yes
   can_i no update deployments.apps default || ok=1
   can_i no delete pods kube-system || ok=1
   can_i no get secrets "$E2E_NAMESPACE" || ok=1
   can_i no create clusterroles.rbac.authorization.k8s.io "$E2E_NAMESPACE" || ok=1
+  return $ok
+}
+
+# --- the runner's Role inside the release namespace: the backend Deployment by name, nothing else ------
+# backend_deployment: name of the release's backend Deployment.
+backend_deployment() {
+  kubectl -n "$E2E_NAMESPACE" get deployments -o jsonpath='{.items[0].metadata.name}' \
+    -l "app.kubernetes.io/instance=$E2E_RELEASE,app.kubernetes.io/component=backend"
+}
+
+# can_i_named EXPECTED VERB RESOURCE/NAME [ARGS...]: can_i in the release namespace, extra kubectl args.
+can_i_named() {
+  local got rc=0
+  got=$(kubectl auth can-i "$2" "$3" "${@:4}" -n "$E2E_NAMESPACE" --as "system:serviceaccount:$E2E_NAMESPACE:$RUNNER_SA" 2>/dev/null) || rc=$?
+  echo "can-i $2 $3 ${*:4} -n $E2E_NAMESPACE: $got (want $1)" >&2
+  [ "$got" = "$1" ]
+}
+
+# runner_role_backend_only: yes on the backend Deployment (get, update) and listing pods; no on the
+# Deployments kube-prometheus-stack, Grafana, the controller and k6-operator subcharts create in the
+# release namespace (names as they render for this release), on any Deployment without a name, on
+# every other Deployment of the cluster, on the scale subresource, patch, and on pod delete (the run
+# is dynamic: pod delete is granted for podkill only).
+runner_role_backend_only() {
+  local ok=0 backend d
+  backend=$(backend_deployment)
+  [ -n "$backend" ] || { echo "no backend Deployment of release $E2E_RELEASE" >&2; return 1; }
+  can_i_named yes get "deployments.apps/$backend" || ok=1
+  can_i_named yes update "deployments.apps/$backend" || ok=1
+  can_i_named yes list pods || ok=1
+  can_i_named no patch "deployments.apps/$backend" || ok=1
+  can_i_named no update "deployments.apps/$backend" --subresource=scale || ok=1
+  can_i_named no update deployments.apps || ok=1
+  can_i_named no list deployments.apps || ok=1
+  can_i_named no delete pods || ok=1
+  can_i_named no get pods || ok=1
+  for d in "$E2E_RELEASE-kube-prometheus-stac-operator" "$E2E_RELEASE-grafana" "$E2E_RELEASE-kube-state-metrics" \
+      "$E2E_RELEASE-traefik" "$E2E_RELEASE-ingress-nginx-controller" "$E2E_RELEASE-k6-operator-controller-manager"; do
+    can_i_named no update "deployments.apps/$d" || ok=1
+    can_i_named no get "deployments.apps/$d" || ok=1
+  done
+  can_i_named no update "statefulsets.apps/prometheus-$E2E_RELEASE-kube-prometheus-stac-prometheus" || ok=1
+  # every other Deployment that exists, in any namespace
+  while read -r ns d; do
+    [ "$ns/$d" != "$E2E_NAMESPACE/$backend" ] || continue
+    can_i no update "deployments.apps/$d" "$ns" || ok=1
+  done < <(kubectl get deployments -A -o jsonpath='{range .items[*]}{.metadata.namespace} {.metadata.name}{"\n"}{end}')
+  return $ok
+}
+
+# --- a churning runner killed mid-run: whatever runs next puts the backend back ---------------------------
+# wait_backend_churned REPLICAS SECONDS: spec.replicas is REPLICAS and the restore record is on the
+# Deployment.
+wait_backend_churned() {
+  local _ got
+  for _ in $(seq "$2"); do
+    got=$(kubectl -n "$E2E_NAMESPACE" get deployment "$(backend_deployment)" -o json |
+      jq -r '"\(.spec.replicas) \(.metadata.annotations["bench/churn-restore"] // "none")"')
+    [ "${got%% *}" = "$1" ] && [ "${got#* }" != none ] && return 0
+    sleep 1
+  done
+  echo "backend never at $1 replicas with a restore record within $2 s (last: $got)" >&2
+  return 1
+}
+
+# backend_state: "<spec.replicas> <replicas in the restore record, or none>".
+backend_state() {
+  kubectl -n "$E2E_NAMESPACE" get deployment "$(backend_deployment)" -o json |
+    jq -r '"\(.spec.replicas) \(.metadata.annotations["bench/churn-restore"] // "none" | if . == "none" then . else fromjson.replicas end)"'
+}
+
+# killed_runner_backend_restored: a run churns the backend to 7; then its k6 process is killed with
+# SIGKILL from the node, as the OOM killer or a lost node would (a pod deletion sends SIGTERM first,
+# and k6 would still run teardown). The runner Job has backoffLimit 0: no second pod. The backend
+# stays at 7 with the record of its start; the next run's setup restores it and says so.
+killed_runner_backend_restored() {
+  local start name pids dir="$E2E_WORK/runs/$TESTID-after-kill" state ok=0
+  start=$(kubectl -n "$E2E_NAMESPACE" get deployment "$(backend_deployment)" -o jsonpath='{.spec.replicas}')
+  name=$(start_testrun_copy killed 120s) || return 1
+  wait_backend_churned 7 240 || { kubectl -n "$E2E_NAMESPACE" delete testruns.k6.io "$name" --wait=true >/dev/null; return 1; }
+  # the runner's processes (sh -c and k6) seen from the node, where the local cluster runs; their
+  # command line ends with this TestRun's unique name (k6-operator's --tag testrun_name)
+  pids=$(pgrep -f -- "--tag testrun_name=$name\$" || true)
+  [ -n "$pids" ] || { echo "no k6 process of TestRun $name on this node" >&2; return 1; }
+  echo "killing k6 of TestRun $name (pid $pids) with SIGKILL" >&2
+  kill -KILL $pids
+  kubectl -n "$E2E_NAMESPACE" delete testruns.k6.io "$name" --wait=true >/dev/null
+  state=$(backend_state)
+  echo "after killing the churning runner: replicas and record $state (started at $start)" >&2
+  [ "$state" = "7 $start" ] || { echo "want the backend left at 7 with the record $start" >&2; ok=1; }
+  name=$(start_testrun_copy after-kill 5s) || return 1
+  rm -rf "$dir"
+  follow_testrun "$name" "$dir" 300 || ok=1
+  kubectl -n "$E2E_NAMESPACE" delete testruns.k6.io "$name" --wait=true >/dev/null
+  grep -h -m 1 'setup (left by an earlier run): restored Deployment' "$dir"/*.log >&2 ||
+    { echo "the next run's log does not say it restored the backend" >&2; ok=1; }
+  state=$(backend_state)
+  echo "after the next run: replicas and record $state" >&2
+  [ "$state" = "$start none" ] || ok=1
   return $ok
 }
 
@@ -223,7 +322,7 @@ scaling_forbidden_fails_clearly() {
   for f in "$dir"/*.exit; do [ -e "$f" ] && code=$(cat "$f"); done
   echo "run without Role $role: stages $(paste -sd' ' "$dir/stage"), runner exit ${code:-none}" >&2
   # The scenario's own message (lib/kube.js describeApiError) names what the runner needs.
-  local says='The runner needs get/list/update on deployments'
+  local says='The runner needs get and update on Deployment'
   grep -h -m 3 "$says" "$dir"/*.log >&2 || echo "no '$says' in the runner log" >&2
   kubectl -n "$E2E_NAMESPACE" delete testruns.k6.io "$name" --wait=true >/dev/null
   [ -n "$code" ] && [ "$code" != 0 ] && grep -q -i 'forbidden' "$dir"/*.log && grep -qF "$says" "$dir"/*.log
@@ -305,6 +404,8 @@ run_assertions() {
   check "report of this run: time series, scale events, convergence, environment" report_from_the_run
   check "dashboard queries return data" dashboards_return_data
   check "runner ServiceAccount confined to its namespace" runner_sa_confined
+  check "runner Role in the release namespace: the backend Deployment only" runner_role_backend_only
+  check "runner killed mid-run: the next run puts the backend back" killed_runner_backend_restored
   check "Prometheus down: summary still printed" summary_survives_prometheus_down
   check "Role removed: run fails with a clear message" scaling_forbidden_fails_clearly
   check "matrix runner compares ClusterIP and pod paths" matrix_compares_paths
