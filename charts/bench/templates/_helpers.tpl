@@ -54,6 +54,29 @@ app.kubernetes.io/part-of: bench
 app.kubernetes.io/component: backend
 {{- end }}
 
+{{/* bench.runId: the run id (k6 testid tag, BENCH_TESTID, the TestRun's bench/testid label).
+loadtest.runId as given, else a new one for this render: <release>-r<revision>-<UTC time>, e.g.
+bench-r3-20261123t173000z, so every install and upgrade starts a run whose series never mix with an
+earlier one (the time tells apart a reinstall that starts again at revision 1). Computed once per
+render: the first call stores it in .Values.loadtest (one values map is shared by all of this
+chart's templates), so the TestRun, the runner env and NOTES carry the same id. A given id that a
+TestRun in the namespace already carries (an upgrade with --reuse-values) is refused: its series
+would mix with the earlier run's (lookup answers on install/upgrade, not in helm template). */}}
+{{- define "bench.runId" -}}
+{{- $lt := .Values.loadtest }}
+{{- if not $lt.runId }}
+{{- $release := .Release.Name | trunc 36 | trimSuffix "-" }}
+{{- $_ := set $lt "runId" (printf "%s-r%d-%s" $release (int .Release.Revision) (dateInZone "20060102t150405z" now "UTC")) }}
+{{- else }}
+{{- range (lookup "k6.io/v1alpha1" "TestRun" .Release.Namespace "").items }}
+{{- if eq (dig "metadata" "labels" "bench/testid" "" .) $lt.runId }}
+{{- fail (printf "loadtest.runId %q was already used by TestRun %s/%s: this run's series would mix with that run's in Prometheus. Give a new id, or leave loadtest.runId empty for a generated one" $lt.runId .metadata.namespace .metadata.name) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- $lt.runId }}
+{{- end }}
+
 {{/* bench.image: "repository:tag" of an image dict. */}}
 {{- define "bench.image" -}}
 {{- printf "%s:%s" .repository (toString .tag) }}

@@ -16,7 +16,7 @@ metadata:
   labels:
     {{- include "bench.selectorLabels" $root | nindent 4 }}
     app.kubernetes.io/component: loadtest
-    bench/testid: {{ $lt.runId | quote }}
+    bench/testid: {{ include "bench.runId" $root | quote }}
 {{- with $lt.runner.imagePullSecrets }}
 imagePullSecrets:
   {{- toYaml . | nindent 2 }}
@@ -71,7 +71,7 @@ env:
   - {name: BENCH_CHURN_PATTERN, value: {{ $lt.churn.pattern | quote }}}
   - {name: BENCH_PODKILL_INTERVAL, value: {{ $lt.churn.podkillInterval | quote }}}
   - {name: BENCH_ROLL_INTERVAL, value: {{ $lt.churn.rollInterval | quote }}}
-  - {name: BENCH_TESTID, value: {{ $lt.runId | quote }}}
+  - {name: BENCH_TESTID, value: {{ include "bench.runId" $root | quote }}}
   - {name: BENCH_SUMMARY_DIR, value: /tmp}
   - {name: K6_NO_USAGE_REPORT, value: "true"}
   - {name: K6_AUTO_EXTENSION_RESOLUTION, value: "false"}
