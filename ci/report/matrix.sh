@@ -139,7 +139,7 @@ run_variant() {
 main() {
   local cooldown=30 kubeconfig="" stamp name spec i=0 offline_flag=false
   local -a variants=() helm_args presets=()
-  OUT="" NAMESPACE=bench RELEASE=bench CHART="$BENCH_ROOT/charts/bench" PROM_URL="" MATRIX_TIMEOUT=900
+  OUT="" NAMESPACE="" RELEASE="" CHART="$BENCH_ROOT/charts/bench" PROM_URL="" MATRIX_TIMEOUT=900
   BUDGETS=()
   while [ $# -gt 0 ]; do
     case $1 in
@@ -163,8 +163,8 @@ main() {
   [ ${#variants[@]} -ge 2 ] || die "give at least two variants NAME:SPEC to compare (got ${#variants[@]})"
   [[ $cooldown =~ ^[0-9]+$ ]] || die "--cooldown '$cooldown' is not a whole number of seconds"
   [[ $MATRIX_TIMEOUT =~ ^[0-9]+$ ]] || die "--timeout '$MATRIX_TIMEOUT' is not a whole number of seconds"
-  [[ $RELEASE =~ ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ ]] || die "--release '$RELEASE' is not a Helm release name (lowercase letters, digits, '-')"
-  [[ $NAMESPACE =~ ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ ]] || die "--namespace '$NAMESPACE' is not a namespace name (lowercase letters, digits, '-')"
+  [ -z "$RELEASE" ] || [[ $RELEASE =~ ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ ]] || die "--release '$RELEASE' is not a Helm release name (lowercase letters, digits, '-')"
+  [ -z "$NAMESPACE" ] || [[ $NAMESPACE =~ ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ ]] || die "--namespace '$NAMESPACE' is not a namespace name (lowercase letters, digits, '-')"
   local p
   for p in "${presets[@]}"; do [ -f "$p" ] || die "values file '$p' (-f) does not exist"; done
   for spec in "${variants[@]}"; do
@@ -189,10 +189,13 @@ main() {
     # shellcheck source=../e2e/lib.sh
     . "$BENCH_ROOT/ci/e2e/lib.sh"
     export KUBECONFIG=${KUBECONFIG:-$BENCH_KUBECONFIG}
+    # the e2e harness' release and namespace unless given
+    RELEASE=${RELEASE:-$E2E_RELEASE} NAMESPACE=${NAMESPACE:-$E2E_NAMESPACE}
     E2E_RELEASE=$RELEASE E2E_NAMESPACE=$NAMESPACE
     if [ ${#presets[@]} -gt 0 ]; then E2E_VALUES=${presets[0]}; presets=("${presets[@]:1}"); fi
   fi
   for p in "${presets[@]}"; do PRESET_ARGS+=(-f "$p"); done
+  RELEASE=${RELEASE:-bench} NAMESPACE=${NAMESPACE:-bench}
 
   # helm: the user's own, else the pinned build (ci/tools/install.sh, into .tools/bin).
   if [ "$OFFLINE" = true ] || ! command -v helm >/dev/null; then bash "$BENCH_ROOT/ci/tools/install.sh" >&2; fi

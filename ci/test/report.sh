@@ -178,6 +178,12 @@ results_rejected() {
     || { echo "exit $rc, wanted 2 and messages [$want1] [$want2]; got:"; cat "$WORK/results.err"; return 1; }
 }
 
+# results_lists URL TESTID: `results --list` prints TESTID among the run ids of the Prometheus at URL.
+results_lists() {
+  report results --list --prometheus "$1" > "$WORK/list.out" || return 1
+  grep -qx "$2" "$WORK/list.out" || { echo "run $2 not listed:"; cat "$WORK/list.out"; return 1; }
+}
+
 # wait_series_stable TESTID: waits until Prometheus' request total of the run reads the same twice
 # in a row, 1 s apart (every runner's last remote write is in), at most 30 s.
 wait_series_stable() {
@@ -228,7 +234,7 @@ main() {
   check "results: one report row per runner with its lag verdict" \
     grep -Eq '^\| 3 \| [0-9]+ \| 50 \| [0-9.]+ \|.*\| (ok|CPU-BOUND) \|$' "$merged/report.md"
   check_report_dir merged "$merged"
-  check "results --list names the run" bash -c "$(declare -f report); report results --list --prometheus '$prom' | grep -qx report-merge"
+  check "results --list names the run" results_lists "$prom" report-merge
   check "results: an unknown run id exits 2 and names the ids Prometheus has" results_rejected \
     'no k6_http_reqs_total series with testid=nope' 'report-merge' --testid nope --prometheus "$prom" --out "$WORK/out/nope"
   check "results: a malformed run id is refused" results_rejected "--testid 'a b' is not a run id" 'at most 63' \

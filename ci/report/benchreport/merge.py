@@ -238,7 +238,8 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
         "testid": testid,
         "scenario": scenario or (experiments[0] if experiments else None),
         "controller": controller or (controllers[0] if controllers else None),
-        "settings": dict(settings, duration_s=duration_s),
+        # the whole run: every runner's share (a runner's own summary has its runner_share)
+        "settings": dict(settings, duration_s=duration_s, runner_share=1),
         "requests": {
             "total": total,
             "rate_target": rate,

@@ -130,7 +130,7 @@ def settings_from_testrun(path, testid):
 
 def settings_from_runner_summary(path, testid):
     """settings of one runner's own summary.json (the same in every runner of a run, except the
-    rate: a runner's settings.rate may be its share, so the run's rate is not taken from here)."""
+    rate and runner_share: a runner's own share, not the run's, so neither is taken from here)."""
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
@@ -144,6 +144,7 @@ def settings_from_runner_summary(path, testid):
         raise SettingsError(f"--runner-summary {path}: testid {data.get('testid')!r}, not the run {testid!r}")
     settings = dict(data.get("settings") or {})
     settings.pop("rate", None)
+    settings.pop("runner_share", None)
     return settings, data.get("scenario"), data.get("controller")
 
 
@@ -200,7 +201,7 @@ def collect_settings(args):
         settings.update({k: v for k, v in s.items() if v is not None})
         scenario, controller = sc or scenario, ctl or controller
     if args.rate is not None:
-        settings["rate"] = args.rate
+        settings["rate"] = int(args.rate) if args.rate.is_integer() else args.rate
     if args.duration is not None:
         settings["duration_s"] = parse_duration_s(args.duration, "--duration")
     settings.setdefault("rate", None)
