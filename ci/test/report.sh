@@ -228,6 +228,7 @@ main() {
     --out "$merged" --rate 150 --duration 10s --runner-summary "${runner_summaries[0]}" --budget p50=1s
   check "results: merged counts, classes, percentiles and lag match the runners and Prometheus" \
     "$REPORT_PYTHON" "$BENCH_ROOT/ci/report/tests/check_merge.py" "$merged/summary.json" "$prom" "${runner_summaries[@]}"
+  [ ! -s "$merged/summary.json" ] || log "merged: $(json_get "$merged/summary.json" "'requests %(total)s, %(rate_achieved)s req/s, dropped %(dropped_iterations)s' % r['requests'] + ', errors %s' % {k: v for k, v in r['errors'].items() if v} + ', p99 %s ms' % r['latency_ms']['p99'] + ', bucket ratio %s' % r['merge']['histogram_bucket_ratio'] + ', runners ' + '; '.join('%s: %s req, p99 %s ms, lag n=%s %s' % (x['instance_id'], x['requests'], x['latency_ms']['p99'], x['lag_ms']['count'], 'CPU-BOUND' if x['cpu_bound'] else 'ok') for x in r['runners'])")"
   check "results: settings from the runner summary, rate from --rate" expect_json "$merged/summary.json" \
     "r['settings']['rate']==150 and r['settings']['connections']==60 and r['scenario']=='static' and r['controller']=='none'"
   check "results: the merged summary is read back by the report" report --out "$out/merged-again" "$merged/summary.json"
