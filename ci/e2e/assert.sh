@@ -274,7 +274,7 @@ killed_runner_backend_restored() {
   state=$(backend_state)
   echo "after killing the churning runner: replicas and record $state (started at $start)" >&2
   [ "$state" = "7 $start" ] || { echo "want the backend left at 7 with the record $start" >&2; ok=1; }
-  name=$(start_testrun_copy after-kill 5s) || return 1
+  name=$(start_testrun_copy after-kill 10s) || return 1
   rm -rf "$dir"
   follow_testrun "$name" "$dir" 300 || ok=1
   kubectl -n "$E2E_NAMESPACE" delete testruns.k6.io "$name" --wait=true >/dev/null
