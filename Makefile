@@ -14,6 +14,10 @@ tools: ## Install the pinned chart tools (helm v3/v4, helm-unittest, kubeconform
 k6: ## Build k6 v0.51.0 + xk6-kubernetes v0.9.0 into .tools/bin/k6
 	bash ci/k6/build.sh
 
+.PHONY: runner-image
+runner-image: ## Build the k6 runner image and push it: make runner-image IMAGE=<registry/repo:tag> [KIND_CLUSTER=<name>: load into kind]
+	bash ci/tools/runner-image.sh "$(IMAGE)" "$(KIND_CLUSTER)"
+
 ##@ Local cluster (no registry, no internet: everything built here)
 .PHONY: cluster-build images cluster-up cluster-down
 cluster-build: ## Build Kubernetes v1.34 components, etcd and CoreDNS from the Go module proxy

@@ -30,8 +30,8 @@ ensure_kind_cluster() {
 }
 
 load_runner_image() {
-  docker build -t "$RUNNER_IMAGE" -f "$BENCH_ROOT/ci/k6/Dockerfile" "$BENCH_ROOT"
-  kind load docker-image "$RUNNER_IMAGE" --name "$KIND_CLUSTER"
+  # the same command the README's quick start gives users (make runner-image ... KIND_CLUSTER=...)
+  BENCH_IMAGE_BUILDER=docker bash "$BENCH_ROOT/ci/tools/runner-image.sh" "$RUNNER_IMAGE" "$KIND_CLUSTER"
 }
 
 install_release() {
@@ -40,8 +40,8 @@ install_release() {
   helm upgrade --install "$E2E_RELEASE" "$BENCH_ROOT/charts/bench" -n "$E2E_NAMESPACE" --create-namespace \
     --dependency-update --wait --timeout 15m -f "$KIND_VALUES" \
     --set loadtest.scenario=dynamic --set loadtest.runId="$run_id" \
-    --set loadtest.runner.image.pullPolicy=IfNotPresent \
-    --set k6-operator.namespace.create=false   # the operator goes into the release namespace
+    --set loadtest.runner.image.repository="${RUNNER_IMAGE%:*}",loadtest.runner.image.tag="${RUNNER_IMAGE##*:}" \
+    --set loadtest.runner.image.pullPolicy=IfNotPresent
 }
 
 show_results() {

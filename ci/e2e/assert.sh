@@ -77,7 +77,7 @@ PY
 
 # --- Traefik saw the requests over TLS ---------------------------------------------------------------
 traefik_metric_sum() {
-  kubectl get --raw "/api/v1/namespaces/bench-traefik/services/traefik-metrics:9100/proxy/metrics" |
+  kubectl get --raw "/api/v1/namespaces/bench-traefik/services/traefik-metrics:$TRAEFIK_METRICS_PORT/proxy/metrics" |
     awk -v m="$1" -v f="$2" 'index($0, m"{") == 1 && index($0, f) {s += $NF} END {printf "%d\n", s}'
 }
 
@@ -391,6 +391,36 @@ uninstall_removes_everything() {
   return $left
 }
 
+# --- uninstall in the cases a user meets (the pre-delete hook runs a curl image, not the runner) ------
+# wait_for_pod SELECTOR JQ_FILTER SECONDS: waits until some pod matching SELECTOR passes the jq
+# filter (e.g. a runner container running, or stuck pulling its image).
+wait_for_pod() {
+  local selector=$1 filter=$2 seconds=$3 _
+  for _ in $(seq "$seconds"); do
+    kubectl -n "$E2E_NAMESPACE" get pods -l "$selector" -o json | jq -e "$filter" >/dev/null && return 0
+    sleep 1
+  done
+  echo "no pod with $selector matching $filter within $seconds s" >&2
+  kubectl -n "$E2E_NAMESPACE" get pods -o wide >&2
+  return 1
+}
+
+# A run in progress: runners started (k6 running), then helm uninstall.
+uninstall_mid_run_removes_everything() {
+  install_chart "e2e-uninstall-mid-run" >/dev/null 2>&1 || { echo "install for the mid-run uninstall failed" >&2; return 1; }
+  wait_for_pod "app=k6,runner=true" 'any(.items[].status.containerStatuses[]?; .state.running != null)' 180 || return 1
+  uninstall_removes_everything
+}
+
+# The runner image cannot be pulled (pull policy Never and an image that was never built, as a
+# registry's missing image would be): the TestRun never starts, and uninstall still works.
+uninstall_unpullable_runner_removes_everything() {
+  install_chart "e2e-uninstall-no-image" --set loadtest.runner.image.repository=bench/never-built \
+    --set loadtest.runner.image.tag=none >/dev/null 2>&1 || { echo "install with an unpullable runner image failed" >&2; return 1; }
+  wait_for_pod "app=k6" 'any(.items[].status | ((.containerStatuses // []) + (.initContainerStatuses // []))[]; .state.waiting.reason == "ErrImageNeverPull")' 120 || return 1
+  uninstall_removes_everything
+}
+
 run_assertions() {
   log "=== assertions"
   RUNNER_SA=$(runner_service_account)
@@ -410,4 +440,6 @@ run_assertions() {
   check "Role removed: run fails with a clear message" scaling_forbidden_fails_clearly
   check "matrix runner compares ClusterIP and pod paths" matrix_compares_paths
   check "uninstall removes everything" uninstall_removes_everything
+  check "uninstall during a run removes everything" uninstall_mid_run_removes_everything
+  check "uninstall with an unpullable runner image removes everything" uninstall_unpullable_runner_removes_everything
 }

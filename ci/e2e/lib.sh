@@ -13,6 +13,10 @@ E2E_VALUES=${BENCH_E2E_VALUES:-$BENCH_ROOT/values/local.yaml}
 
 # shellcheck source=../cluster/config.sh
 . "$BENCH_ROOT/ci/cluster/config.sh"
+# The e2e Traefik takes its arguments and metrics port from the preset users install
+# (ci/e2e/traefik-preset.py fills the manifests' BENCH_TRAEFIK_* placeholders from it).
+TRAEFIK_PRESET=$BENCH_ROOT/values/traefik.yaml
+TRAEFIK_METRICS_PORT=$(python3 -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["traefik"]["ports"]["metrics"]["port"])' "$TRAEFIK_PRESET")
 # Prometheus as the host sees it (its Service's ClusterIP); set by prometheus_url after deploy_stack.
 PROM_URL=${PROM_URL:-}
 
@@ -66,7 +70,8 @@ deploy_stack() {
   wait_crd_established privateloadzones.k6.io
   local m
   for m in k6-operator prometheus traefik; do
-    render_manifest "$E2E_DIR/manifests/$m.yaml" | kubectl apply -f - >/dev/null
+    render_manifest "$E2E_DIR/manifests/$m.yaml" | python3 "$E2E_DIR/traefik-preset.py" "$TRAEFIK_PRESET" - |
+      kubectl apply -f - >/dev/null
   done
   wait_rollout k6-operator-system k6-operator-controller-manager
   wait_rollout bench-monitoring prometheus

@@ -48,7 +48,8 @@ PY
 }
 
 # render_cases: "name|values files (space separated)" for defaults, every preset and CI overlay.
-# Experiment presets (no `controller:` key) are rendered alone and on top of the traefik preset.
+# Experiment presets (no `controller:` key) are rendered on top of the traefik preset, and alone
+# unless they send load through an ingress (loadtest.target: ingress needs a controller).
 # An overlay with a "# api-versions: ..." line renders as on a cluster with those APIs (CRDs).
 render_cases() {
   echo "defaults|"
@@ -56,6 +57,7 @@ render_cases() {
   for f in "$COPY"/values/*.yaml; do
     [ -e "$f" ] || continue
     name=$(basename "$f" .yaml)
+    grep -q '^controller:' "$f" || ! grep -q '^  target: ingress' "$f" || { experiment_with_traefik "$f"; continue; }
     echo "values/$name|$f"
     if ! grep -q '^controller:' "$f" && [ -f "$COPY/values/traefik.yaml" ]; then
       echo "values/traefik+$name|$COPY/values/traefik.yaml $f"
@@ -67,7 +69,23 @@ render_cases() {
   done
 }
 
-values_args() { local f; for f in $1; do printf -- '-f\n%s\n' "$f"; done; }
+# values_args FILES: -f for each file, after the runner image fixture (the chart has no default
+# runner image and refuses to render without one; runner_image_required checks that refusal).
+experiment_with_traefik() { echo "values/traefik+$(basename "$1" .yaml)|$COPY/values/traefik.yaml $1"; }
+
+values_args() { local f; printf -- '-f\n%s\n' "$RUNNER_VALUES"; for f in $1; do printf -- '-f\n%s\n' "$f"; done; }
+
+# write_runner_values FILE: the runner image a user builds with `make runner-image`.
+write_runner_values() {
+  cat > "$1" <<'YAML'
+# the image `make runner-image IMAGE=registry.example/bench/k6:v0.51.0` would push
+loadtest:
+  runner:
+    image:
+      repository: registry.example/bench/k6
+      tag: v0.51.0
+YAML
+}
 
 # api_versions FILES: the API versions the files' "# api-versions:" lines ask for.
 api_versions() { local f; for f in $1; do sed -n 's/^# api-versions: //p' "$f"; done | tr ' ' '\n' | sed '/^$/d'; }
@@ -77,7 +95,7 @@ lint_charts() {
   log "helm lint (v3 and v4)"
   local case name files args
   for bin in helm helm4; do
-    check "$bin lint charts/bench (defaults)" "$bin" lint --strict "$COPY/charts/bench"
+    check "$bin lint charts/bench (defaults + runner image)" "$bin" lint --strict "$COPY/charts/bench" -f "$RUNNER_VALUES"
     check "$bin lint repository root (charts/bench as its subchart)" "$bin" lint "$COPY"
     while IFS='|' read -r name files; do
       [ -n "$files" ] || continue
@@ -177,7 +195,7 @@ bad_values() {
     expect=$(sed -n 's/^# expect: //p' "$f" | head -n 1)
     [ -n "$expect" ] || { fail "$(basename "$f"): no '# expect:' line"; continue; }
     for bin in helm helm4; do
-      if out=$("$bin" template "$RELEASE" "$COPY/charts/bench" -n "$NAMESPACE" -f "$f" 2>&1 >/dev/null); then
+      if out=$("$bin" template "$RELEASE" "$COPY/charts/bench" -n "$NAMESPACE" -f "$RUNNER_VALUES" -f "$f" 2>&1 >/dev/null); then
         fail "$bin rejects $(basename "$f")" "rendered without error"
       elif grep -qE -- "$expect" <<<"$out"; then
         pass "$bin rejects $(basename "$f")"
@@ -272,20 +290,25 @@ with_k6_operator_subchart() {
 import sys, yaml
 path = sys.argv[1]
 chart = yaml.safe_load(open(path))
-chart["dependencies"] = [d for d in chart["dependencies"] if d["name"] in ("k6-operator", "traefik")]
+chart["dependencies"] = [d for d in chart["dependencies"] if d["name"] in ("k6-operator", "traefik", "nginx-ingress")]
 assert [d["version"] for d in chart["dependencies"] if d["name"] == "k6-operator"] == ["4.5.0"]
 yaml.safe_dump(chart, open(path, "w"), sort_keys=False)
 PY
-  # Traefik's chart cannot be downloaded: an empty stand-in with its name and pinned version (and an
-  # appVersion of its own) shows what the TestRun records about the controller's chart.
-  mkdir -p "$dir/bench/charts/traefik"
-  printf 'apiVersion: v2\nname: traefik\nversion: %s\nappVersion: stand-in-app\n' \
-    "$(sed -n '/^  - name: traefik$/{n;s/^    version: //p}' "$CHART_SRC/Chart.yaml")" > "$dir/bench/charts/traefik/Chart.yaml"
+  # The controllers' charts cannot be downloaded here: empty stand-ins with their names and pinned
+  # versions (and an appVersion of their own) show what the TestRun records about the controller's
+  # chart, for a plain dependency (traefik) and an aliased one (nginx-ingress as nginx-inc).
+  local stand_in
+  for stand_in in traefik nginx-ingress; do
+    mkdir -p "$dir/bench/charts/$stand_in"
+    printf 'apiVersion: v2\nname: %s\nversion: %s\nappVersion: stand-in-app\n' "$stand_in" \
+      "$(sed -n "/^  - name: $stand_in\$/{n;/alias:/n;s/^    version: //p}" "$CHART_SRC/Chart.yaml")" \
+      > "$dir/bench/charts/$stand_in/Chart.yaml"
+  done
   check "k6-operator chart in the module is 4.5.0" grep -q '^version: 4.5.0$' "$dir/bench/charts/k6-operator/Chart.yaml"
   for bin in helm helm4; do
     out="$WORK/with-k6-operator-$bin.yaml"
     if "$bin" template "$RELEASE" "$dir/bench" -n "$NAMESPACE" --kube-version "$KUBE_VERSION" \
-        -f "$COPY/values/traefik.yaml" > "$out" 2> "$out.err"; then
+        -f "$RUNNER_VALUES" -f "$COPY/values/traefik.yaml" > "$out" 2> "$out.err"; then
       pass "$bin template with the k6-operator subchart ($(grep -c '^kind:' "$out") objects)"
     else
       fail "$bin template with the k6-operator subchart" "$(cat "$out.err")"
@@ -295,8 +318,20 @@ PY
   check "with k6-operator: TestRun CRD, manager Deployment and TestRun hook rendered" \
     renders_operator_and_testrun "$out"
   check "kubeconform with the k6-operator subchart" kubeconform_file "$out"
-  check "the runners' BENCH_ENVIRONMENT names the controller's chart from Chart.yaml and its app version" \
-    records_controller_chart "$out"
+  check "the runners' BENCH_ENVIRONMENT names the controller's chart from Chart.yaml and the preset's image tag" \
+    records_controller_chart "$out" traefik-37.3.0 v3.6.12
+  out="$WORK/with-k6-operator-nginx-inc.yaml"
+  helm template "$RELEASE" "$dir/bench" -n "$NAMESPACE" --kube-version "$KUBE_VERSION" -f "$RUNNER_VALUES" \
+    -f "$COPY/values/nginx-inc.yaml" > "$out" 2>&1 || true
+  check "an aliased controller is recorded by its chart's name (nginx-ingress, not the alias nginx-inc)" \
+    records_controller_chart "$out" "nginx-ingress-$(sed -n '/^  - name: nginx-ingress$/{n;n;s/^    version: //p}' "$CHART_SRC/Chart.yaml")" stand-in-app
+  check "with -n $NAMESPACE the k6-operator renders no Namespace (helm --create-namespace owns it)" \
+    no_namespace_objects "$WORK/with-k6-operator-helm.yaml"
+  out="$WORK/with-k6-operator-default-ns.yaml"
+  helm template "$RELEASE" "$dir/bench" -n default --kube-version "$KUBE_VERSION" -f "$RUNNER_VALUES" \
+    -f "$COPY/values/traefik.yaml" > "$out" 2>&1 || true
+  check "in namespace default the operator goes to $RELEASE-system, created once by this chart" \
+    operator_in_system_namespace "$out"
   check "k6-operator's schema refuses a k6-operator.enabled key (why the switch is loadtest.operator.enabled)" \
     refuses_subchart_enabled "$dir/bench"
 }
@@ -307,24 +342,286 @@ renders_operator_and_testrun() {
   grep -q '^kind: TestRun$' "$1" || { echo "no TestRun"; return 1; }
 }
 
+# records_controller_chart RENDER CHART VERSION: the TestRun's BENCH_ENVIRONMENT records them.
 records_controller_chart() {
-  "$BENCH_CACHE/venv-chart/bin/python" - "$1" <<'PY'
+  "$BENCH_CACHE/venv-chart/bin/python" - "$@" <<'PY'
 import json, sys, yaml
-runs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d.get("kind") == "TestRun"]
+path, chart, version = sys.argv[1:]
+runs = [d for d in yaml.safe_load_all(open(path)) if d and d.get("kind") == "TestRun"]
+assert runs, open(path).read()[-2000:]
 env = {e["name"]: e.get("value") for e in runs[0]["spec"]["runner"]["env"]}
 info = json.loads(env["BENCH_ENVIRONMENT"])
 print(f"BENCH_ENVIRONMENT: {info}")
-assert info["controller_chart"] == "traefik-37.3.0" and info["controller_version"] == "stand-in-app", info
+assert info["controller_chart"] == chart and info["controller_version"] == version, (chart, version, info)
 assert info["backend_replicas"] == 5, info
+PY
+}
+
+no_namespace_objects() {
+  ! grep -q '^kind: Namespace$' "$1" || { grep -A3 '^kind: Namespace$' "$1"; return 1; }
+}
+
+operator_in_system_namespace() {
+  "$BENCH_CACHE/venv-chart/bin/python" - "$1" "$RELEASE-system" <<'PY'
+import sys, yaml
+path, system = sys.argv[1:]
+docs = [d for d in yaml.safe_load_all(open(path)) if d]
+namespaces = [d["metadata"]["name"] for d in docs if d["kind"] == "Namespace"]
+assert namespaces == [system], f"Namespaces rendered: {namespaces}"
+manager = [d for d in docs if d["kind"] == "Deployment" and "k6-operator" in d["metadata"]["name"]]
+assert manager and manager[0]["metadata"]["namespace"] == system, [m["metadata"] for m in manager]
+print(f"Namespace {system}, manager {manager[0]['metadata']['name']} in it")
 PY
 }
 
 refuses_subchart_enabled() {
   local out
-  if out=$(helm template "$RELEASE" "$1" --set k6-operator.enabled=true 2>&1); then
+  if out=$(helm template "$RELEASE" "$1" -f "$RUNNER_VALUES" --set k6-operator.enabled=true 2>&1); then
     echo "accepted k6-operator.enabled"; return 1
   fi
   grep -q "additional properties 'enabled' not allowed" <<<"$out" || { echo "$out"; return 1; }
+}
+
+# The chart has no default runner image (no public image has k6 v0.51.0 + xk6-kubernetes v0.9.0): the
+# defaults and every controller preset alone must be refused with a message naming the key and the
+# command that builds one, and render once loadtest is off (the stack without a run).
+runner_image_required() {
+  log "runner image: refused without one, naming loadtest.runner.image.repository and make runner-image"
+  local bin f out name
+  for bin in helm helm4; do
+    for f in "" "$COPY"/values/{traefik,ingress-nginx,nginx-inc,haproxy}.yaml; do
+      name=${f:+values/$(basename "$f")}; name=${name:-defaults}
+      if out=$("$bin" template "$RELEASE" "$COPY/charts/bench" -n "$NAMESPACE" ${f:+-f "$f"} 2>&1 >/dev/null); then
+        fail "$bin refuses $name without a runner image" "rendered without error"
+      elif grep -q 'loadtest.runner.image.repository is empty' <<<"$out" && grep -q 'make runner-image IMAGE=<registry/repo:tag>' <<<"$out"; then
+        pass "$bin refuses $name without a runner image (names the key and make runner-image)"
+      else
+        fail "$bin refuses $name without a runner image, naming the key and make runner-image" "$out"
+      fi
+    done
+    check "$bin renders the defaults with loadtest.enabled=false and no runner image" \
+      "$bin" template "$RELEASE" "$COPY/charts/bench" -n "$NAMESPACE" --set loadtest.enabled=false
+  done
+  check "make runner-image target and its script exist" runner_image_target
+}
+
+runner_image_target() {
+  grep -q '^runner-image:.*##' "$BENCH_ROOT/Makefile" || { echo "no runner-image target in Makefile"; return 1; }
+  bash -n "$BENCH_ROOT/ci/tools/runner-image.sh"
+  # without IMAGE it stops with the usage line, before looking for a builder
+  local out
+  if out=$(bash "$BENCH_ROOT/ci/tools/runner-image.sh" "" "" 2>&1); then echo "accepted an empty IMAGE"; return 1; fi
+  grep -q 'usage: make runner-image IMAGE=' <<<"$out" || { echo "$out"; return 1; }
+}
+
+# The repository root is a chart whose only dependency is charts/bench: rendering it (lint does not
+# render subchart templates) must give the same objects as charts/bench with the same values, nested
+# under `bench:`. The root .helmignore used to strip charts/bench/scenarios with the root's scenarios/.
+root_chart_renders() {
+  log "repository root chart renders like charts/bench"
+  local nested="$WORK/root-values.yaml" bin
+  "$BENCH_CACHE/venv-chart/bin/python" - "$RUNNER_VALUES" "$COPY/values/traefik.yaml" "$nested" <<'PY'
+import sys, yaml
+def merge(a, b):
+    for k, v in b.items():
+        a[k] = merge(a.get(k) or {}, v) if isinstance(v, dict) and isinstance(a.get(k), dict) else v
+    return a
+values = {}
+for path in sys.argv[1:3]:
+    merge(values, yaml.safe_load(open(path)) or {})
+yaml.safe_dump({"bench": values}, open(sys.argv[3], "w"))
+PY
+  for bin in helm helm4; do
+    check "$bin template of the repository root equals charts/bench (traefik preset)" \
+      same_objects "$bin" "$nested"
+  done
+}
+
+# same_objects BIN NESTED_VALUES: kind/name lists of both renders, compared.
+same_objects() {
+  local bin=$1 nested=$2 root chart
+  root=$("$bin" template "$RELEASE" "$COPY" -n "$NAMESPACE" --kube-version "$KUBE_VERSION" -f "$nested") || return 1
+  chart=$("$bin" template "$RELEASE" "$COPY/charts/bench" -n "$NAMESPACE" --kube-version "$KUBE_VERSION" \
+    -f "$RUNNER_VALUES" -f "$COPY/values/traefik.yaml") || return 1
+  diff <(kinds_and_names <<<"$root") <(kinds_and_names <<<"$chart") || return 1
+  echo "$(kinds_and_names <<<"$root" | wc -l) objects in both"
+  grep -q '^kind: TestRun$' <<<"$root" || { echo "no TestRun from the root"; return 1; }
+}
+
+kinds_and_names() {
+  "$BENCH_CACHE/venv-chart/bin/python" -c '
+import sys, yaml
+for d in yaml.safe_load_all(sys.stdin):
+    if d: print(d["kind"], d["metadata"]["name"])' | sort
+}
+
+# One contract between chart and scenarios: every value scenarios/lib/config.js refuses, helm
+# refuses too. Each case feeds the same value to `helm template` (through values) and to real k6
+# loading config.js (through BENCH_*); a valid value per variable is accepted by both, so the check
+# can fail either way.
+# name|values key|BENCH variable|value (JSON)|valid
+PARITY_CASES='
+duration 0s|loadtest.duration|BENCH_DURATION|"0s"|no
+duration 0.0m|loadtest.duration|BENCH_DURATION|"0.0m"|no
+duration 90s|loadtest.duration|BENCH_DURATION|"90s"|yes
+timeout 0ms|loadtest.timeout|BENCH_TIMEOUT|"0ms"|no
+timeout 1500ms|loadtest.timeout|BENCH_TIMEOUT|"1500ms"|yes
+churn hold 0s|loadtest.churn.pattern|BENCH_CHURN_PATTERN|"5:0s"|no
+churn 1001 replicas|loadtest.churn.pattern|BENCH_CHURN_PATTERN|"1001:1s"|no
+churn second step 0ms|loadtest.churn.pattern|BENCH_CHURN_PATTERN|"5:12s,7:0ms"|no
+churn 1000:1s,0:2s|loadtest.churn.pattern|BENCH_CHURN_PATTERN|"1000:1s,0:2s"|yes
+pod-kill period 0s|loadtest.churn.podkillInterval|BENCH_PODKILL_INTERVAL|"0s"|no
+roll period 0h|loadtest.churn.rollInterval|BENCH_ROLL_INTERVAL|"0h"|no
+roll period 45s|loadtest.churn.rollInterval|BENCH_ROLL_INTERVAL|"45s"|yes
+run id starting with -|loadtest.runId|BENCH_TESTID|"-run"|no
+run id of 64 characters|loadtest.runId|BENCH_TESTID|"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"|no
+run id with a space|loadtest.runId|BENCH_TESTID|"run 1"|no
+run id run-2.b_c|loadtest.runId|BENCH_TESTID|"run-2.b_c"|yes
+rate 0|loadtest.rate|BENCH_RATE|0|no
+rate 1000001|loadtest.rate|BENCH_RATE|1000001|no
+rate 50|loadtest.rate|BENCH_RATE|50|yes
+connections 0|loadtest.connections|BENCH_CONNECTIONS|0|no
+connections 100001|loadtest.connections|BENCH_CONNECTIONS|100001|no
+max connections below connections|loadtest.maxConnections|BENCH_MAX_CONNECTIONS|50|no
+max connections 100001|loadtest.maxConnections|BENCH_MAX_CONNECTIONS|100001|no
+max connections 300|loadtest.maxConnections|BENCH_MAX_CONNECTIONS|300|yes
+path without /|loadtest.path|BENCH_PATH|"bytes/1k"|no
+path with #|loadtest.path|BENCH_PATH|"/a#b"|no
+path /bytes/4k|loadtest.path|BENCH_PATH|"/bytes/4k"|yes
+keep-alive maybe|loadtest.keepalive|BENCH_KEEPALIVE|"maybe"|no
+environment key with a space|loadtest.environment|BENCH_ENVIRONMENT|{"Node Type": "c6i"}|no
+environment node_type|loadtest.environment|BENCH_ENVIRONMENT|{"node_type": "c6i"}|yes
+'
+
+schema_scenario_parity() {
+  log "chart/scenario contract: the same values through helm and through scenarios/lib/config.js (real k6)"
+  local k6bin probe_dir="$WORK/parity" name key var value valid n=0 verdicts
+  k6bin=$(bash "$BENCH_ROOT/ci/k6/build.sh")
+  mkdir -p "$probe_dir"
+  cp -r "$COPY/charts/bench/scenarios/lib" "$probe_dir/lib"
+  # One k6 process for every case: loadConfig gets each case's variable as its environment (the
+  # same object shape as __ENV) and the verdict is printed as "<n> ok" or "<n> refused: <message>".
+  cat > "$probe_dir/probe.js" <<'JS'
+import { loadConfig } from './lib/config.js';
+JSON.parse(__ENV.PARITY_CASES).forEach(([n, name, value]) => {
+  try {
+    loadConfig({ [name]: value });
+    console.log(`${n} ok`);
+  } catch (e) {
+    console.log(`${n} refused: ${e.message}`);
+  }
+});
+export default function () {}
+JS
+  local cases_json="[]"
+  while IFS='|' read -r name key var value valid; do
+    [ -n "$name" ] || continue
+    n=$((n + 1))
+    cases_json=$(parity_add_case "$cases_json" "$n" "$var" "$value")
+  done <<<"$PARITY_CASES"
+  verdicts=$(cd "$probe_dir" && "$k6bin" inspect --log-format raw -e PARITY_CASES="$cases_json" probe.js 2>&1 >/dev/null) ||
+    { fail "parity: k6 loads the probe" "$verdicts"; return; }
+  n=0
+  while IFS='|' read -r name key var value valid; do
+    [ -n "$name" ] || continue
+    n=$((n + 1))
+    parity_values "$key" "$value" > "$probe_dir/values-$n.yaml"
+    check "parity: $name: helm $( [ "$valid" = yes ] && echo accepts || echo refuses ) it" \
+      helm_verdict "$valid" "$probe_dir/values-$n.yaml"
+    check "parity: $name: the scenarios $( [ "$valid" = yes ] && echo accept || echo refuse ) it" \
+      k6_verdict "$valid" "$(grep -E "^$n (ok|refused)" <<<"$verdicts" | head -n 1)"
+  done <<<"$PARITY_CASES"
+  if [ "$n" -ge 25 ]; then pass "parity cases: $n"; else fail "parity cases: $n (< 25)"; fi
+}
+
+# parity_add_case JSON N VAR VALUE_JSON: JSON with [N, VAR, the text the chart would put in VAR] added.
+parity_add_case() {
+  "$BENCH_CACHE/venv-chart/bin/python" -c '
+import json, sys
+cases, n, var, value = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3], json.loads(sys.argv[4])
+cases.append([n, var, json.dumps(value) if isinstance(value, dict) else str(value)])
+print(json.dumps(cases))' "$@"
+}
+
+# parity_values KEY JSON: a values file setting the dotted KEY to the JSON value.
+parity_values() {
+  "$BENCH_CACHE/venv-chart/bin/python" -c '
+import json, sys, yaml
+keys, value = sys.argv[1].split("."), json.loads(sys.argv[2])
+for k in reversed(keys):
+    value = {k: value}
+print(yaml.safe_dump(value))' "$1" "$2"
+}
+
+helm_verdict() {
+  local valid=$1 values=$2 out bin
+  for bin in helm helm4; do
+    if out=$("$bin" template "$RELEASE" "$COPY/charts/bench" -n "$NAMESPACE" -f "$RUNNER_VALUES" -f "$values" 2>&1 >/dev/null); then
+      [ "$valid" = yes ] || { echo "$bin accepted $(cat "$values")"; return 1; }
+    else
+      [ "$valid" = no ] || { echo "$bin refused: $out"; return 1; }
+    fi
+  done
+}
+
+# k6_verdict VALID "N ok" | "N refused: message"
+k6_verdict() {
+  case $2 in
+    *" ok") [ "$1" = yes ] || { echo "config.js accepted it"; return 1; } ;;
+    *" refused: "*) [ "$1" = no ] || { echo "config.js refused it: ${2#* refused: }"; return 1; } ;;
+    *) echo "no verdict from k6: '$2'"; return 1 ;;
+  esac
+}
+
+# bench.controllerCharts (the aliased controllers' real chart names, which helm replaces by the alias
+# when it loads the chart) must match Chart.yaml's dependencies.
+controller_chart_names() {
+  "$BENCH_CACHE/venv-chart/bin/python" - "$CHART_SRC/Chart.yaml" "$CHART_SRC/templates/_helpers.tpl" <<'PY'
+import re, sys, yaml
+deps = {d.get("alias", d["name"]): d["name"] for d in yaml.safe_load(open(sys.argv[1]))["dependencies"]}
+text = open(sys.argv[2]).read()
+block = re.search(r'define "bench.controllerCharts" -}}\n(.*?)\n{{- end }}', text, re.S).group(1)
+mapping = yaml.safe_load(block)
+for controller, chart in mapping.items():
+    assert deps.get(controller) == chart, f"{controller}: helper says {chart}, Chart.yaml says {deps.get(controller)}"
+print(mapping)
+PY
+}
+
+# The e2e's Traefik (ci/e2e/manifests/traefik.yaml, a stand-in for the traefik subchart, which
+# cannot be downloaded here) must run the preset's configuration: every argument the preset adds,
+# its global settings and its metrics port, filled in from values/traefik.yaml. The manifest is
+# rendered the way ci/e2e/lib.sh applies it and compared with the preset.
+e2e_traefik_matches_preset() {
+  local rendered="$WORK/e2e-traefik.yaml"
+  python3 "$BENCH_ROOT/ci/e2e/traefik-preset.py" "$BENCH_ROOT/values/traefik.yaml" \
+    "$BENCH_ROOT/ci/e2e/manifests/traefik.yaml" > "$rendered" || return 1
+  python3 "$BENCH_ROOT/ci/e2e/traefik-preset.py" "$BENCH_ROOT/values/traefik.yaml" \
+    "$BENCH_ROOT/ci/e2e/manifests/prometheus.yaml" > "$WORK/e2e-prometheus.yaml" || return 1
+  "$BENCH_CACHE/venv-chart/bin/python" - "$BENCH_ROOT/values/traefik.yaml" "$rendered" "$WORK/e2e-prometheus.yaml" <<'PY'
+import sys, yaml
+preset = yaml.safe_load(open(sys.argv[1]))["traefik"]
+docs = [d for d in yaml.safe_load_all(open(sys.argv[2])) if d]
+deployment = next(d for d in docs if d["kind"] == "Deployment")
+container = deployment["spec"]["template"]["spec"]["containers"][0]
+args = container["args"]
+missing = [a for a in preset.get("additionalArguments", []) if a not in args]
+assert not missing, f"preset arguments missing from the e2e Traefik: {missing}"
+for key, value in preset.get("global", {}).items():
+    want = f"--global.{key}={str(value).lower()}"
+    assert want in args, f"{want} missing"
+port = preset["ports"]["metrics"]["port"]
+assert f"--entryPoints.metrics.address=:{port}" in args, args
+assert {"name": "metrics", "containerPort": port} in container["ports"], container["ports"]
+metrics_service = next(d for d in docs if d["kind"] == "Service" and d["metadata"]["name"] == "traefik-metrics")
+assert metrics_service["spec"]["ports"][0]["port"] == port
+assert f":{port}'" in open(sys.argv[3]).read() or f":{port}]" in open(sys.argv[3]).read(), "Prometheus scrapes another port"
+assert not [a for a in args if "BENCH_TRAEFIK" in str(a)], "unfilled placeholder"
+# the one difference, on purpose: the preset runs on the host network, which on this machine would
+# bind Traefik on the host's external interface (test traffic stays on loopback and pod networks)
+assert preset.get("hostNetwork") is True and not deployment["spec"]["template"]["spec"].get("hostNetwork")
+print(f"{len(preset.get('additionalArguments', []))} preset arguments, metrics :{port}, global settings: all in the e2e Traefik")
+PY
 }
 
 chart_lock() {
@@ -368,14 +665,21 @@ main() {
   trap 'rm -rf "$WORK"' EXIT
   COPY="$WORK/repo"
   make_offline_copy "$COPY"
+  RUNNER_VALUES="$WORK/runner-image-values.yaml"
+  write_runner_values "$RUNNER_VALUES"
   log "rendering a copy of charts/bench without its dependencies (they cannot be downloaded here)"
   lint_charts
   run_unittests
   render_and_validate
+  runner_image_required
+  root_chart_renders
   bad_values
   scenarios_from_testrun
+  schema_scenario_parity
   with_k6_operator_subchart
   chart_lock
+  check "bench.controllerCharts matches Chart.yaml's aliases" controller_chart_names
+  check "the e2e Traefik runs the traefik preset's arguments and ports" e2e_traefik_matches_preset
   lint_yaml
   log "chart tests took $((SECONDS - t0)) s"
   echo "chart: $passed passed, $failed failed"

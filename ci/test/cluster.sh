@@ -56,9 +56,25 @@ nothing_left() {
   [ -z "$left" ] || { log "left behind: $left"; return 1; }
 }
 
+# readable_cluster_scripts: a copy of ci/cluster and ci/lib that any user can read. The checkout may
+# be private (a `mktemp -d` clone is mode 0700, so is root's home), and uid 65534 below must get as
+# far as up.sh's root check, not fail on opening the script.
+readable_cluster_scripts() {
+  local dir
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/bench-cluster-scripts.XXXXXX")
+  mkdir -p "$dir/ci"
+  cp -r "$BENCH_ROOT/ci/cluster" "$BENCH_ROOT/ci/lib" "$dir/ci/"
+  chmod -R a+rX "$dir"
+  printf '%s\n' "$dir"
+}
+
 test_bad_input() {
+  local scripts
+  scripts=$(readable_cluster_scripts)
   check "up without root names the cause" expect_error "needs root" \
-    setpriv --reuid=65534 --regid=65534 --clear-groups bash "$BENCH_ROOT/ci/cluster/up.sh"
+    setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/nonexistent \
+    bash "$scripts/ci/cluster/up.sh"
+  rm -rf "$scripts"
   check "up with BENCH_API_PORT=abc names the value" expect_error "BENCH_API_PORT='abc'" \
     env BENCH_API_PORT=abc bash "$BENCH_ROOT/ci/cluster/up.sh"
   local port

@@ -77,9 +77,23 @@ would mix with the earlier run's (lookup answers on install/upgrade, not in helm
 {{- $lt.runId }}
 {{- end }}
 
-{{/* bench.image: "repository:tag" of an image dict. */}}
+{{/* bench.image: "repository:tag" of an image dict; an empty tag leaves repository as given (it may
+carry its own tag or @digest). */}}
 {{- define "bench.image" -}}
+{{- if toString .tag }}
 {{- printf "%s:%s" .repository (toString .tag) }}
+{{- else }}
+{{- .repository }}
+{{- end }}
+{{- end }}
+
+{{/* bench.controllerCharts: controller name (the dependency's alias or name in Chart.yaml) -> the
+chart's own name; ci/test/chart.sh checks it against Chart.yaml. */}}
+{{- define "bench.controllerCharts" -}}
+ingress-nginx: ingress-nginx
+nginx-inc: nginx-ingress
+traefik: traefik
+haproxy: kubernetes-ingress
 {{- end }}
 
 {{/* bench.controllerKeys: the controller names, which are also their subchart value keys. */}}
@@ -185,13 +199,16 @@ loadtest.environment. */}}
 {{- $_ := set $env "runner_nodes" (include "bench.nodeSelectorText" $lt.runner.nodeSelector) }}
 {{- $_ := set $env "backend_nodes" (include "bench.nodeSelectorText" .Values.backend.nodeSelector) }}
 {{- if not .Values.externalController }}
-{{- range .Chart.Dependencies }}
-{{- if eq (.Alias | default .Name) $.Values.controller }}
-{{- $_ := set $env "controller_chart" (printf "%s-%s" .Name .Version) }}
-{{- end }}
-{{- end }}
+{{- /* Helm renames an aliased dependency (and its subchart) to the alias when it loads the chart,
+so the chart's real name comes from bench.controllerCharts; the version from the loaded subchart. */}}
 {{- with (get (.Subcharts | default dict) .Values.controller) }}
-{{- $_ := set $env "controller_version" .Chart.AppVersion }}
+{{- $chart := get (include "bench.controllerCharts" $ | fromYaml) $.Values.controller }}
+{{- $_ := set $env "controller_chart" (printf "%s-%s" $chart .Chart.Version) }}
+{{- /* the image the preset runs (traefik: image.tag, the others: controller.image.tag), else the
+chart's appVersion: the traefik preset pins v3.6.12 on a chart whose appVersion is v3.6.0 */}}
+{{- $values := index $.Values $.Values.controller }}
+{{- $tag := dig "image" "tag" (dig "controller" "image" "tag" "" $values) $values }}
+{{- $_ := set $env "controller_version" (toString ($tag | default .Chart.AppVersion)) }}
 {{- end }}
 {{- end }}
 {{- toJson (mergeOverwrite $env ($lt.environment | default dict)) }}

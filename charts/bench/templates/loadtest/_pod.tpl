@@ -61,7 +61,7 @@ env:
   - {name: BENCH_RATE, value: {{ $lt.rate | toString | quote }}}
   - {name: BENCH_DURATION, value: {{ $lt.duration | quote }}}
   - {name: BENCH_CONNECTIONS, value: {{ $lt.connections | toString | quote }}}
-  - {name: BENCH_MAX_CONNECTIONS, value: {{ $lt.maxConnections | default $lt.connections | toString | quote }}}
+  - {name: BENCH_MAX_CONNECTIONS, value: {{ include "bench.loadtest.maxConnections" $root | quote }}}
   - {name: BENCH_TIMEOUT, value: {{ $lt.timeout | quote }}}
   - {name: BENCH_KEEPALIVE, value: {{ $lt.keepalive | toString | quote }}}
   - {name: BENCH_INSECURE_TLS, value: {{ $lt.insecureTls | toString | quote }}}
