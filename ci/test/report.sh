@@ -178,6 +178,27 @@ results_rejected() {
     || { echo "exit $rc, wanted 2 and messages [$want1] [$want2]; got:"; cat "$WORK/results.err"; return 1; }
 }
 
+# merged_churn_matches MERGED K6_EXPORT: the merged scale events equal k6's own count, so do the
+# convergence events (added + removed: emit.js records one per scale step), and the merged
+# convergence max lies within one schema-3 bucket of k6's exact max.
+merged_churn_matches() {
+  "$REPORT_PYTHON" - "$1" "$2" <<'PY'
+import json, sys
+m, e = (json.load(open(p)) for p in sys.argv[1:3])
+conv, k6conv = m["convergence_ms"], e["metrics"]["bench_endpoint_convergence"]
+merged_max = max(conv[x]["max"] or 0 for x in ("added", "removed"))
+checks = {
+    "scale events": (m["scale_events"], int(e["metrics"]["bench_scale_events"]["count"])),
+    "convergence events": (conv["added"]["count"] + conv["removed"]["count"], int(e["metrics"]["bench_scale_events"]["count"])),
+}
+bad = [f"{k}: merged {a} vs k6 {b}" for k, (a, b) in checks.items() if a != b or b == 0]
+if not (k6conv["max"] / 2 ** (1 / 8) <= merged_max <= k6conv["max"] * 2 ** (1 / 8)):
+    bad.append(f"convergence max: merged {merged_max} vs k6 {k6conv['max']}")
+print("\n".join(bad) or f"ok: {checks}, max {merged_max} vs {k6conv['max']}")
+sys.exit(1 if bad else 0)
+PY
+}
+
 # results_lists URL TESTID: `results --list` prints TESTID among the run ids of the Prometheus at URL.
 results_lists() {
   report results --list --prometheus "$1" > "$WORK/list.out" || return 1
@@ -276,6 +297,10 @@ main() {
   check "churn series: errors by class drawn" grep -q 'errors/s connection' "$out/churn/charts/timeseries-1.svg"
   check "churn series: replica range 5 to 7 stated" grep -q 'Backend replicas (desired, from k6_bench_replicas_desired): 5 to 7.' "$out/churn/report.md"
   check_report_dir churn "$out/churn"
+  check "churn series, merged by results: written" report results --testid report-churn --prometheus "$prom" \
+    --out "$out/churn-merged" --rate 50 --duration 13s
+  check "churn series, merged: scale events and convergence as k6 counted them, convergence max within a bucket" \
+    merged_churn_matches "$out/churn-merged/summary.json" "$WORK/runs/report-churn/k6-export.json"
 
   # -- crafted edge cases
   check "zero requests: report written" report --out "$out/zero" "$td/zero-requests.json"
