@@ -198,7 +198,8 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
         for iid, v in q.by(f"histogram_quantile({quantile!r}, {lag_hist})", "instance_id").items():
             lag_by.setdefault(iid, {"count": 0})[key] = _round(_ms(v), 1)
 
-    instance_ids = sorted(set(per_runner_requests) | set(lag_by), key=_instance_order)
+    instance_ids = sorted(set(per_runner_requests) | set(per_runner_dropped) | set(per_runner_errors)
+                          | set(scale_events) | set(lag_by), key=_instance_order)
     rate = settings.get("rate")
     duration_s = settings.get("duration_s")
     if not duration_s:
@@ -215,7 +216,7 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
             "instance_id": _runner_key(iid),
             "requests": n,
             # k6-operator splits the rate evenly (execution segments 0:1/N, 1/N:2/N, ...).
-            "rate_target": _round(rate / len(instance_ids), 1) if rate else None,
+            "rate_target": _round(rate / len(instance_ids), 1) if rate else None,  # len >= 1 here
             "rate_achieved": _round(n / duration_s, 1) if duration_s else None,
             "dropped_iterations": _int(per_runner_dropped.get(iid)),
             "errors": {c: per_runner_errors.get(iid, {}).get(c, 0) for c in ERROR_CLASSES},
