@@ -402,7 +402,7 @@ runner_image_required() {
     check "$bin renders the defaults with loadtest.enabled=false and no runner image" \
       "$bin" template "$RELEASE" "$COPY/charts/bench" -n "$NAMESPACE" --set loadtest.enabled=false
   done
-  check "make runner-image target and its script exist" runner_image_target
+  check "make runner-image: usage without IMAGE; build + push, build + kind load (stand-in docker and kind)" runner_image_target
 }
 
 runner_image_target() {
@@ -412,6 +412,20 @@ runner_image_target() {
   local out
   if out=$(bash "$BENCH_ROOT/ci/tools/runner-image.sh" "" "" 2>&1); then echo "accepted an empty IMAGE"; return 1; fi
   grep -q 'usage: make runner-image IMAGE=' <<<"$out" || { echo "$out"; return 1; }
+  # with stand-in docker and kind on PATH that record their calls: build + push, build + kind load,
+  # and the --set flags it prints are the chart's two keys
+  local fake="$WORK/fake-builders" calls
+  mkdir -p "$fake"
+  printf '#!/bin/sh\necho "$(basename "$0") $*" >> "%s/calls"\n' "$fake" > "$fake/docker"
+  cp "$fake/docker" "$fake/kind"; chmod +x "$fake/docker" "$fake/kind"
+  out=$(PATH="$fake:$PATH" BENCH_IMAGE_BUILDER=docker bash "$BENCH_ROOT/ci/tools/runner-image.sh" reg.example:5000/bench/k6:v1 "" 2>/dev/null) || return 1
+  grep -q -- '--set loadtest.runner.image.repository=reg.example:5000/bench/k6,loadtest.runner.image.tag=v1$' <<<"$out" || { echo "$out"; return 1; }
+  PATH="$fake:$PATH" BENCH_IMAGE_BUILDER=docker bash "$BENCH_ROOT/ci/tools/runner-image.sh" bench/k6:v1 kind >/dev/null 2>&1 || return 1
+  calls=$(cat "$fake/calls")
+  [ "$calls" = "docker build -t reg.example:5000/bench/k6:v1 -f $BENCH_ROOT/ci/k6/Dockerfile $BENCH_ROOT
+docker push reg.example:5000/bench/k6:v1
+docker build -t bench/k6:v1 -f $BENCH_ROOT/ci/k6/Dockerfile $BENCH_ROOT
+kind load docker-image bench/k6:v1 --name kind" ] || { echo "calls: $calls"; return 1; }
 }
 
 # The repository root is a chart whose only dependency is charts/bench: rendering it (lint does not
