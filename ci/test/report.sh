@@ -199,6 +199,17 @@ sys.exit(1 if bad else 0)
 PY
 }
 
+# merge_checker_catches TAMPERED PROM RUNNER_SUMMARY...: check_merge.py must exit 1 and name the
+# request count, the read errors and runner 1's lag count.
+merge_checker_catches() {
+  local rc=0
+  "$REPORT_PYTHON" "$BENCH_ROOT/ci/report/tests/check_merge.py" "$@" > "$WORK/tampered.out" 2>&1 || rc=$?
+  [ "$rc" -eq 1 ] && grep -q "^FAIL: merged requests = sum of the runners" "$WORK/tampered.out" &&
+    grep -q "^FAIL: errors.read = sum over runners" "$WORK/tampered.out" &&
+    grep -q "^FAIL: runner 1: lag samples = its own" "$WORK/tampered.out" ||
+    { echo "exit $rc; wanted 1 and three FAIL lines:"; cat "$WORK/tampered.out"; return 1; }
+}
+
 # results_lists URL TESTID: `results --list` prints TESTID among the run ids of the Prometheus at URL.
 results_lists() {
   report results --list --prometheus "$1" > "$WORK/list.out" || return 1
@@ -250,6 +261,11 @@ main() {
   check "results: merged counts, classes, percentiles and lag match the runners and Prometheus" \
     "$REPORT_PYTHON" "$BENCH_ROOT/ci/report/tests/check_merge.py" "$merged/summary.json" "$prom" "${runner_summaries[@]}"
   [ ! -s "$merged/summary.json" ] || log "merged: $(json_get "$merged/summary.json" "'requests %(total)s, %(rate_achieved)s req/s, dropped %(dropped_iterations)s' % r['requests'] + ', errors %s' % {k: v for k, v in r['errors'].items() if v} + ', p99 %s ms' % r['latency_ms']['p99'] + ', bucket ratio %s' % r['merge']['histogram_bucket_ratio'] + ', runners ' + '; '.join('%s: %s req, p99 %s ms, lag n=%s %s' % (x['instance_id'], x['requests'], x['latency_ms']['p99'], x['lag_ms']['count'], 'CPU-BOUND' if x['cpu_bound'] else 'ok') for x in r['runners'])")"
+  "$REPORT_PYTHON" -c 'import json, sys
+r = json.load(open(sys.argv[1])); r["requests"]["total"] += 50; r["errors"]["read"] += 1; r["runners"][0]["lag_ms"]["count"] += 1
+json.dump(r, open(sys.argv[2], "w"))' "$merged/summary.json" "$WORK/tampered-merge.json"
+  check "merge checker catches a changed count, error class and lag count" merge_checker_catches \
+    "$WORK/tampered-merge.json" "$prom" "${runner_summaries[@]}"
   check "results: settings from the runner summary, rate from --rate" expect_json "$merged/summary.json" \
     "r['settings']['rate']==150 and r['settings']['connections']==60 and r['scenario']=='static' and r['controller']=='none'"
   check "results: the merged summary is read back by the report" report --out "$out/merged-again" "$merged/summary.json"
