@@ -2,15 +2,17 @@
 """Records and summarises the calibration runs of ci/calibrate/run.sh.
 
     report.py record --round N --tool T --mode M --kind K --offered R --duration S --connections C
-                     --measure JSON --result FILE --format wrk|k6-export|bench|vegeta --load L
+                     --measure JSON --result FILE --format wrk|k6-export|bench|vegeta|vegeta-csv --load L
         prints one JSON line: what the generator achieved and what it cost
     report.py line            (a JSON line on stdin) prints it as one human line
     report.py summary FILE [--machine TEXT]
         the report: medians and spread over rounds, ratios within each round, sizing table
 """
 import argparse
+import csv
 import datetime
 import json
+import math
 import re
 import statistics
 import sys
@@ -46,8 +48,11 @@ def parse_bench(path):
         'requests': s['requests']['total'],
         'dropped': s['requests']['dropped_iterations'],
         'failed': sum(s['errors'].values()),
-        'latency_ms': {k: lat[k] for k in ('p50', 'p90', 'p99', 'max')},
+        'latency_ms': {k: lat[k] for k in ('p50', 'p90', 'p99', 'p99.9', 'max')},
         'runner_lag_p95_ms': (s.get('runner') or {}).get('lag_ms', {}).get('p95'),
+        'runner_sched_p99_ms': ((s.get('runner') or {}).get('sched_latency_ms') or {}).get('p99'),
+        'runner_gc_cpu_fraction': (s.get('runner') or {}).get('gc_cpu_fraction'),
+        'runner_warned': bool((s.get('runner') or {}).get('cpu_bound') or (s.get('runner') or {}).get('runtime_bound')),
     }
 
 
@@ -63,7 +68,28 @@ def parse_vegeta(path):
     }
 
 
-PARSERS = {'wrk': parse_wrk, 'k6-export': parse_k6_export, 'bench': parse_bench, 'vegeta': parse_vegeta}
+def parse_vegeta_csv(path):
+    """vegeta encode --to csv: one row per request (timestamp, code, latency ns, ...)."""
+    latencies, failed = [], 0
+    with open(path, newline='') as f:
+        for row in csv.reader(f):
+            latencies.append(int(row[2]) / 1e6)
+            failed += not (200 <= int(row[1]) < 400)
+    latencies.sort()
+
+    def pct(q):
+        return round(latencies[min(len(latencies) - 1, max(0, math.ceil(q * len(latencies)) - 1))], 3) if latencies else None
+    return {
+        'requests': len(latencies),
+        'dropped': 0,
+        'failed': failed,
+        'latency_ms': {'p50': pct(0.5), 'p90': pct(0.9), 'p99': pct(0.99), 'p99.9': pct(0.999),
+                       'max': latencies[-1] if latencies else None},
+    }
+
+
+PARSERS = {'wrk': parse_wrk, 'k6-export': parse_k6_export, 'bench': parse_bench, 'vegeta': parse_vegeta,
+           'vegeta-csv': parse_vegeta_csv}
 
 
 def cmd_record(a):
@@ -111,10 +137,58 @@ def table(header, rows):
     return '\n'.join(out)
 
 
+# The generator may add at most this to p99 at the rate runners are sized for (README "sizing").
+ADDED_P99_BUDGET_MS = 1.0
+
+
+def added_latency(by, rounds):
+    """bench static minus vegeta at each swept rate (median over rounds), the sized rate (the highest
+    with added p99 within ADDED_P99_BUDGET_MS), and Go's default collector at the fixed rate."""
+    rates = sorted({int(k[2].split('-', 1)[1]) for k in by if k[2].startswith('sweep-')})
+    if not rates:
+        return []
+    rows, sized = [], None
+    for rate in rates:
+        kind = f'sweep-{rate}'
+        d99, d999, held, warned = [], [], [], []
+        for rd in rounds:
+            v = by.get(('vegeta', 'keepalive', kind), {}).get(rd)
+            b = by.get(('static', 'keepalive', kind), {}).get(rd)
+            if not (v and b and v.get('latency_ms') and b.get('latency_ms')):
+                continue
+            d99.append(b['latency_ms']['p99'] - v['latency_ms']['p99'])
+            d999.append(b['latency_ms']['p99.9'] - v['latency_ms']['p99.9'])
+            held.append(b['dropped'] == 0 and b['achieved'] >= 0.95 * rate)
+            warned.append(b.get('runner_warned'))
+        if not d99:
+            continue
+        ok = all(held) and statistics.median(d99) <= ADDED_P99_BUDGET_MS
+        if ok:
+            sized = rate
+        rows.append([str(rate), fmt_spread(spread(d99), 2), fmt_spread(spread(d999), 2),
+                     'yes' if all(held) else 'NO', 'yes' if any(warned) else 'no', 'yes' if ok else 'no'])
+    out = [f'Generator-added latency: bench static minus vegeta at the same rate (keep-alive, shipped GOGC/GOMEMLIMIT), ms',
+           table(['rate', 'added p99', 'added p99.9', 'rate held', 'runner warned', f'added p99 <= {ADDED_P99_BUDGET_MS:g}'],
+                 rows),
+           f'sized rate per runner core (highest with added p99 <= {ADDED_P99_BUDGET_MS:g} ms): '
+           + (f'{sized} req/s' if sized else 'none of the swept rates')]
+    gc = list(by.get(('static', 'keepalive', 'fixed-gogc100'), {}).values())
+    shipped = list(by.get(('static', 'keepalive', 'fixed'), {}).values())
+    if gc and shipped:
+        out.append(f"bench static at {gc[0]['offered']} req/s, p99 / p99.9 ms: shipped settings "
+                   f"{fmt_spread(spread([r['latency_ms']['p99'] for r in shipped]), 2)} / "
+                   f"{fmt_spread(spread([r['latency_ms']['p99.9'] for r in shipped]), 2)}, Go's default GC (GOGC=100) "
+                   f"{fmt_spread(spread([r['latency_ms']['p99'] for r in gc]), 2)} / "
+                   f"{fmt_spread(spread([r['latency_ms']['p99.9'] for r in gc]), 2)} "
+                   f"(runner warned: {'yes' if any(r.get('runner_warned') for r in gc) else 'no'})")
+    out.append('')
+    return out
+
+
 def cmd_summary(a):
     recs = [json.loads(line) for line in open(a.file) if line.strip()]
-    runs = [r for r in recs if r.get('kind') in ('probe', 'ceiling', 'fixed')
-            or str(r.get('kind', '')).startswith('pair-')]
+    runs = [r for r in recs if r.get('kind') in ('probe', 'ceiling', 'fixed', 'fixed-gogc100')
+            or str(r.get('kind', '')).startswith(('pair-', 'sweep-'))]
     mem = [r for r in recs if r.get('kind') == 'memory']
     bad = [r for r in runs if r['measure']['rc'] not in (0, 99)]
     rounds = sorted({r['round'] for r in runs})
@@ -201,6 +275,8 @@ def cmd_summary(a):
         if diff:
             out.append(f'k6 p99 minus vegeta p99 at the same rate: {fmt_spread(spread(diff), 2)} ms')
         out.append('')
+
+    out.extend(added_latency(by, rounds))
 
     if mem:
         out.append('Memory per 1,000 VUs (RSS after VU initialisation, k6 paused; difference between two VU counts):')

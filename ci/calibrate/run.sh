@@ -10,14 +10,16 @@
 # figures are per runner core. Prints the ratios; results land in OUT/results.jsonl and
 # OUT/report.txt. NOT a timed test and not part of `make test`.
 #
-# Usage: ci/calibrate/run.sh [--rounds N] [--duration S] [--connections N] [--rate R]
+# Usage: ci/calibrate/run.sh [--rounds N] [--duration S] [--connections N] [--rate R] [--sweep R,R,...]
 #                            [--body PATH] [--no-dynamic] [--no-tls] [--no-close] [--out DIR]
 #   --rounds N       repeat every measurement N times, interleaved (default 2)
 #   --duration S     seconds of load per measurement (default 5)
 #   --connections N  connections = k6 VUs = wrk -c = vegeta -max-connections (default 100)
 #   --rate R         the fixed rate for vegeta vs k6 vs bench (default 2000 req/s)
+#   --sweep R,...    rates at which bench static's added latency over vegeta is measured, with the
+#                    shipped runner settings (default 1000,2000,3000,4000,5000; "" = none)
 #   --body PATH      request path on the backend (default /bytes/1k)
-# Default run: about 5.5 minutes on a 2-core machine.
+# Default run: about 8 minutes on a 2-core machine.
 . "$(dirname "$0")/../lib/common.sh"
 . "$BENCH_ROOT/ci/lib/apiserver.sh"
 
@@ -25,11 +27,11 @@
 VEGETA_VERSION=v12.12.0
 OFFERED_PROBE=50000 # the probe offers this rate: far above what one core sends
 
-ROUNDS=2 DURATION=5 CONNECTIONS=100 RATE=2000 BODY=/bytes/1k
+ROUNDS=2 DURATION=5 CONNECTIONS=100 RATE=2000 BODY=/bytes/1k SWEEP=1000,2000,3000,4000,5000
 DYNAMIC=true TLS=true CLOSE=true OUT=$BENCH_ROOT/.tools/calibrate
 WORK="" PIDS=()
 
-usage() { sed -n '13,20p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '13,22p' "$0" | sed 's/^# \{0,1\}//'; }
 
 positive_int() { # positive_int FLAG VALUE
   [[ $2 =~ ^[1-9][0-9]*$ ]] || die "invalid $1 '$2': expected a whole number >= 1"
@@ -42,6 +44,8 @@ parse_args() {
       --duration) positive_int "$1" "${2:-}"; DURATION=$2; shift 2 ;;
       --connections) positive_int "$1" "${2:-}"; CONNECTIONS=$2; shift 2 ;;
       --rate) positive_int "$1" "${2:-}"; RATE=$2; shift 2 ;;
+      --sweep) [[ ${2-} =~ ^([1-9][0-9]*(,[1-9][0-9]*)*)?$ ]] || die "invalid --sweep '${2-}': expected rates like 1000,2000,4000"
+        SWEEP=$2; shift 2 ;;
       --body) [[ ${2:-} =~ ^/bytes/(0|1k|4k|100k|1m)$ ]] || die "invalid --body '${2:-}': expected /bytes/0, /bytes/1k, /bytes/4k, /bytes/100k or /bytes/1m"
         BODY=$2; shift 2 ;;
       --no-dynamic) DYNAMIC=false; shift ;;
@@ -211,14 +215,27 @@ run_pair() {
   record "$round" "$tool" keepalive "pair-$tool" "$over" "$(tail -1 "$WORK/pair-$tool/stdout")" "$WORK/pair-$tool/summary.json" bench
 }
 
-run_vegeta() { # run_vegeta ROUND
-  local m
+run_vegeta() { # run_vegeta ROUND [RATE KIND]
+  local m rate=${2:-$RATE} kind=${3:-fixed}
   printf 'GET http://127.0.0.1:%s%s\n' "$PORT_HTTP" "$BODY" > "$WORK/targets"
   m=$(taskset -c "$GEN_CPU" python3 "$BENCH_ROOT/ci/calibrate/measure.py" -- \
-    vegeta attack -targets "$WORK/targets" -rate "$RATE/s" -duration "${DURATION}s" -keepalive \
+    vegeta attack -targets "$WORK/targets" -rate "$rate/s" -duration "${DURATION}s" -keepalive \
       -max-connections "$CONNECTIONS" -output "$WORK/vegeta.bin" 2>"$WORK/vegeta.err")
-  vegeta report -type json "$WORK/vegeta.bin" > "$WORK/vegeta.json"
-  record "$1" vegeta keepalive fixed "$RATE" "$m" "$WORK/vegeta.json" vegeta
+  # every request's latency: vegeta's own report stops at p99
+  vegeta encode --to csv "$WORK/vegeta.bin" > "$WORK/vegeta.csv"
+  record "$1" vegeta keepalive "$kind" "$rate" "$m" "$WORK/vegeta.csv" vegeta-csv
+}
+
+# run_sweep ROUND: at each --sweep rate, vegeta then bench static with the shipped runner settings
+# (the local k6 carries the chart's GOGC/GOMEMLIMIT, ci/k6/build.sh), and static at --rate with Go's
+# default collector (GOGC=100) to show what the setting is worth.
+run_sweep() {
+  local rate
+  for rate in ${SWEEP//,/ }; do
+    run_vegeta "$1" "$rate" "sweep-$rate"
+    run_k6 "$1" static keepalive "sweep-$rate" "$rate"
+  done
+  GOGC=100 run_k6 "$1" static keepalive fixed-gogc100 "$RATE"
 }
 
 # memory_per_vus TOOL: RSS after VU initialisation with CONNECTIONS and CONNECTIONS+1000 VUs.
@@ -263,6 +280,7 @@ run_round() {
   run_vegeta "$r"
   run_k6 "$r" bare keepalive fixed "$RATE"
   run_k6 "$r" static keepalive fixed "$RATE"
+  if [ -n "$SWEEP" ]; then run_sweep "$r"; fi
 }
 
 main() {

@@ -318,6 +318,16 @@ def run_overview():
         "budget (VUs), not the CPU, was short.",
         targets((lag_p95, "runner lag p95"), (zero_while_running(dropped), "dropped/s")), "s",
         minimum=0, right=("dropped/s", "reqps")), 24, 6)
+    lay.add(timeseries(
+        "Runner pauses: scheduling p99 and GC CPU (worst runner, Go runtime)",
+        "What the runner's Go runtime says of its own pauses since it started (k6/x/bench, "
+        "scenarios/lib/lag.js): p99 of the time ready goroutines waited for a CPU (a response waits "
+        "that long before k6 times it; the summary warns above 1 ms) and the garbage collector's "
+        "share of the runner's CPU (warns above 10%). Runners hold the collector off with GOGC=off "
+        "and a GOMEMLIMIT (chart loadtest.runner.gc).",
+        targets(('max(k6_bench_runner_sched_p99_ms{%s}) / 1000' % RUN, "scheduling p99"),
+                ('max(k6_bench_runner_gc_cpu_ratio{%s})' % RUN, "GC CPU share")), "s",
+        minimum=0, right=("GC CPU share", "percentunit")), 24, 6)
 
     lay.row("Latency: percentiles over time (native histograms, merged across runners)")
     lay.add(timeseries(
@@ -359,6 +369,14 @@ def run_overview():
         targets((zero_total(k6_total("k6_bench_errors_total", "testid, class"), "testid", ("class", "none")),
                  "{{class}}"), instant=True), "short",
         decimals=0), 6, 8)
+    lay.add(timeseries(
+        "Errors by cause",
+        "bench_errors by class and cause (scenarios/lib/errors.js): connection/refused, /reset (at "
+        "connect), /tls_handshake (a handshake cut or refused), /dns; read/eof, /reset, /replayed (a "
+        "request Go re-sent after its reused keep-alive connection died: wrk counts it as a read "
+        "error, so does bench); timeout; http status. Stacked.",
+        targets((zero_while_running(k6_rate("k6_bench_errors_total", by="class, cause")),
+                 "{{class}}/{{cause}}")), "reqps", stack=True, bars=True, minimum=0), 24, 8)
 
     lay.row("Churn: backend replicas and how fast the path converged")
     lay.add(timeseries(

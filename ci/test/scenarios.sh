@@ -107,7 +107,8 @@ EOF
 start_servers() {
   PORT_HTTP=$(free_port) PORT_HTTP2=$(free_port) PORT_TLS=$(free_port) PORT_502=$(free_port)
   PORT_CLOSED=$(free_port) PORT_REFUSE=$(free_port) PORT_STALL=$(free_port) PORT_RESET=$(free_port)
-  PORT_NOT_TLS=$(free_port)
+  PORT_NOT_TLS=$(free_port) PORT_TLSCUT_FIN=$(free_port) PORT_TLSCUT_RST=$(free_port) PORT_ACCEPTRESET=$(free_port)
+  PORT_REUSECUT=$(free_port) PORT_IGNORECLOSE=$(free_port)
   sh "$BENCH_ROOT/charts/bench/files/backend/make-bodies.sh" "$WORK/bodies"
   openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=bench.local -keyout "$WORK/tls.key" \
     -out "$WORK/tls.crt" 2>/dev/null
@@ -116,15 +117,17 @@ start_servers() {
   nginx -c "$WORK/nginx.conf" -p "$WORK" -e "$WORK/nginx-error.log" -g 'daemon off;' 2>"$WORK/nginx.stderr" &
   pids+=($!)
   local mode port
-  for mode in refuse stall reset tls; do
+  for mode in refuse stall reset tls tlscut-fin tlscut-rst acceptreset reusecut ignoreclose; do
     case $mode in refuse) port=$PORT_REFUSE ;; stall) port=$PORT_STALL ;; reset) port=$PORT_RESET ;;
-      tls) port=$PORT_NOT_TLS ;; esac
+      tls) port=$PORT_NOT_TLS ;; tlscut-fin) port=$PORT_TLSCUT_FIN ;; tlscut-rst) port=$PORT_TLSCUT_RST ;;
+      acceptreset) port=$PORT_ACCEPTRESET ;; reusecut) port=$PORT_REUSECUT ;; ignoreclose) port=$PORT_IGNORECLOSE ;; esac
+    # stdout: the server's ground truth, one line per event (error_server.py)
     python3 "$BENCH_ROOT/scenarios/tests/error_server.py" "$mode" "$port" "$WORK/tls.crt" "$WORK/tls.key" \
-      >"$WORK/error-$mode.log" 2>&1 &
+      >>"$WORK/events-$mode.log" 2>"$WORK/error-$mode.log" & # append: clear_events truncates it under the server
     pids+=($!)
   done
   for port in "$PORT_HTTP" "$PORT_HTTP2" "$PORT_TLS" "$PORT_502" "$PORT_REFUSE" "$PORT_STALL" "$PORT_RESET" \
-      "$PORT_NOT_TLS"; do
+      "$PORT_NOT_TLS" "$PORT_TLSCUT_FIN" "$PORT_TLSCUT_RST" "$PORT_ACCEPTRESET" "$PORT_REUSECUT" "$PORT_IGNORECLOSE"; do
     wait_for_port "$port"
   done
   HTTP=http://127.0.0.1:$PORT_HTTP
@@ -240,6 +243,70 @@ test_error_classes() {
   check "errors: 429 -> http_4xx ($(total .errors.http_4xx))" only_error_class http_4xx
   check "errors: the text table shows the 4xx count" \
     grep -Eq '^count +0 +0 +0 +0 +[1-9][0-9]* +0$' "$RUN/summary.txt"
+}
+
+# events MODE NAME: how many NAME events the MODE error server logged since its log was cleared.
+events() { grep -cx -- "$2" "$WORK/events-$1.log" || true; }
+clear_events() { : > "$WORK/events-$1.log"; }
+# only_error_cause CLASS CAUSE: every load request failed with CLASS and that cause
+only_error_cause() {
+  only_error_class "$1" && jq -e --arg c "$1" --arg k "$2" '.error_causes[$c][$k] == .requests.total' "$RUN/summary.json" >/dev/null
+}
+
+# What the published tests counted and k6's codes alone get wrong: a TLS handshake the server cuts
+# (k6 says EOF or reset: a read error by code), a reset during connect, a request lost on a reused
+# connection that Go's transport replays silently, and Connection: close a server ignores. Each
+# count is compared with the server's own log.
+test_failure_ground_truth() {
+  local how port
+  for how in fin rst; do
+    port=PORT_TLSCUT_${how^^}
+    clear_events "tlscut-$how"
+    run_k6 "err-tlscut-$how" static.js BENCH_TARGET_URL="https://127.0.0.1:${!port}" BENCH_RATE=50 BENCH_DURATION=2s \
+      BENCH_CONNECTIONS=10
+    log "TLS cut with ${how^^}: $(jq -c .error_causes.connection "$RUN/summary.json")"
+    check "ground truth: TLS handshake cut with ${how^^} -> connection ($(total .errors.connection) of $(total))" \
+      only_error_class connection
+    if [ "$how" = fin ]; then
+      check "ground truth: every handshake cut with FIN -> cause tls_handshake" only_error_cause connection tls_handshake
+    else # an RST can reach the client's connect already: then it is a reset at connect, not a handshake
+      check "ground truth: every handshake cut with RST -> cause tls_handshake or reset" \
+        jq -e '.error_causes.connection.tls_handshake + .error_causes.connection.reset == .requests.total
+          and .error_causes.connection.tls_handshake > 0' "$RUN/summary.json"
+    fi
+    check "ground truth: one failure per cut handshake ($(total) requests, $(events "tlscut-$how" cut) cuts)" \
+      test "$(total)" -eq "$(events "tlscut-$how" cut)"
+  done
+
+  clear_events acceptreset
+  run_k6 err-acceptreset static.js BENCH_TARGET_URL="http://127.0.0.1:$PORT_ACCEPTRESET" BENCH_RATE=50 \
+    BENCH_DURATION=2s BENCH_CONNECTIONS=10
+  log "accept-reset: $(jq -c '{connection: .error_causes.connection.reset, read: .error_causes.read.reset}' "$RUN/summary.json")"
+  check "ground truth: reset at accept -> reset in connection (at connect) or read (after the write), nothing else" \
+    jq -e '.requests.total > 0 and .error_causes.connection.reset + .error_causes.read.reset == .requests.total' \
+    "$RUN/summary.json"
+  check "ground truth: one failure per reset connection ($(total) requests, $(events acceptreset reset) resets)" \
+    test "$(total)" -eq "$(events acceptreset reset)"
+
+  clear_events reusecut
+  run_k6 err-reusecut static.js BENCH_TARGET_URL="http://127.0.0.1:$PORT_REUSECUT" BENCH_RATE=100 BENCH_DURATION=2s \
+    BENCH_CONNECTIONS=5
+  local cut served
+  cut=$(events reusecut cut) served=$(events reusecut served)
+  log "reuse-cut: server served $served and cut $cut; bench $(jq -c '{total: .requests.total, read: .error_causes.read}' "$RUN/summary.json")"
+  check "ground truth: every request cut on a reused connection counted as a read error ($cut cut, $(total .errors.read) read)" \
+    test "$cut" -gt 0 -a "$(total .errors.read)" -eq "$cut"
+  check "ground truth: the cut requests were replays the transport hid ($(total .error_causes.read.replayed) replayed)" \
+    test "$(total .error_causes.read.replayed)" -eq "$cut"
+  check "ground truth: bench's requests are the server's answers ($(total) = $served)" test "$(total)" -eq "$served"
+  check "ground truth: settings say how replays were counted" sj '.settings.replays == "counted_as_read_errors"'
+
+  clear_events ignoreclose
+  run_k6 keepalive-ignored static.js BENCH_TARGET_URL="http://127.0.0.1:$PORT_IGNORECLOSE" BENCH_KEEPALIVE=false \
+    BENCH_RATE=100 BENCH_DURATION=2s BENCH_CONNECTIONS=10
+  check "ground truth: keepalive=false opens one connection per request on a server that ignores Connection: close \
+($(events ignoreclose conn) connections, $(events ignoreclose served) requests)" \
+    test "$(events ignoreclose served)" -eq "$(total)" -a "$(events ignoreclose conn)" -eq "$(total)"
 }
 
 test_fail_fast() {
@@ -859,6 +926,7 @@ main() {
   test_static
   test_dropped
   test_error_classes
+  test_failure_ground_truth
   test_fail_fast
   test_bad_config
   test_keepalive

@@ -4,14 +4,17 @@ import { ERROR_CLASSES } from './errors.js';
 // judgeStep(rateTarget, requests, latency, errors, budget): one step against the budget
 // {p99Ms, errorRatio}: within budget = no dropped iterations, >= 95% of the rate achieved, p99 and
 // the failed-request ratio within their limits.
+// With several runners (execution segments) each judges its own share: requests.rate_target is this
+// runner's part of the step (summary.js requestsFor) and rate_target_run the whole step's rate.
 export function judgeStep(rateTarget, requests, latency, errors, budget) {
   const failed = ERROR_CLASSES.reduce((n, c) => n + errors[c], 0);
   const errorRatio = requests.total > 0 ? failed / requests.total : 1;
   const ok = requests.total > 0 && requests.dropped_iterations === 0
-    && requests.rate_achieved >= 0.95 * rateTarget
+    && requests.rate_achieved >= 0.95 * requests.rate_target
     && latency.p99 !== null && latency.p99 <= budget.p99Ms && errorRatio <= budget.errorRatio;
   return {
-    rate_target: rateTarget,
+    rate_target: requests.rate_target,
+    rate_target_run: rateTarget,
     rate_achieved: requests.rate_achieved,
     p99_ms: latency.p99,
     error_ratio: Math.round(errorRatio * 1e6) / 1e6,
@@ -34,9 +37,10 @@ export function kneeRate(judged) {
 export function judgeRunnerStep(rateTarget, requests, latency, lag, cpuBoundFn) {
   const cpuBound = cpuBoundFn(lag.p95, lag.p99) === true;
   const ok = requests.total > 0 && requests.dropped_iterations === 0
-    && requests.rate_achieved >= 0.95 * rateTarget && !cpuBound;
+    && requests.rate_achieved >= 0.95 * requests.rate_target && !cpuBound;
   return {
-    rate_target: rateTarget,
+    rate_target: requests.rate_target,
+    rate_target_run: rateTarget,
     rate_achieved: requests.rate_achieved,
     p99_ms: latency.p99,
     dropped_iterations: requests.dropped_iterations,

@@ -11,10 +11,14 @@
 // before anything else. The check costs one property read per request.
 import { sleep } from 'k6';
 import exec from 'k6/execution';
-import { runnerLag } from './metrics.js';
+import bench from 'k6/x/bench';
+import { runnerGcCpu, runnerLag, runnerSchedP99 } from './metrics.js';
 
-export const LAG_VUS = 4; // one per runner for TestRun parallelism up to 4; more runners share them
-export const LAG_INTERVAL_MS = 100;
+// k6 splits these VUs between runners by execution segment, like any scenario's: 32 give every
+// runner of a TestRun with parallelism up to 32 at least one (a VU costs about 0.3 MB), and a
+// single runner 80 samples a second.
+export const LAG_VUS = 32;
+export const LAG_INTERVAL_MS = 400;
 // Lag above these means the runner was short of CPU (ci/calibrate/README.md, "Runner lag"): with
 // spare CPU p95 was 1-5 ms and the max 20 ms; saturated and competing for CPU, p95 14-111 ms. A CPU
 // limit that throttles only now and then (a pod just under its need) leaves p95 low and shows in
@@ -28,6 +32,20 @@ export function lagCpuBound(p95, p99) {
   return p95 > LAG_LIMIT_MS || (p99 !== null && p99 !== undefined && p99 > LAG_LIMIT_P99_MS);
 }
 export const LAG_ROLE = 'lag';
+
+// The Go runtime's witnesses (k6/x/bench runtimeStats, over the whole run): p99 of the time ready
+// goroutines waited for a CPU, and the garbage collector's share of the CPU the runner used. A
+// response waits that long before k6 times it, so the p99 limit is the latency the runner may add
+// (the goal of ci/calibrate: at most 1 ms at p99). Calibrated in ci/calibrate/README.md.
+export const SCHED_LIMIT_P99_MS = 1;
+export const GC_CPU_LIMIT = 0.1;
+
+// runtimeVerdict(schedP99Ms, gcCpuFraction): true when either is above its limit; null when the
+// runtime gave no figures.
+export function runtimeVerdict(schedP99Ms, gcCpuFraction) {
+  if (schedP99Ms === null || schedP99Ms === undefined) return null;
+  return schedP99Ms > SCHED_LIMIT_P99_MS || (gcCpuFraction !== null && gcCpuFraction > GC_CPU_LIMIT);
+}
 
 // lagScenario(endMs): LAG_VUS VUs sampling the lag until endMs (the end of the last load scenario).
 export function lagScenario(endMs) {
@@ -75,4 +93,11 @@ export function runLag() {
   const t1 = Date.now();
   const tags = phases.length ? phaseTags(t0 - exec.scenario.startTime) : undefined;
   runnerLag.add(Math.max(0, t1 - t0 - LAG_INTERVAL_MS), tags);
+  // The runtime's figures, every RUNTIME_EVERY-th sample of each lag VU (a few per second).
+  if (exec.vu.iterationInScenario % RUNTIME_EVERY === 0) {
+    const rt = bench.runtimeStats();
+    if (rt.sched_latency_ms) runnerSchedP99.add(rt.sched_latency_ms.p99, tags);
+    if (rt.gc_cpu_fraction !== undefined) runnerGcCpu.add(rt.gc_cpu_fraction, tags);
+  }
 }
+const RUNTIME_EVERY = 10;

@@ -3,6 +3,7 @@
 // response bodies discarded. Plus the k6 options every entry script shares.
 import http from 'k6/http';
 import { sleep } from 'k6';
+import bench from 'k6/x/bench';
 import { countError, startErrorSeries } from './errors.js';
 import { k6Duration, parseDuration } from './config.js';
 import { lagScenario, isLagVu, runLag } from './lag.js';
@@ -20,15 +21,26 @@ export function gapMs(cfg) {
 }
 
 // target(cfg, baseUrl, path, keepalive): everything one request needs, built once per VU.
+// keepalive false: a new connection for every request (ab without -k), whatever the server does:
+// the VU's transport stops reusing connections and sends `Connection: close` itself.
 export function target(cfg, baseUrl, path, keepalive) {
   const headers = {};
   if (cfg.targetHost) headers.Host = cfg.targetHost;
-  // Go's HTTP client honours the header: the connection closes after each response (ab without -k).
-  if (!keepalive) headers.Connection = 'close';
   return {
     url: baseUrl + path,
+    keepalive,
     params: { headers, timeout: k6Duration(cfg.timeoutMs) },
   };
+}
+
+// useTargetConnections(t): puts this VU's transport in t's keep-alive mode when it is not already
+// (k6/x/bench, which also counts requests the transport replayed: errors.js). One comparison per
+// request; a VU's module state is its own.
+let vuKeepAlive = null;
+export function useTargetConnections(t) {
+  if (t.keepalive === vuKeepAlive) return;
+  bench.useConnections(t.keepalive);
+  vuKeepAlive = t.keepalive;
 }
 
 // hit(t): one request; a failure is classified into bench_errors. Returns the response.
@@ -39,6 +51,7 @@ export function hit(t) {
     runLag();
     return null;
   }
+  useTargetConnections(t);
   const res = http.get(t.url, t.params);
   countError(res);
   return res;

@@ -15,3 +15,8 @@ export const scaleEvents = new Counter('bench_scale_events');
 // How late (ms) a sleeping VU of the runner_lag scenario woke up (lag.js): the runner's own CPU
 // starvation. Tag role=lag only (plus run tags).
 export const runnerLag = new Trend('bench_runner_lag', true);
+// The Go runtime's witnesses of the runner's own pauses, since the runner started (k6/x/bench
+// runtimeStats, sent by the lag VUs every few seconds): p99 of the time ready goroutines waited for
+// a CPU, in ms, and the garbage collector's share of the CPU the runner used (0-1).
+export const runnerSchedP99 = new Gauge('bench_runner_sched_p99_ms');
+export const runnerGcCpu = new Gauge('bench_runner_gc_cpu_ratio');

@@ -8,8 +8,9 @@
 // steps: parts that get sub-metrics but no by_path entry (max-rps), extend(data, summary): optional
 // hook for experiment-specific keys}.
 import exec from 'k6/execution';
-import { ERROR_CLASSES } from './errors.js';
-import { LAG_LIMIT_MS, LAG_LIMIT_P99_MS, lagCpuBound } from './lag.js';
+import bench from 'k6/x/bench';
+import { ERROR_CAUSES, ERROR_CLASSES } from './errors.js';
+import { LAG_LIMIT_MS, LAG_LIMIT_P99_MS, lagCpuBound, runtimeVerdict, SCHED_LIMIT_P99_MS, GC_CPU_LIMIT } from './lag.js';
 import './metrics.js';
 
 export const SCHEMA = 'bench.summary/v1';
@@ -33,6 +34,9 @@ export function summaryThresholds(report, thresholds) {
     if (f !== LOAD) addThreshold(t, `dropped_iterations{${f}}`, 'count>=0');
     addThreshold(t, `data_received{${f}}`, 'count>=0');
     for (const cls of ERROR_CLASSES) addThreshold(t, `bench_errors{${f},class:${cls}}`, 'count>=0');
+  }
+  for (const cls of ERROR_CLASSES) {
+    for (const cause of ERROR_CAUSES[cls]) addThreshold(t, `bench_errors{${LOAD},class:${cls},cause:${cause}}`, 'count>=0');
   }
   addThreshold(t, 'bench_endpoint_convergence{event:added}', 'max>=0');
   addThreshold(t, 'bench_endpoint_convergence{event:removed}', 'max>=0');
@@ -68,6 +72,16 @@ export function errorsFor(data, filter) {
   return out;
 }
 
+// errorCausesFor(data, filter): {class: {cause: count}} (errors.js ERROR_CAUSES).
+export function errorCausesFor(data, filter) {
+  const out = {};
+  for (const cls of ERROR_CLASSES) {
+    out[cls] = {};
+    for (const cause of ERROR_CAUSES[cls]) out[cls][cause] = count(data, `bench_errors{${filter},class:${cls},cause:${cause}}`);
+  }
+  return out;
+}
+
 // droppedKey: k6 tags dropped_iterations with the run tags and `scenario` only, never with a
 // scenario's own tags (role), so role:load never matches it. Only the arrival-rate executors drop
 // iterations and every one of them is a load scenario: for role:load the plain metric is the count.
@@ -75,11 +89,13 @@ function droppedKey(filter) {
   return filter === LOAD ? 'dropped_iterations' : `dropped_iterations{${filter}}`;
 }
 
+// requestsFor(data, filter, rateTarget, durationMs): rate_target is this runner's share of
+// rateTarget (runnerShare): with several runners each holds its own part of the run's rate.
 export function requestsFor(data, filter, rateTarget, durationMs) {
   const total = count(data, `http_reqs{${filter}}`);
   return {
     total,
-    rate_target: rateTarget,
+    rate_target: round(rateTarget * runnerShare(), 1),
     rate_achieved: round(total / (durationMs / 1000), 1),
     dropped_iterations: count(data, droppedKey(filter)),
   };
@@ -92,9 +108,13 @@ function convergenceFor(data, event) {
   return { count: v.count, p50: round(v['p(50)'], 1), max: round(v.max, 1) };
 }
 
-// runnerFor(data): the runner_lag scenario's samples (lag.js): did the runner have CPU to spare?
-// cpu_bound: lag p95 above lag_limit_ms or p99 above lag_limit_p99_ms; null when no lag was sampled.
-export function runnerFor(data) {
+// runnerFor(data, runtime): did the runner add latency of its own? Two witnesses:
+// - the runner_lag scenario's samples (lag.js): cpu_bound when lag p95 is above lag_limit_ms or
+//   p99 above lag_limit_p99_ms; null when no lag was sampled;
+// - the Go runtime's own figures (k6/x/bench runtimeStats: how long ready goroutines waited for a
+//   CPU, the garbage collector's CPU share): runtime_bound when either is above its limit, the
+//   pauses a sleeping probe misses (lag.js runtimeVerdict).
+export function runnerFor(data, runtime) {
   const m = data.metrics.bench_runner_lag;
   const v = m ? m.values : null;
   const lag = { count: 0, p50: null, p95: null, p99: null, max: null };
@@ -102,7 +122,40 @@ export function runnerFor(data) {
     Object.assign(lag, { count: v.count, p50: round(v['p(50)'], 1), p95: round(v['p(95)'], 1),
       p99: round(v['p(99)'], 1), max: round(v.max, 1) });
   }
-  return { lag_ms: lag, lag_limit_ms: LAG_LIMIT_MS, lag_limit_p99_ms: LAG_LIMIT_P99_MS, cpu_bound: lagCpuBound(lag.p95, lag.p99) };
+  const rt = runtime || {};
+  const sched = rt.sched_latency_ms || {};
+  const schedMs = { p50: round(sched.p50), p99: round(sched.p99), 'p99.9': round(sched.p999), max: round(sched.max) };
+  const gcCpu = rt.gc_cpu_fraction === undefined ? null : round(rt.gc_cpu_fraction, 4);
+  return {
+    lag_ms: lag,
+    lag_limit_ms: LAG_LIMIT_MS,
+    lag_limit_p99_ms: LAG_LIMIT_P99_MS,
+    cpu_bound: lagCpuBound(lag.p95, lag.p99),
+    sched_latency_ms: schedMs,
+    sched_limit_p99_ms: SCHED_LIMIT_P99_MS,
+    gc_cycles: rt.gc_cycles === undefined ? null : rt.gc_cycles,
+    gc_cpu_fraction: gcCpu,
+    gc_cpu_limit: GC_CPU_LIMIT,
+    go_gc: rt.gogc === undefined ? null : rt.gogc,
+    go_memory_limit: rt.gomemlimit === undefined ? null : rt.gomemlimit,
+    runtime_bound: runtimeVerdict(schedMs.p99, gcCpu),
+  };
+}
+
+// runnerShare(): this runner's share of the test's load (k6-operator parallelism runs each runner
+// on an execution segment, e.g. "1/3:2/3"); 1 when the test is not split.
+export function runnerShare() {
+  let segment = '';
+  try {
+    segment = String(exec.test.options.executionSegment || '');
+  } catch (e) {
+    segment = '';
+  }
+  const m = /^([0-9/.]+):([0-9/.]+)$/.exec(segment.trim());
+  if (!m) return 1;
+  const frac = (t) => (t.includes('/') ? Number(t.split('/')[0]) / Number(t.split('/')[1]) : Number(t));
+  const share = frac(m[2]) - frac(m[1]);
+  return share > 0 && share <= 1 ? share : 1;
 }
 
 // buildSummary(data, report, runTags): the bench.summary/v1 object. runTags are the test-wide tags
@@ -138,11 +191,16 @@ export function buildSummary(data, report, runTags) {
       keepalive: report.keepalive,
       tls: /^https:/.test(report.targetUrl),
       churn_pattern: report.churnPattern,
+      // this runner's part of the load (1 = the whole run; k6-operator parallelism splits it)
+      runner_share: round(runnerShare(), 6),
+      // a request the transport re-sent after its reused connection died is a read error (wrk)
+      replays: 'counted_as_read_errors',
       environment: cfg.environment,
     },
     requests: requestsFor(data, LOAD, report.rateTarget, durationMs),
     latency_ms: latencyFrom(duration && duration.values),
     errors: errorsFor(data, LOAD),
+    error_causes: errorCausesFor(data, LOAD),
     convergence_ms: { added: convergenceFor(data, 'added'), removed: convergenceFor(data, 'removed') },
     scale_events: count(data, 'bench_scale_events'),
     by_path: byPath,
@@ -150,8 +208,9 @@ export function buildSummary(data, report, runTags) {
       bytes_received: received,
       bytes_received_per_s: round(received / (durationMs / 1000), 0),
     },
-    runner: runnerFor(data),
+    runner: runnerFor(data, bench.runtimeStats()),
   };
+  summary.requests.dropped_because = droppedBecause(summary);
   if (report.extend) report.extend(data, summary);
   return summary;
 }
@@ -199,22 +258,41 @@ function errorRow(label, e) {
 }
 const ERROR_HEADER = ['Errors', 'connection', 'timeout', 'read', '5xx', '4xx', 'other'];
 
+// droppedBecause(summary): why k6 dropped iterations: 'runner' when the runner's verdict says it
+// was short of CPU or paused itself, 'target' when its VUs were all waiting on responses, null when
+// nothing was dropped.
+export function droppedBecause(s) {
+  if (!s.requests.dropped_iterations) return null;
+  const rn = s.runner || {};
+  return rn.cpu_bound || rn.runtime_bound ? 'runner' : 'target';
+}
+
 // warnings(summary): what makes the numbers less than they seem, said loudly.
 export function warnings(s) {
   const out = [];
   const r = s.requests;
+  const rn = s.runner;
   if (r.dropped_iterations > 0 && !s.max_rps) {
     const pct = r.total + r.dropped_iterations > 0 ? (100 * r.dropped_iterations) / (r.total + r.dropped_iterations) : 100;
+    const why = droppedBecause(s) === 'runner'
+      ? 'The runner itself was short of CPU (see its verdict below): give it more CPU or add runners.'
+      : `Every connection (VU) was busy waiting on the target: ${r.dropped_iterations} requests could not be sent `
+        + 'on time, a finding about the target (wrk2 would have counted their wait in its latency). To measure '
+        + 'that wait instead, allow rate x timeout connections (BENCH_MAX_CONNECTIONS, loadtest.maxConnections).';
     out.push(`k6 DROPPED ${r.dropped_iterations} iterations (${pct.toFixed(2)}%): it could not hold ${r.rate_target} req/s `
-      + 'with BENCH_CONNECTIONS/BENCH_MAX_CONNECTIONS VUs. The latency above is not the latency at the target rate; '
-      + 'raise the connection budget or add runners.');
+      + `with BENCH_CONNECTIONS/BENCH_MAX_CONNECTIONS VUs. The latency above is not the latency at the target rate. ${why}`);
   }
-  const rn = s.runner;
   if (rn && rn.cpu_bound) {
     out.push(`k6 runner CPU-BOUND: its sleeping VUs woke ${rn.lag_ms.p95} ms late at p95, ${rn.lag_ms.p99} ms at p99 `
       + `(limits ${rn.lag_limit_ms} and ${rn.lag_limit_p99_ms} ms). `
       + 'The latency above includes k6 waiting for CPU; give the runners more CPU or more runners '
       + '(loadtest.parallelism), see ci/calibrate/README.md for sizing.');
+  }
+  if (rn && rn.runtime_bound) {
+    out.push(`k6 runner PAUSED ITSELF: ready goroutines waited up to ${rn.sched_latency_ms.p99} ms for a CPU at p99 `
+      + `(limit ${rn.sched_limit_p99_ms} ms) and the garbage collector took ${(100 * rn.gc_cpu_fraction).toFixed(1)}% of `
+      + `its CPU (limit ${100 * rn.gc_cpu_limit}%; GOGC=${rn.go_gc || 'default'}). Those pauses are in the tail latency `
+      + 'above. Run runners with GOGC=off and a GOMEMLIMIT (the chart does: loadtest.runner.gc), or give them more CPU.');
   }
   if (r.total === 0) out.push('no request completed: check BENCH_TARGET_URL and the route.');
   else if (r.rate_achieved < 0.95 * r.rate_target && r.dropped_iterations === 0 && !s.max_rps) {

@@ -7,7 +7,23 @@ Usage: error_server.py MODE PORT [CERT KEY]
   reset   answer setup checks; read every other request and reset the connection (-> read)
   tls     HTTPS with CERT and KEY until a setup check got its answer; then every connection gets
           plain HTTP where the client expects a TLS handshake (k6 1301 -> connection)
-Setup checks are told apart by their User-Agent header, bench-setup.
+  tlscut-fin, tlscut-rst
+          HTTPS until a setup check got its answer; then every connection is closed (FIN) or reset
+          (RST) right after it is accepted, in the middle of the client's TLS handshake
+          (-> connection, cause tls_handshake); logs `cut` per connection
+  acceptreset
+          plain HTTP: answers setup checks; then resets every connection as soon as it is accepted,
+          without reading (-> connection when the client's connect saw it, else read); logs `reset`
+  reusecut
+          keep-alive HTTP: answers the first REUSE_CUT_EVERY - 1 requests of a connection and closes
+          the connection after reading the next one, before any response byte: always a reused
+          connection, where Go's transport would replay the GET (-> read, cause replayed); logs
+          `served` and `cut` per load request
+  ignoreclose
+          keep-alive HTTP that ignores `Connection: close` and keeps every connection open; logs
+          `conn` per load connection and `served` per load request
+Setup checks are told apart by their User-Agent header, bench-setup. The log lines (stdout) are the
+ground truth the tests compare bench's counts with.
 """
 import socket
 import ssl
@@ -17,6 +33,28 @@ import threading
 import time
 
 OK = b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n"
+OK_KEEPALIVE = b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n"
+REUSE_CUT_EVERY = 3
+MODES = ("refuse", "stall", "reset", "tls", "tlscut-fin", "tlscut-rst", "acceptreset", "reusecut", "ignoreclose")
+
+_log_lock = threading.Lock()
+
+
+def event(name):
+    """One ground-truth line on stdout."""
+    with _log_lock:
+        sys.stdout.write(name + "\n")
+        sys.stdout.flush()
+
+
+def reset(conn):
+    """Close with RST instead of FIN (SO_LINGER with a zero timeout)."""
+    conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    conn.close()
+
+
+def is_setup(request):
+    return b"user-agent: bench-setup" in request.lower()
 
 
 def read_request(conn):
@@ -46,9 +84,7 @@ def handle(conn, mode, listener):
         if mode == "stall":
             time.sleep(3600)
         elif mode == "reset":
-            # SO_LINGER with a zero timeout: close() sends RST instead of FIN.
-            conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            conn.close()
+            reset(conn)
         else:
             conn.close()
     except OSError:
@@ -75,12 +111,82 @@ def handle_tls(conn, context, state):
         pass
 
 
+def handle_tls_cut(conn, context, state, how):
+    """tlscut-*: a TLS server for the setup check, then cut every handshake (FIN or RST)."""
+    try:
+        if state["setup_answered"]:
+            event("cut")
+            if how == "rst":
+                reset(conn)
+            else:
+                conn.close()
+            return
+        tls = context.wrap_socket(conn, server_side=True)
+        request = read_request(tls)
+        if request is not None:
+            tls.sendall(OK)
+            if is_setup(request):
+                state["setup_answered"] = True
+        tls.close()
+    except OSError:
+        pass
+
+
+def handle_accept_reset(conn, state):
+    """acceptreset: answer setup checks, then reset each connection before reading anything."""
+    try:
+        if state["setup_answered"]:
+            event("reset")
+            reset(conn)
+            return
+        request = read_request(conn)
+        if request is not None:
+            conn.sendall(OK)
+            if is_setup(request):
+                state["setup_answered"] = True
+        conn.close()
+    except OSError:
+        pass
+
+
+def serve_keepalive(conn, mode):
+    """reusecut and ignoreclose: requests one after another on a kept-alive connection."""
+    seen = 0
+    buf = b""
+    counted_conn = False
+    try:
+        while True:
+            while b"\r\n\r\n" not in buf:
+                chunk = conn.recv(4096)
+                if not chunk:
+                    conn.close()
+                    return
+                buf += chunk
+            request, buf = buf.split(b"\r\n\r\n", 1)
+            if is_setup(request):
+                conn.sendall(OK)
+                conn.close()
+                return
+            if mode == "ignoreclose" and not counted_conn:
+                counted_conn = True
+                event("conn")
+            seen += 1
+            if mode == "reusecut" and seen % REUSE_CUT_EVERY == 0:
+                event("cut")
+                conn.close()
+                return
+            event("served")
+            conn.sendall(OK_KEEPALIVE)
+    except OSError:
+        pass
+
+
 def main():
     mode, port = sys.argv[1], int(sys.argv[2])
-    if mode not in ("refuse", "stall", "reset", "tls"):
-        sys.exit(f"unknown mode {mode!r}: expected refuse, stall, reset or tls")
+    if mode not in MODES:
+        sys.exit(f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
     context, state = None, {"setup_answered": False}
-    if mode == "tls":
+    if mode.startswith("tls"):
         if len(sys.argv) != 5:
             sys.exit("mode tls needs CERT and KEY")
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -89,7 +195,7 @@ def main():
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", port))
     listener.listen(512)
-    print(f"error_server {mode} listening on 127.0.0.1:{port}", flush=True)
+    print(f"error_server {mode} listening on 127.0.0.1:{port}", flush=True, file=sys.stderr)
     while True:
         conn, _ = listener.accept()
         if mode == "refuse":
@@ -100,6 +206,15 @@ def main():
         if mode == "tls":
             # One connection at a time: the setup check's answer flips the server for the next.
             handle_tls(conn, context, state)
+            continue
+        if mode.startswith("tlscut-"):
+            handle_tls_cut(conn, context, state, mode.split("-", 1)[1])
+            continue
+        if mode == "acceptreset":
+            handle_accept_reset(conn, state)
+            continue
+        if mode in ("reusecut", "ignoreclose"):
+            threading.Thread(target=serve_keepalive, args=(conn, mode), daemon=True).start()
             continue
         threading.Thread(target=handle, args=(conn, mode, listener), daemon=True).start()
 

@@ -6,15 +6,15 @@ import { Counter } from 'k6/metrics';
 import {
   loadConfig, parseDuration, parseChurnPattern, parseLabelSelector, parseBool, parseUrl, DEFAULTS,
 } from '../lib/config.js';
-import { classifyError, ERROR_CLASSES } from '../lib/errors.js';
+import { classifyError, ERROR_CAUSES, ERROR_CLASSES } from '../lib/errors.js';
 import { ConvergenceTracker } from '../lib/convergence.js';
 import {
-  buildSummary, formatText, summaryOutputs, summaryThresholds, table, SCHEMA, warnings,
+  buildSummary, droppedBecause, formatText, summaryOutputs, summaryThresholds, table, SCHEMA, warnings,
 } from '../lib/summary.js';
+import { runtimeVerdict } from '../lib/lag.js';
 import {
   matchesLabels, isPodReady, scaleDeployment, restartDeployment, restoreDeployment, RESTORE_ANNOTATION,
 } from '../lib/kube.js';
-
 import { judgeStep, kneeRate } from '../lib/knee.js';
 
 const failures = new Counter('unit_failures');
@@ -154,18 +154,51 @@ function configTests() {
 }
 
 function errorTests() {
+  // [status, error_code, message, written, tls] -> [class, cause]
   const cases = [
-    [0, 1212, 'connection'], [0, 1210, 'connection'], [0, 1211, 'connection'], [0, 1213, 'connection'],
-    [0, 1101, 'connection'], [0, 1301, 'connection'], [0, 1310, 'connection'], [0, 1311, 'connection'],
-    [0, 1050, 'timeout'], [0, 1000, 'read'], [0, 1200, 'read'], [0, 1201, 'read'], [0, 1220, 'read'],
-    [502, 1502, 'http_5xx'], [504, 1504, 'http_5xx'], [500, 1500, 'http_5xx'], [404, 1404, 'http_4xx'],
-    [429, 1429, 'http_4xx'], [200, 0, null], [204, 0, null], [301, 0, null], [0, 1020, 'other'],
-    [0, 1630, 'other'], [0, 1701, 'other'], [0, 0, 'other'],
+    [0, 1212, 'dial: connection refused', false, false, 'connection', 'refused'],
+    [0, 1210, 'dial: i/o timeout', false, false, 'connection', 'other'],
+    [0, 1211, 'dial: unknown', false, false, 'connection', 'other'],
+    [0, 1213, 'dial: unknown errno', false, false, 'connection', 'other'],
+    [0, 1101, 'lookup x: no such host', false, false, 'connection', 'dns'],
+    [0, 1301, 'tls: first record does not look like a TLS handshake', false, true, 'connection', 'tls_handshake'],
+    [0, 1310, 'x509: unknown authority', false, true, 'connection', 'tls_handshake'],
+    [0, 1311, 'x509: hostname', false, true, 'connection', 'tls_handshake'],
+    [0, 1050, 'request timeout', true, false, 'timeout', 'timeout'],
+    [0, 1050, 'request timeout', false, true, 'timeout', 'timeout'],
+    // a TLS handshake the server cut: k6 says EOF or reset, nothing was written
+    [0, 1000, 'EOF', false, true, 'connection', 'tls_handshake'],
+    [0, 1220, 'read: connection reset by peer', false, true, 'connection', 'tls_handshake'],
+    // a connect the server reset: k6's code is the read error's, the message says dial
+    [0, 1220, 'dial: connection reset by peer', false, false, 'connection', 'reset'],
+    [0, 1220, 'dial: connection reset by peer', true, false, 'connection', 'reset'],
+    // nothing written on plain HTTP: the connection failed on the way up
+    [0, 1220, 'write: connection reset by peer', false, false, 'connection', 'reset'],
+    [0, 1000, 'EOF', false, false, 'connection', 'other'],
+    // after the request was written
+    [0, 1000, 'EOF', true, false, 'read', 'eof'], [0, 1000, 'EOF', true, true, 'read', 'eof'],
+    [0, 1220, 'read: connection reset by peer', true, false, 'read', 'reset'],
+    [0, 1220, 'read: connection reset by peer', true, true, 'read', 'reset'],
+    [0, 1200, 'tcp error', true, false, 'read', 'other'], [0, 1201, 'write: broken pipe', true, false, 'read', 'other'],
+    [502, 1502, '', true, false, 'http_5xx', 'status'], [504, 1504, '', true, false, 'http_5xx', 'status'],
+    [500, 1500, '', true, false, 'http_5xx', 'status'], [404, 1404, '', true, false, 'http_4xx', 'status'],
+    [429, 1429, '', true, false, 'http_4xx', 'status'],
+    [0, 1020, 'invalid URL', false, false, 'other', 'other'], [0, 1630, 'http2', true, true, 'other', 'other'],
+    [0, 1701, 'decompression', true, false, 'other', 'other'], [0, 0, '', false, false, 'other', 'other'],
   ];
-  for (const [status, code, want] of cases) {
-    check(`errors: status ${status} error_code ${code} -> ${want}`, () => eq(classifyError(status, code), want));
+  for (const [status, code, message, written, tls, cls, cause] of cases) {
+    check(`errors: status ${status} code ${code} "${message}" written=${written} tls=${tls} -> ${cls}/${cause}`,
+      () => eq(classifyError(status, code, message, written, tls), { class: cls, cause }));
   }
-  check('errors: the six classes of the interface', () => {
+  for (const status of [200, 204, 301]) {
+    check(`errors: status ${status} without error code is a success`, () => eq(classifyError(status, 0, '', true, false), null));
+  }
+  check('errors: every cause found above belongs to its class in ERROR_CAUSES', () => {
+    for (const [, , , , , cls, cause] of cases) {
+      if (!ERROR_CAUSES[cls].includes(cause)) throw new Error(`${cls}/${cause} missing from ERROR_CAUSES`);
+    }
+  });
+  check('errors: the six classes of the interface, in the published order', () => {
     eq(ERROR_CLASSES, ['connection', 'timeout', 'read', 'http_5xx', 'http_4xx', 'other']);
   });
 }
@@ -261,6 +294,7 @@ function fakeData(over) {
     'p(99.99)': 20, 'p(99.999)': 28, 'p(99.9999)': 30.0004,
   });
   for (const c of ERROR_CLASSES) metrics[`bench_errors{role:load,class:${c}}`] = counter(c === 'http_5xx' ? 7 : 0);
+  metrics['bench_errors{role:load,class:http_5xx,cause:status}'] = counter(7);
   metrics['bench_endpoint_convergence{event:added}'] = trend({ count: 3, max: 1500, 'p(50)': 800 });
   metrics['bench_endpoint_convergence{event:removed}'] = trend({ count: 0, max: 0, 'p(50)': 0 });
   metrics.bench_scale_events = counter(6);
@@ -280,11 +314,14 @@ function summaryTests() {
   check('summary: bench.summary/v1 shape and numbers', () => {
     const s = buildSummary(fakeData(), fakeReport(), { testid: 'run-1', controller: 'traefik' });
     eq(Object.keys(s), ['schema', 'testid', 'scenario', 'controller', 'settings', 'requests', 'latency_ms', 'errors',
-      'convergence_ms', 'scale_events', 'by_path', 'throughput', 'runner'], 'keys');
+      'error_causes', 'convergence_ms', 'scale_events', 'by_path', 'throughput', 'runner'], 'keys');
     eq([s.schema, s.testid, s.scenario, s.controller], [SCHEMA, 'run-1', 'dynamic', 'traefik']);
     eq(s.settings, { target_url: 'https://bench.local', path: '/', rate: 1000, duration_s: 10, connections: 100,
-      timeout_s: 2, keepalive: true, tls: true, churn_pattern: '5:12s,7:10s', environment: {} });
-    eq(s.requests, { total: 10000, rate_target: 1000, rate_achieved: 1000, dropped_iterations: 0 });
+      timeout_s: 2, keepalive: true, tls: true, churn_pattern: '5:12s,7:10s', runner_share: 1,
+      replays: 'counted_as_read_errors', environment: {} });
+    eq([s.error_causes.http_5xx, s.error_causes.read], [{ status: 7 }, { other: 0, reset: 0, eof: 0, replayed: 0 }],
+      'causes read from their own sub-metrics');
+    eq(s.requests, { total: 10000, rate_target: 1000, rate_achieved: 1000, dropped_iterations: 0, dropped_because: null });
     eq(s.latency_ms, { min: 0.2, avg: 1.1, max: 30.2, p50: 0.9, p90: 1.5, p99: 4, 'p99.9': 9, 'p99.99': 20,
       'p99.999': 28, 'p99.9999': 30 });
     eq(s.errors, { connection: 0, timeout: 0, read: 0, http_5xx: 7, http_4xx: 0, other: 0 });
@@ -336,6 +373,23 @@ function summaryTests() {
     eq(s.requests.dropped_iterations, 50);
     const text = formatText(s);
     if (!/!! WARNING: k6 DROPPED 50 iterations/.test(text)) throw new Error(text);
+  });
+  check('summary: dropped iterations say whose fault: the target when the runner had CPU, else the runner', () => {
+    const s = buildSummary(fakeData({ dropped_iterations: { values: { count: 50 } } }), fakeReport(), {});
+    s.runner = Object.assign({}, s.runner, { cpu_bound: false, runtime_bound: false });
+    eq(droppedBecause(s), 'target');
+    if (!/50 requests could not be sent on time, a finding about the target/.test(formatText(s))) throw new Error(formatText(s));
+    s.runner.runtime_bound = true;
+    eq(droppedBecause(s), 'runner');
+    if (!/runner itself was short of CPU/.test(formatText(s))) throw new Error(formatText(s));
+  });
+  check('summary: the runner verdict reads the Go runtime (scheduling p99, GC share)', () => {
+    eq([runtimeVerdict(0.5, 0.01), runtimeVerdict(1.5, 0.01), runtimeVerdict(0.5, 0.2), runtimeVerdict(null, null)],
+      [false, true, true, null]);
+    const s = buildSummary(fakeData(), fakeReport(), {});
+    eq(typeof s.runner.sched_latency_ms.p99, 'number', 'this k6 has k6/x/bench: its runtime figures are read');
+    s.runner = Object.assign({}, s.runner, { runtime_bound: true, sched_latency_ms: { p99: 12 }, gc_cpu_fraction: 0.3 });
+    if (!/k6 runner PAUSED ITSELF: ready goroutines waited up to 12 ms/.test(formatText(s))) throw new Error(formatText(s));
   });
   check('summary: outputs: stdout markers, summary.json and summary.txt in BENCH_SUMMARY_DIR', () => {
     const s = buildSummary(fakeData(), fakeReport(), {});
@@ -444,10 +498,17 @@ function restoreTests() {
 function kneeTests() {
   const budget = { p99Ms: 50, errorRatio: 0.001 };
   const noErrors = { connection: 0, timeout: 0, read: 0, http_5xx: 0, http_4xx: 0, other: 0 };
-  const req = (total, achieved, dropped) => ({ total, rate_achieved: achieved, dropped_iterations: dropped });
+  const req = (total, achieved, dropped, share) => ({ total, rate_target: 100 * (share || 1), rate_achieved: achieved,
+    dropped_iterations: dropped });
   check('knee: a step within every limit is ok', () => {
     eq(judgeStep(100, req(1000, 100, 0), { p99: 10 }, noErrors, budget),
-      { rate_target: 100, rate_achieved: 100, p99_ms: 10, error_ratio: 0, dropped_iterations: 0, ok: true });
+      { rate_target: 100, rate_target_run: 100, rate_achieved: 100, p99_ms: 10, error_ratio: 0, dropped_iterations: 0,
+        ok: true });
+  });
+  check('knee: one of two runners judges its own half of the step', () => {
+    const j = judgeStep(100, req(500, 49.5, 0, 0.5), { p99: 10 }, noErrors, budget);
+    eq([j.ok, j.rate_target, j.rate_target_run], [true, 50, 100]);
+    eq(judgeStep(100, req(500, 45, 0, 0.5), { p99: 10 }, noErrors, budget).ok, false);
   });
   check('knee: each broken limit fails the step', () => {
     eq([
