@@ -73,6 +73,8 @@ env:
   - {name: BENCH_ROLL_INTERVAL, value: {{ $lt.churn.rollInterval | quote }}}
   - {name: BENCH_TESTID, value: {{ include "bench.runId" $root | quote }}}
   - {name: BENCH_SUMMARY_DIR, value: /tmp}
+  # the garbage collector held off so its pauses stay out of the tails (loadtest.runner.gc)
+  {{- include "bench.loadtest.gcEnv" $root | nindent 2 }}
   - {name: K6_NO_USAGE_REPORT, value: "true"}
   - {name: K6_AUTO_EXTENSION_RESOLUTION, value: "false"}
   {{- if $remoteWrite }}
