@@ -238,14 +238,16 @@ run_sweep() {
   GOGC=100 run_k6 "$1" static keepalive fixed-gogc100 "$RATE"
 }
 
-# memory_per_vus TOOL: RSS after VU initialisation with CONNECTIONS and CONNECTIONS+1000 VUs.
+# memory_per_vus TOOL: RSS after VU initialisation with CONNECTIONS and CONNECTIONS+1000 VUs. With
+# GOGC=5 the collector runs often, so RSS follows the live heap (what a runner must fit in memory)
+# rather than init garbage, which runners with GOGC=off keep until their GOMEMLIMIT.
 memory_per_vus() {
   local tool=$1 vus port m script
   for vus in "$CONNECTIONS" $((CONNECTIONS + 1000)); do
     port=$(free_port)
     case $tool in bare) script=$BENCH_ROOT/ci/calibrate/bare.js ;; *) script=$BENCH_ROOT/scenarios/$tool.js ;; esac
     mkdir -p "$WORK/mem"
-    m=$(env CAL_URL="http://127.0.0.1:$PORT_HTTP/healthz" CAL_RATE=10 CAL_DURATION=1 CAL_CONNECTIONS="$vus" \
+    m=$(env GOGC=5 CAL_URL="http://127.0.0.1:$PORT_HTTP/healthz" CAL_RATE=10 CAL_DURATION=1 CAL_CONNECTIONS="$vus" \
         BENCH_TARGET_URL="http://127.0.0.1:$PORT_HTTP" BENCH_PATH=/healthz BENCH_RATE=10 BENCH_DURATION=1s \
         BENCH_CONNECTIONS="$vus" BENCH_SUMMARY_DIR="$WORK/mem" \
       taskset -c "$GEN_CPU" python3 "$BENCH_ROOT/ci/calibrate/measure.py" --k6-api "127.0.0.1:$port" -- \

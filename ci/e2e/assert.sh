@@ -106,6 +106,14 @@ prometheus_holds_series() {
   prom_has "latency p99 (s)" "histogram_quantile(0.99, sum(k6_http_req_duration_seconds{$t}))" || ok=1
   # Every class has a series (started at 0 in setup) whether or not this run saw it.
   prom_has "error classes with a series (want 6)" "count(count by (class) (k6_bench_errors_total{$t})) == 6" || ok=1
+  # ... and every cause under them (the summary's error_causes lists them: scenarios/lib/errors.js).
+  local causes
+  causes=$(jq '[.error_causes[] | keys[]] | length' "$RUN_SUMMARY")
+  prom_has "error causes with a series (want $causes)" \
+    "count(count by (class, cause) (k6_bench_errors_total{$t})) == ${causes:-0}" || ok=1
+  # The runner's Go runtime figures (k6/x/bench) reached Prometheus.
+  prom_has "runner scheduling p99 gauge" "count(k6_bench_runner_sched_p99_ms{$t})" || ok=1
+  prom_has "runner GC CPU gauge" "count(k6_bench_runner_gc_cpu_ratio{$t}) + 1" || ok=1
   prom_has "max desired replicas" "max(max_over_time(k6_bench_replicas_desired{$t}[10m]))" || ok=1
   prom_has "max ready replicas" "max(max_over_time(k6_bench_replicas_ready{$t}[10m]))" || ok=1
   prom_has "scale events" "sum(k6_bench_scale_events_total{$t})" || ok=1
@@ -428,6 +436,9 @@ run_assertions() {
   check "runner exited 0" runners_exited_zero
   check "backend followed 5 -> 7 -> 5 (API watch)" replicas_followed_pattern
   check "summary has percentiles and error classes" summary_is_complete
+  check "the runner ran with the chart's collector settings (GOGC=off, a GOMEMLIMIT) and reported its runtime" \
+    jq -e '.runner.go_gc == "off" and (.runner.go_memory_limit | test("^[0-9]+MiB$"))
+      and (.runner.sched_latency_ms.p99 | type) == "number" and .settings.replays == "counted_as_read_errors"' "$RUN_SUMMARY"
   check "Traefik served the requests over TLS" traefik_served_tls
   check "Prometheus holds the testid's series" prometheus_holds_series
   check "summary request count matches Prometheus" summary_matches_prometheus

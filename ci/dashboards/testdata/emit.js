@@ -10,6 +10,9 @@ import http from 'k6/http';
 import exec from 'k6/execution';
 import { sleep } from 'k6';
 import { Counter, Gauge, Trend } from 'k6/metrics';
+import bench from 'k6/x/bench';
+// The scenarios' own classification (class and cause tags), not a copy of it.
+import { countError } from '../../../scenarios/lib/errors.js';
 
 const target = __ENV.BENCH_TARGET_URL || 'http://127.0.0.1:8080';
 const closed = __ENV.BENCH_CLOSED_URL || 'http://127.0.0.1:9';
@@ -17,12 +20,13 @@ const stall = __ENV.BENCH_STALL_URL || '';
 const rate = parseInt(__ENV.BENCH_RATE || '50', 10);
 const duration = __ENV.BENCH_DURATION || '30s';
 
-const errors = new Counter('bench_errors');
 const convergence = new Trend('bench_endpoint_convergence', true);
 const replicasDesired = new Gauge('bench_replicas_desired');
 const replicasReady = new Gauge('bench_replicas_ready');
 const scaleEvents = new Counter('bench_scale_events');
 const runnerLag = new Trend('bench_runner_lag', true);
+const runnerSchedP99 = new Gauge('bench_runner_sched_p99_ms');
+const runnerGcCpu = new Gauge('bench_runner_gc_cpu_ratio');
 
 export const options = {
   scenarios: {
@@ -56,11 +60,7 @@ export function overload() {
 }
 
 function classify(res) {
-  if (res.status >= 400 && res.status < 500) errors.add(1, { class: 'http_4xx' });
-  else if (res.status >= 500) errors.add(1, { class: 'http_5xx' });
-  else if (res.error_code >= 1210 && res.error_code <= 1213) errors.add(1, { class: 'connection' });
-  else if (res.error_code === 1050) errors.add(1, { class: 'timeout' });
-  else if (res.error_code) errors.add(1, { class: 'other' });
+  countError(res);
 }
 
 // Simulated churn: one step every 4 s, ready follows desired after a short lag. The runner lag
@@ -70,6 +70,10 @@ export function churn() {
   const t0 = Date.now();
   sleep(0.1);
   runnerLag.add(Math.max(0, Date.now() - t0 - 100));
+  // The runner's own runtime figures, as scenarios/lib/lag.js sends them (real, not simulated).
+  const rt = bench.runtimeStats();
+  runnerSchedP99.add(rt.sched_latency_ms.p99);
+  runnerGcCpu.add(rt.gc_cpu_fraction);
   const want = step % 2 === 0 ? 7 : 5;
   const before = want === 7 ? 5 : 7;
   replicasDesired.add(want);
