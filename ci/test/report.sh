@@ -268,6 +268,19 @@ json.dump(r, open(sys.argv[2], "w"))' "$merged/summary.json" "$WORK/tampered-mer
     "$WORK/tampered-merge.json" "$prom" "${runner_summaries[@]}"
   check "results: settings from the runner summary, rate from --rate" expect_json "$merged/summary.json" \
     "r['settings']['rate']==150 and r['settings']['connections']==60 and r['scenario']=='static' and r['controller']=='none'"
+  # The TestRun as `kubectl get testrun -o json` gives it (crafted in the chart's shape; the e2e
+  # matrix check reads a real one): the settings the chart rendered into the runner env.
+  sed "s/TESTID/report-merge/g" "$td/testrun-template.json" > "$WORK/testrun.json"
+  check "results --testrun: written" report results --testid report-merge --prometheus "$prom" \
+    --out "$out/merged-testrun" --testrun "$WORK/testrun.json"
+  check "results --testrun: rate, duration, URL, TLS, scenario, controller and environment from the TestRun" \
+    expect_json "$out/merged-testrun/summary.json" "r['requests']['rate_target']==150 and r['settings']['duration_s']==10 \
+    and r['settings']['target_url']=='https://bench-traefik.bench.svc' and r['settings']['tls'] is True \
+    and r['settings']['churn_pattern'] is None and r['settings']['path'] is None and r['scenario']=='static' and r['controller']=='traefik' \
+    and r['settings']['environment']['runner_parallelism']==3 and r['requests']['total']==$(json_get "$merged/summary.json" "r['requests']['total']")"
+  sed "s/TESTID/another-run/g" "$td/testrun-template.json" > "$WORK/testrun-other.json"
+  check "results --testrun: another run's TestRun is refused" results_rejected "run id 'another-run', not 'report-merge'" \
+    "--testrun $WORK/testrun-other.json" --testid report-merge --testrun "$WORK/testrun-other.json" --prometheus "$prom" --out "$WORK/out/nope"
   check "results: the merged summary is read back by the report" report --out "$out/merged-again" "$merged/summary.json"
   check "results: one report row per runner with its lag verdict" \
     grep -Eq '^\| 3 \| [0-9]+ \| 50 \| [0-9.]+ \|.*\| (ok|CPU-BOUND) \|$' "$merged/report.md"

@@ -22,7 +22,7 @@ import time
 
 from .merge import MergeError, merge_run
 from .prometheus import DEFAULT_LOOKBACK_S, Prometheus, PrometheusError, selector
-from .summary import SCHEMA
+from .summary import SCHEMA, SETTINGS_ORDER
 
 RUN_ID = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")  # charts/bench values.schema.json
 DURATION = re.compile(r"^(?:([0-9]+(?:\.[0-9]+)?)h)?(?:([0-9]+(?:\.[0-9]+)?)m(?!s))?(?:([0-9]+(?:\.[0-9]+)?)s)?(?:([0-9]+)ms)?$")
@@ -204,8 +204,9 @@ def collect_settings(args):
         settings["rate"] = int(args.rate) if args.rate.is_integer() else args.rate
     if args.duration is not None:
         settings["duration_s"] = parse_duration_s(args.duration, "--duration")
-    settings.setdefault("rate", None)
-    settings.setdefault("duration_s", None)
+    # the keys of a runner's settings (README "Interfaces"): null when no source gave them
+    for key in SETTINGS_ORDER:
+        settings.setdefault(key, None)
     return settings, scenario, controller
 
 
