@@ -282,8 +282,8 @@ json.dump(r, open(sys.argv[2], "w"))' "$merged/summary.json" "$WORK/tampered-mer
   check "results --testrun: another run's TestRun is refused" results_rejected "run id 'another-run', not 'report-merge'" \
     "--testrun $WORK/testrun-other.json" --testid report-merge --testrun "$WORK/testrun-other.json" --prometheus "$prom" --out "$WORK/out/nope"
   check "results: the merged summary is read back by the report" report --out "$out/merged-again" "$merged/summary.json"
-  check "results: one report row per runner with its lag verdict" \
-    grep -Eq '^\| 3 \| [0-9]+ \| 50 \| [0-9.]+ \|.*\| (ok|CPU-BOUND) \|$' "$merged/report.md"
+  check "results: one report row per runner with its lag and runtime verdicts" \
+    grep -Eq '^\| 3 \| [0-9]+ \| 50 \| [0-9.]+ \|.*\| (ok|CPU-BOUND) \| [0-9.]+ \| [0-9.]+ \| (ok|RUNTIME-BOUND) \|$' "$merged/report.md"
   check_report_dir merged "$merged"
   check "results --list names the run" results_lists "$prom" report-merge
   check "results: an unknown run id exits 2 and names the ids Prometheus has" results_rejected \

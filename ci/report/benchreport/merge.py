@@ -32,27 +32,40 @@ class MergeError(RuntimeError):
     """The run cannot be merged (no series for the run id); the message says what was looked for."""
 
 
+# The runner verdicts' limits, as scenarios/lib/lag.js exports them (the one place they live);
+# the runtime ones are optional (a lag.js without the Go-runtime witnesses).
+LIMIT_NAMES = {"LAG_LIMIT_MS": True, "LAG_LIMIT_P99_MS": True, "SCHED_LIMIT_P99_MS": False, "GC_CPU_LIMIT": False}
+
+
 def lag_limits(path=LAG_JS):
-    """(LAG_LIMIT_MS, LAG_LIMIT_P99_MS) read from scenarios/lib/lag.js: the verdict's limits live there."""
+    """{name: number or None} of LIMIT_NAMES read from scenarios/lib/lag.js."""
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
     except OSError as e:
         raise MergeError(f"cannot read the runner-lag limits from {path}: {e.strerror}") from e
-    limits = []
-    for name in ("LAG_LIMIT_MS", "LAG_LIMIT_P99_MS"):
+    limits = {}
+    for name, required in LIMIT_NAMES.items():
         m = re.search(rf"export const {name} = ([0-9.]+);", text)
-        if not m:
+        if not m and required:
             raise MergeError(f"{path} has no 'export const {name} = <number>;' line")
-        limits.append(float(m.group(1)))
-    return tuple(limits)
+        limits[name] = float(m.group(1)) if m else None
+    return limits
 
 
 def lag_cpu_bound(p95, p99, limits):
     """The verdict of lag.js lagCpuBound: None without samples."""
     if p95 is None:
         return None
-    return p95 > limits[0] or (p99 is not None and p99 > limits[1])
+    return p95 > limits["LAG_LIMIT_MS"] or (p99 is not None and p99 > limits["LAG_LIMIT_P99_MS"])
+
+
+def runtime_bound(sched_p99_ms, gc_cpu, limits):
+    """The verdict of lag.js runtimeVerdict: None without the runtime's figures or limits."""
+    if sched_p99_ms is None or limits["SCHED_LIMIT_P99_MS"] is None:
+        return None
+    return sched_p99_ms > limits["SCHED_LIMIT_P99_MS"] or (
+        gc_cpu is not None and limits["GC_CPU_LIMIT"] is not None and gc_cpu > limits["GC_CPU_LIMIT"])
 
 
 def _round(v, digits=3):
@@ -198,6 +211,10 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
         for iid, v in q.by(f"histogram_quantile({quantile!r}, {lag_hist})", "instance_id").items():
             lag_by.setdefault(iid, {"count": 0})[key] = _round(_ms(v), 1)
 
+    # The Go runtime's witnesses: gauges since the runner started, so each one's last value.
+    sched_by = q.by(f"max by (instance_id) ({q.last('k6_bench_runner_sched_p99_ms', lag)})", "instance_id")
+    gc_by = q.by(f"max by (instance_id) ({q.last('k6_bench_runner_gc_cpu_ratio', lag)})", "instance_id")
+
     instance_ids = sorted(set(per_runner_requests) | set(per_runner_dropped) | set(per_runner_errors)
                           | set(scale_events) | set(lag_by), key=_instance_order)
     rate = settings.get("rate")
@@ -224,11 +241,15 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
             "scale_events": _int(scale_events.get(iid)),
             "lag_ms": {k: lag_ms[k] for k in ("count", "p50", "p95", "p99", "max")},
             "cpu_bound": lag_cpu_bound(lag_ms["p95"], lag_ms["p99"], limits),
+            "sched_p99_ms": _round(sched_by.get(iid)),
+            "gc_cpu_fraction": _round(gc_by.get(iid), 4),
+            "runtime_bound": runtime_bound(_round(sched_by.get(iid)), _round(gc_by.get(iid), 4), limits),
         })
     sampled = [r for r in runners if r["cpu_bound"] is not None]
     if len(sampled) < len(runners):
         notes.append("no runner-lag samples from runner(s) "
                      + ", ".join(r["instance_id"] for r in runners if r["cpu_bound"] is None))
+    runtime_sampled = [r for r in runners if r["runtime_bound"] is not None]
     worst = max(sampled, key=lambda r: (r["cpu_bound"], r["lag_ms"]["p95"] or 0), default=None)
 
     if len(experiments) > 1 or len(controllers) > 1:
@@ -258,9 +279,16 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
         },
         "runner": {
             "lag_ms": dict(worst["lag_ms"]) if worst else {"count": 0, "p50": None, "p95": None, "p99": None, "max": None},
-            "lag_limit_ms": limits[0],
-            "lag_limit_p99_ms": limits[1],
+            "lag_limit_ms": limits["LAG_LIMIT_MS"],
+            "lag_limit_p99_ms": limits["LAG_LIMIT_P99_MS"],
             "cpu_bound": any(r["cpu_bound"] for r in sampled) if sampled else None,
+            # the worst runner's runtime figures; runtime_bound if any runner was
+            "sched_latency_ms": {"p99": max((r["sched_p99_ms"] for r in runtime_sampled), default=None)},
+            "sched_limit_p99_ms": limits["SCHED_LIMIT_P99_MS"],
+            "gc_cpu_fraction": max((r["gc_cpu_fraction"] for r in runtime_sampled
+                                    if r["gc_cpu_fraction"] is not None), default=None),
+            "gc_cpu_limit": limits["GC_CPU_LIMIT"],
+            "runtime_bound": any(r["runtime_bound"] for r in runtime_sampled) if runtime_sampled else None,
         },
         "runners": runners,
         "merge": {

@@ -105,6 +105,10 @@ def main(merged_path, prom_url, runner_paths):
         check(f"runner {iid}: lag samples = its own", m["lag_ms"]["count"] == own["runner"]["lag_ms"]["count"] > 0,
               f"{m['lag_ms']['count']} vs {own['runner']['lag_ms']['count']}")
         check(f"runner {iid}: a lag verdict", isinstance(m["cpu_bound"], bool))
+        own_sched = (own["runner"].get("sched_latency_ms") or {}).get("p99")
+        if own_sched is not None:  # a k6 with bench's extension reports its Go runtime
+            check(f"runner {iid}: its Go runtime's figures and verdict", m["sched_p99_ms"] is not None
+                  and isinstance(m["runtime_bound"], bool), f"sched p99 {m['sched_p99_ms']} (own {own_sched})")
     check("merged lag verdict: CPU-bound if any runner is", merged["runner"]["cpu_bound"] == any(r["cpu_bound"] for r in merged["runners"]))
     print(f"check_merge: {failures} failed")
     return 1 if failures else 0
