@@ -52,6 +52,7 @@ def parse_bench(path):
         'runner_lag_p95_ms': (s.get('runner') or {}).get('lag_ms', {}).get('p95'),
         'runner_sched_p99_ms': ((s.get('runner') or {}).get('sched_latency_ms') or {}).get('p99'),
         'runner_gc_cpu_fraction': (s.get('runner') or {}).get('gc_cpu_fraction'),
+        'runner_gc_cycles': (s.get('runner') or {}).get('gc_cycles'),
         'runner_warned': bool((s.get('runner') or {}).get('cpu_bound') or (s.get('runner') or {}).get('runtime_bound')),
     }
 
@@ -187,7 +188,7 @@ def added_latency(by, rounds):
 
 def cmd_summary(a):
     recs = [json.loads(line) for line in open(a.file) if line.strip()]
-    runs = [r for r in recs if r.get('kind') in ('probe', 'ceiling', 'fixed', 'fixed-gogc100')
+    runs = [r for r in recs if r.get('kind') in ('probe', 'ceiling', 'fixed', 'fixed-gogc100', 'soak')
             or str(r.get('kind', '')).startswith(('pair-', 'sweep-'))]
     mem = [r for r in recs if r.get('kind') == 'memory']
     bad = [r for r in runs if r['measure']['rc'] not in (0, 99)]
@@ -277,6 +278,12 @@ def cmd_summary(a):
         out.append('')
 
     out.extend(added_latency(by, rounds))
+    for r in by.get(('static', 'keepalive', 'soak'), {}).values():
+        lat = r.get('latency_ms') or {}
+        out += [f"Soak: bench static at {r['offered']} req/s for {r['duration_s']} s with the shipped settings: achieved "
+                f"{r['achieved']:.1f} req/s, dropped {r['dropped']}, p99 {lat.get('p99')} ms, p99.9 {lat.get('p99.9')} ms, "
+                f"peak RSS {r['measure']['rss_max_kb'] / 1024:.0f} MB, GC cycles {r.get('runner_gc_cycles')}, "
+                f"runner warned: {'yes' if r.get('runner_warned') else 'no'}", '']
 
     if mem:
         out.append('Memory per 1,000 VUs (RSS after VU initialisation, k6 paused; difference between two VU counts):')

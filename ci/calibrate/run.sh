@@ -18,6 +18,8 @@
 #   --rate R         the fixed rate for vegeta vs k6 vs bench (default 2000 req/s)
 #   --sweep R,...    rates at which bench static's added latency over vegeta is measured, with the
 #                    shipped runner settings (default 1000,2000,3000,4000,5000; "" = none)
+#   --soak S         also hold bench static at --rate for S seconds with the shipped settings (memory,
+#                    GC cycles and tail over a long run; the published tests ran 180 s)
 #   --body PATH      request path on the backend (default /bytes/1k)
 # Default run: about 8 minutes on a 2-core machine.
 . "$(dirname "$0")/../lib/common.sh"
@@ -27,11 +29,11 @@
 VEGETA_VERSION=v12.12.0
 OFFERED_PROBE=50000 # the probe offers this rate: far above what one core sends
 
-ROUNDS=2 DURATION=5 CONNECTIONS=100 RATE=2000 BODY=/bytes/1k SWEEP=1000,2000,3000,4000,5000
+ROUNDS=2 DURATION=5 CONNECTIONS=100 RATE=2000 BODY=/bytes/1k SWEEP=1000,2000,3000,4000,5000 SOAK=0
 DYNAMIC=true TLS=true CLOSE=true OUT=$BENCH_ROOT/.tools/calibrate
 WORK="" PIDS=()
 
-usage() { sed -n '13,22p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '13,24p' "$0" | sed 's/^# \{0,1\}//'; }
 
 positive_int() { # positive_int FLAG VALUE
   [[ $2 =~ ^[1-9][0-9]*$ ]] || die "invalid $1 '$2': expected a whole number >= 1"
@@ -44,6 +46,7 @@ parse_args() {
       --duration) positive_int "$1" "${2:-}"; DURATION=$2; shift 2 ;;
       --connections) positive_int "$1" "${2:-}"; CONNECTIONS=$2; shift 2 ;;
       --rate) positive_int "$1" "${2:-}"; RATE=$2; shift 2 ;;
+      --soak) [[ ${2:-} =~ ^[0-9]+$ ]] || die "invalid --soak '${2:-}': expected seconds, e.g. 180"; SOAK=$2; shift 2 ;;
       --sweep) [[ ${2-} =~ ^([1-9][0-9]*(,[1-9][0-9]*)*)?$ ]] || die "invalid --sweep '${2-}': expected rates like 1000,2000,4000"
         SWEEP=$2; shift 2 ;;
       --body) [[ ${2:-} =~ ^/bytes/(0|1k|4k|100k|1m)$ ]] || die "invalid --body '${2:-}': expected /bytes/0, /bytes/1k, /bytes/4k, /bytes/100k or /bytes/1m"
@@ -307,6 +310,10 @@ main() {
   probe_ceilings
   local r
   for r in $(seq 1 "$ROUNDS"); do run_round "$r"; done
+  if [ "$SOAK" -gt 0 ]; then
+    log "soak: bench static at $RATE req/s for $SOAK s"
+    DURATION=$SOAK run_k6 1 static keepalive soak "$RATE"
+  fi
   memory_per_vus bare
   memory_per_vus static
   python3 "$BENCH_ROOT/ci/calibrate/report.py" summary "$OUT/results.jsonl" \
