@@ -43,7 +43,7 @@ export function churnExperiment(name, cfg, plan, reportExtra) {
       summaryThresholds(report, { dropped_iterations: ['count==0'] })),
     setup() {
       checkTarget(request, 'BENCH_TARGET_URL + BENCH_PATH');
-      return checkApi(cfg);
+      return Object.assign(checkApi(cfg), { startedAt: Date.now() });
     },
     load() {
       hit(request);
@@ -53,8 +53,8 @@ export function churnExperiment(name, cfg, plan, reportExtra) {
     },
     // Every end k6 itself survives puts the backend back; a killed runner leaves the record on the
     // Deployment for the next run's setup (checkApi).
-    teardown() {
-      restoreInTeardown(cfg);
+    teardown(data) {
+      restoreInTeardown(cfg, data);
     },
     handleSummary: makeHandleSummary(report),
   };
