@@ -260,6 +260,8 @@ main() {
     --out "$merged" --rate 150 --duration 10s --runner-summary "${runner_summaries[0]}" --budget p50=1s
   check "results: merged counts, classes, percentiles and lag match the runners and Prometheus" \
     "$REPORT_PYTHON" "$BENCH_ROOT/ci/report/tests/check_merge.py" "$merged/summary.json" "$prom" "${runner_summaries[@]}"
+  check "results: the report shows what each class was made of (refused connects, resets after the write)" \
+    grep -Eq '\| *connection/refused *\|(.*\|)? *read/reset *\|' "$merged/report.md"
   [ ! -s "$merged/summary.json" ] || log "merged: $(json_get "$merged/summary.json" "'requests %(total)s, %(rate_achieved)s req/s, dropped %(dropped_iterations)s' % r['requests'] + ', errors %s' % {k: v for k, v in r['errors'].items() if v} + ', p99 %s ms' % r['latency_ms']['p99'] + ', bucket ratio %s' % r['merge']['histogram_bucket_ratio'] + ', runners ' + '; '.join('%s: %s req, p99 %s ms, lag n=%s %s' % (x['instance_id'], x['requests'], x['latency_ms']['p99'], x['lag_ms']['count'], 'CPU-BOUND' if x['cpu_bound'] else 'ok') for x in r['runners'])")"
   "$REPORT_PYTHON" -c 'import json, sys
 r = json.load(open(sys.argv[1])); r["requests"]["total"] += 50; r["errors"]["read"] += 1; r["runners"][0]["lag_ms"]["count"] += 1

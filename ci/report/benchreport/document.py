@@ -73,6 +73,19 @@ def _errors_table(runs):
     return Block("table", headers=["run", "requests"] + ERROR_CLASSES + ["total", "errors %"], rows=rows)
 
 
+def _error_causes_table(runs):
+    """What each class was made of (summary error_causes): one column per class/cause any run saw;
+    None when no run has a non-zero cause (or only older summaries without them)."""
+    columns = []
+    for c in ERROR_CLASSES:
+        for cause in sorted({k for r in runs for k, v in (r.error_causes.get(c) or {}).items() if v}):
+            columns.append((c, cause))
+    if not columns:
+        return None
+    rows = [[r.label] + [fmt((r.error_causes.get(c) or {}).get(cause, 0)) for c, cause in columns] for r in runs]
+    return Block("table", headers=["run"] + [f"{c}/{cause}" for c, cause in columns], rows=rows)
+
+
 def _convergence_table(runs):
     headers = ["run", "scale events"]
     for e in CONVERGENCE_EVENTS:
@@ -151,6 +164,12 @@ def build(runs, budgets, warnings, series, generated_at, prometheus_url):
 
     blocks.append(Block("h2", "Errors"))
     blocks.append(_errors_table(runs))
+    causes = _error_causes_table(runs)
+    if causes:
+        blocks.append(Block("p", "By cause (scenarios/README.md, error taxonomy): connection/tls_handshake is a "
+                                 "handshake cut or refused, read/replayed a request lost on a reused keep-alive "
+                                 "connection that Go re-sent (counted as wrk counted it)."))
+        blocks.append(causes)
 
     blocks.append(Block("h2", "Endpoint convergence"))
     blocks.append(Block("p", "Time from a scale step until responses show the new set of backend pods."))

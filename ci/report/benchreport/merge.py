@@ -159,6 +159,17 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
     if unknown:
         notes.append(f"error classes not in bench.summary/v1 left out: {', '.join(unknown)}")
     errors = {c: _int(errors_by_class.get(c)) for c in ERROR_CLASSES}
+    # Every class/cause pair the run has a series for (each starts at 0 in setup, without a role),
+    # counted over the load only, like the summary of one runner.
+    error_causes = {}
+    for r in q.vector(f"count by (class, cause) ({q.last('k6_bench_errors_total', run)})"):
+        cls, cause = r["metric"].get("class", ""), r["metric"].get("cause", "")
+        if cls in ERROR_CLASSES and cause:
+            error_causes.setdefault(cls, {})[cause] = 0
+    for r in q.vector(f"sum by (class, cause) ({q.last('k6_bench_errors_total', load)})"):
+        cls, cause = r["metric"].get("class", ""), r["metric"].get("cause", "")
+        if cls in ERROR_CLASSES and cause:
+            error_causes.setdefault(cls, {})[cause] = _int(_value(r))
     per_runner_errors = {}
     for r in q.vector(f"sum by (instance_id, class) ({q.last('k6_bench_errors_total', load)})"):
         per_runner_errors.setdefault(r["metric"].get("instance_id", ""), {})[r["metric"].get("class", "")] = _int(_value(r))
@@ -270,6 +281,7 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
         },
         "latency_ms": latency,
         "errors": errors,
+        "error_causes": error_causes,
         "convergence_ms": convergence,
         "scale_events": sum(r["scale_events"] for r in runners),
         "by_path": {},

@@ -15,7 +15,7 @@ CONVERGENCE_STATS = ["count", "p50", "max"]
 # Settings shown first, in this order; any other key the summary carries follows.
 # Top-level keys of bench.summary/v1; any other (e.g. a scenario's "throughput") is shown as extra.
 KNOWN_KEYS = {"schema", "testid", "scenario", "controller", "settings", "requests", "latency_ms",
-              "errors", "convergence_ms", "scale_events", "by_path", "runners"}
+              "errors", "error_causes", "convergence_ms", "scale_events", "by_path", "runners"}
 SETTINGS_ORDER = ["target_url", "path", "rate", "duration_s", "connections", "timeout_s",
                   "keepalive", "tls", "churn_pattern"]
 
@@ -48,6 +48,8 @@ class Run:
     latency_ms: dict
     errors: dict
     convergence_ms: dict = field(default_factory=dict)
+    # class -> cause -> count (scenarios/lib/errors.js ERROR_CAUSES); empty for older summaries.
+    error_causes: dict = field(default_factory=dict)
     scale_events: int = 0
     path_name: str = ""
     label: str = ""
@@ -112,6 +114,17 @@ def _read_errors(path, where, data):
     return {c: _number(path, f"{where}.{c}", errs.get(c, 0)) for c in ERROR_CLASSES}
 
 
+def _read_error_causes(path, data):
+    """error_causes: {class: {cause: count}} under the six classes; optional (older summaries)."""
+    causes = _object(path, "error_causes", data.get("error_causes") or {})
+    unknown = sorted(set(causes) - set(ERROR_CLASSES))
+    if unknown:
+        raise SummaryError(f"{path}: error_causes has unknown class(es) {', '.join(unknown)}; "
+                           f"allowed: {', '.join(ERROR_CLASSES)}")
+    return {c: {k: _number(path, f"error_causes.{c}.{k}", v)
+                for k, v in _object(path, f"error_causes.{c}", causes[c]).items()} for c in causes}
+
+
 def _read_convergence(path, data):
     conv = data.get("convergence_ms") or {}
     _object(path, "convergence_ms", conv)
@@ -169,6 +182,7 @@ def load_summary(path):
     runs = [Run(**base, requests=_read_requests(path, "requests", data),
                 latency_ms=_read_latency(path, "latency_ms", data),
                 errors=_read_errors(path, "errors", data),
+                error_causes=_read_error_causes(path, data),
                 convergence_ms=_read_convergence(path, data),
                 scale_events=_number(path, "scale_events", data.get("scale_events", 0)),
                 extra=_extra_keys(data),

@@ -69,6 +69,14 @@ def main(merged_path, prom_url, runner_paths):
         want = sum(r["errors"][cls] for r in runners.values())
         check(f"errors.{cls} = sum over runners", merged["errors"][cls] == want, f"{merged['errors'][cls]} vs {want}")
     check("some error classes are non-zero (the test provokes them)", sum(merged["errors"].values()) > 0)
+    # Causes under each class, summed over runners like the classes (every pair any runner has).
+    for cls in ERRORS:
+        causes = {k for r in runners.values() for k in r["error_causes"][cls]}
+        want = {k: sum(r["error_causes"][cls][k] for r in runners.values()) for k in causes}
+        got = {k: v for k, v in merged["error_causes"].get(cls, {}).items() if k in causes}
+        check(f"error_causes.{cls} = sum over runners", got == want, f"{got} vs {want}")
+        check(f"error_causes.{cls} adds up to errors.{cls}", sum(merged["error_causes"].get(cls, {}).values())
+              == merged["errors"][cls], f"{merged['error_causes'].get(cls)} vs {merged['errors'][cls]}")
     dropped = sum(r["requests"]["dropped_iterations"] for r in runners.values())
     check("dropped iterations = sum over runners", merged["requests"]["dropped_iterations"] == dropped,
           f"{merged['requests']['dropped_iterations']} vs {dropped}")
