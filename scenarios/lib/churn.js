@@ -91,14 +91,28 @@ export function restoreBackend(k8s, cfg, when) {
   return done;
 }
 
+// restoreLeftBehind(k8s, cfg): setup's restore of what an earlier run left (its runner killed
+// mid-run, say). A record of this same run (same testid) whose churn is still within its time
+// belongs to another runner of this run that started first: left alone (it restores at its end).
+export function restoreLeftBehind(k8s, cfg) {
+  const record = readRestoreRecord(getDeployment(k8s, cfg));
+  if (!record) return null;
+  if (record.testid === cfg.testid && record.until && Date.now() < record.until) {
+    console.log(`churn: setup: another runner of run ${cfg.testid} is churning Deployment ${cfg.namespace}/`
+      + `${cfg.deployment} until ${new Date(record.until).toISOString()}; its record stays`);
+    return null;
+  }
+  return restoreBackend(k8s, cfg, 'setup (left by an earlier run)');
+}
+
 // checkApi: setup() guard for churn scenarios; throws a message that names what is missing. It
-// first puts back a backend an earlier run left changed (its runner killed mid-run, say), so every
-// run starts from the recorded state.
+// first puts back a backend an earlier run left changed (restoreLeftBehind), so every run starts
+// from the recorded state.
 export function checkApi(cfg) {
   let k8s;
   try {
     k8s = connect(cfg);
-    restoreBackend(k8s, cfg, 'setup (left by an earlier run)');
+    restoreLeftBehind(k8s, cfg);
     const d = getDeployment(k8s, cfg);
     listBackendPods(k8s, cfg);
     return { initialReplicas: d.spec.replicas };
@@ -138,7 +152,7 @@ export function restoreInTeardown(cfg, setupData) {
 export function restoreIfInCluster(cfg) {
   if (!cfg.kubeconfig && !__ENV.KUBERNETES_SERVICE_HOST) return;
   try {
-    restoreBackend(connect(cfg), cfg, 'setup (left by an earlier run)');
+    restoreLeftBehind(connect(cfg), cfg);
   } catch (err) {
     console.warn(`bench: could not check Deployment ${cfg.namespace}/${cfg.deployment} for a change an earlier `
       + `run left: ${describeApiError(cfg, 'restoring', err)}`);
