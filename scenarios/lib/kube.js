@@ -109,8 +109,8 @@ export function restoreDeployment(k8s, cfg) {
     const set = record.set || {};
     const notes = [];
     if (obj.spec.replicas === set.replicas) {
+      if (set.replicas !== record.replicas) notes.push(`replicas ${set.replicas} -> ${record.replicas}`);
       obj.spec.replicas = record.replicas;
-      notes.push(`replicas ${set.replicas} -> ${record.replicas}`);
     } else {
       notes.push(`replicas left at ${obj.spec.replicas} (changed since the churn set ${set.replicas})`);
     }
@@ -126,7 +126,7 @@ export function restoreDeployment(k8s, cfg) {
     const meta = obj.metadata;
     setAnnotation(meta, RESTORE_ANNOTATION, null);
     obj.metadata = meta;
-    done = `${notes.join(', ')} (recorded by ${record.testid || 'an earlier run'} at ${record.at})`;
+    done = `${notes.join(', ') || 'nothing to change'} (recorded by ${record.testid || 'an earlier run'} at ${record.at})`;
     return true;
   });
   return done;
