@@ -42,8 +42,8 @@ while [ "$waited" -lt "$WAIT_SECONDS" ]; do
   if [ "$testrun" = 404 ]; then
     pods=$(call GET "$PODS_PATH")
     [ "$pods" = 200 ] || { echo "listing the TestRun's pods: HTTP $pods"; cat "$BODY"; exit 1; }
-    # an empty list (compact JSON from the API server: "items":[])
-    if grep -q '"items":\[\]' "$BODY"; then
+    # an empty list; the API server pretty-prints JSON for curl, so whitespace goes first
+    if tr -d ' \t\r\n' < "$BODY" | grep -q '"items":\[\]'; then
       echo "TestRun $TESTRUN_NAMESPACE/$TESTRUN_NAME and its pods are gone after $waited s"
       exit 0
     fi
