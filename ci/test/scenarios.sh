@@ -503,6 +503,23 @@ test_runner_lag() {
   check "runner lag: its table says CPU-BOUND" runner_cpu_bound_warning_consistent_in "$RUN"
 }
 
+# The Go runtime's witnesses (k6/x/bench): Go's default collector at a busy rate pauses the runner
+# (the tails of issue "trustworthy tails": p99 43.8 ms instead of 0.92 ms) and the verdict must say
+# so; the shipped settings (GOGC=off + GOMEMLIMIT, what every local k6 and every runner pod gets)
+# at a comfortable rate must not be flagged.
+test_runner_runtime() {
+  run_k6 gc-default static.js GOGC=100 BENCH_TARGET_URL="$HTTP" BENCH_RATE=1500 BENCH_DURATION=4s BENCH_CONNECTIONS=50
+  check "runtime: Go's default collector at 1500 req/s is flagged (GC $(total .runner.gc_cpu_fraction) of the CPU, \
+$(total .runner.gc_cycles) cycles, scheduling p99 $(total .runner.sched_latency_ms.p99) ms)" \
+    sj '.runner.go_gc == "100" and .runner.gc_cycles > 0 and .runner.runtime_bound == true'
+  check "runtime: its table says the runner PAUSED ITSELF" grep -q 'k6 runner PAUSED ITSELF' "$RUN/summary.txt"
+  run_k6 gc-shipped static.js BENCH_TARGET_URL="$HTTP" BENCH_RATE=200 BENCH_DURATION=4s BENCH_CONNECTIONS=20
+  check "runtime: the shipped settings at 200 req/s: GOGC=off, no collection, not flagged (scheduling p99 \
+$(total .runner.sched_latency_ms.p99) ms)" \
+    sj '.runner.go_gc == "off" and .runner.gc_cycles == 0 and .runner.runtime_bound == false'
+  check "runtime: ... and its table has no such warning" bash -c '! grep -q "PAUSED ITSELF" "$1"' _ "$RUN/summary.txt"
+}
+
 # ---- churn against a real kube-apiserver ------------------------------------------------------
 
 # Binaries from the cluster part (ci/cluster/build.sh builds them into $BENCH_CACHE/bin).
@@ -959,6 +976,7 @@ main() {
   test_max_rps_segments
   test_calibrate
   test_runner_lag
+  test_runner_runtime
   ensure_kube_binaries
   start_apiserver
   test_runner_role
