@@ -322,8 +322,8 @@ def run_overview():
         "Runner pauses: scheduling p99 and GC CPU (worst runner, Go runtime)",
         "What the runner's Go runtime says of its own pauses since it started (k6/x/bench, "
         "scenarios/lib/lag.js): p99 of the time ready goroutines waited for a CPU (a response waits "
-        "that long before k6 times it; the summary warns above 1 ms) and the garbage collector's "
-        "share of the runner's CPU (warns above 10%). Runners hold the collector off with GOGC=off "
+        "that long before k6 times it) and the garbage collector's share of the runner's CPU; the "
+        "summary warns above the limits in scenarios/lib/lag.js. Runners hold the collector off with GOGC=off "
         "and a GOMEMLIMIT (chart loadtest.runner.gc).",
         targets(('max(k6_bench_runner_sched_p99_ms{%s}) / 1000' % RUN, "scheduling p99"),
                 ('max(k6_bench_runner_gc_cpu_ratio{%s})' % RUN, "GC CPU share")), "s",

@@ -11,7 +11,7 @@ import { ConvergenceTracker } from '../lib/convergence.js';
 import {
   buildSummary, droppedBecause, formatText, summaryOutputs, summaryThresholds, table, SCHEMA, warnings,
 } from '../lib/summary.js';
-import { runtimeVerdict } from '../lib/lag.js';
+import { GC_CPU_LIMIT, runtimeVerdict, SCHED_LIMIT_P99_MS } from '../lib/lag.js';
 import {
   matchesLabels, isPodReady, scaleDeployment, restartDeployment, restoreDeployment, RESTORE_ANNOTATION,
 } from '../lib/kube.js';
@@ -384,8 +384,9 @@ function summaryTests() {
     if (!/runner itself was short of CPU/.test(formatText(s))) throw new Error(formatText(s));
   });
   check('summary: the runner verdict reads the Go runtime (scheduling p99, GC share)', () => {
-    eq([runtimeVerdict(0.5, 0.01), runtimeVerdict(1.5, 0.01), runtimeVerdict(0.5, 0.2), runtimeVerdict(null, null)],
-      [false, true, true, null]);
+    const under = [SCHED_LIMIT_P99_MS * 0.5, GC_CPU_LIMIT * 0.5];
+    eq([runtimeVerdict(under[0], under[1]), runtimeVerdict(SCHED_LIMIT_P99_MS + 0.5, under[1]),
+      runtimeVerdict(under[0], GC_CPU_LIMIT + 0.01), runtimeVerdict(null, null)], [false, true, true, null]);
     const s = buildSummary(fakeData(), fakeReport(), {});
     eq(typeof s.runner.sched_latency_ms.p99, 'number', 'this k6 has k6/x/bench: its runtime figures are read');
     s.runner = Object.assign({}, s.runner, { runtime_bound: true, sched_latency_ms: { p99: 12 }, gc_cpu_fraction: 0.3 });

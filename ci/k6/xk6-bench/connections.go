@@ -62,6 +62,7 @@ func (m *instance) useConnections(keepAlive bool) error {
 	if state == nil {
 		return errors.New("bench.useConnections must be called from a VU, not the init context")
 	}
+	markLoadStart()
 	if m.transport == nil {
 		inner, ok := state.Transport.(*http.Transport)
 		if !ok {
