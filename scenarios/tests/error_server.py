@@ -74,7 +74,7 @@ def handle(conn, mode, listener):
         if request is None:
             conn.close()
             return False
-        if b"user-agent: bench-setup" in request.lower():
+        if is_setup(request):
             if mode == "refuse":
                 # Stop listening before answering: no load request can reach the backlog.
                 listener.close()
@@ -92,61 +92,50 @@ def handle(conn, mode, listener):
     return False
 
 
-def handle_tls(conn, context, state):
-    """tls mode: a TLS server for the setup check, then a server that does not speak TLS."""
+def answer_setup(conn, state):
+    """Answers one request; a setup check's answer flips the server to misbehaving."""
+    request = read_request(conn)
+    if request is not None:
+        conn.sendall(OK)
+        if is_setup(request):
+            state["setup_answered"] = True
+    conn.close()
+
+
+def misbehave_after_setup(conn, state, misbehave, context=None):
+    """Serves (over TLS with a context) until a setup check got its answer, then misbehave(conn)
+    for every connection, one at a time."""
     try:
         if state["setup_answered"]:
-            conn.recv(4096)  # the ClientHello
-            conn.sendall(OK)  # a plain-text answer where a TLS record header must come
-            conn.close()
+            misbehave(conn)
             return
-        tls = context.wrap_socket(conn, server_side=True)
-        request = read_request(tls)
-        if request is not None:
-            tls.sendall(OK)
-            if b"user-agent: bench-setup" in request.lower():
-                state["setup_answered"] = True
-        tls.close()
+        answer_setup(context.wrap_socket(conn, server_side=True) if context else conn, state)
     except OSError:
         pass
 
 
-def handle_tls_cut(conn, context, state, how):
-    """tlscut-*: a TLS server for the setup check, then cut every handshake (FIN or RST)."""
-    try:
-        if state["setup_answered"]:
-            event("cut")
-            if how == "rst":
-                reset(conn)
-            else:
-                conn.close()
-            return
-        tls = context.wrap_socket(conn, server_side=True)
-        request = read_request(tls)
-        if request is not None:
-            tls.sendall(OK)
-            if is_setup(request):
-                state["setup_answered"] = True
-        tls.close()
-    except OSError:
-        pass
+def not_tls(conn):
+    """tls: a plain-text answer where a TLS record header must come."""
+    conn.recv(4096)  # the ClientHello
+    conn.sendall(OK)
+    conn.close()
 
 
-def handle_accept_reset(conn, state):
-    """acceptreset: answer setup checks, then reset each connection before reading anything."""
-    try:
-        if state["setup_answered"]:
-            event("reset")
+def cut(how):
+    """tlscut-fin / tlscut-rst: close or reset right after the accept, mid-handshake."""
+    def misbehave(conn):
+        event("cut")
+        if how == "rst":
             reset(conn)
-            return
-        request = read_request(conn)
-        if request is not None:
-            conn.sendall(OK)
-            if is_setup(request):
-                state["setup_answered"] = True
-        conn.close()
-    except OSError:
-        pass
+        else:
+            conn.close()
+    return misbehave
+
+
+def reset_at_accept(conn):
+    """acceptreset: reset before reading anything."""
+    event("reset")
+    reset(conn)
 
 
 def serve_keepalive(conn, mode):
@@ -203,15 +192,15 @@ def main():
             if handle(conn, mode, listener):
                 time.sleep(3600)  # the test stops us
             continue
+        # One connection at a time: the setup check's answer flips the server for the next.
         if mode == "tls":
-            # One connection at a time: the setup check's answer flips the server for the next.
-            handle_tls(conn, context, state)
+            misbehave_after_setup(conn, state, not_tls, context)
             continue
         if mode.startswith("tlscut-"):
-            handle_tls_cut(conn, context, state, mode.split("-", 1)[1])
+            misbehave_after_setup(conn, state, cut(mode.split("-", 1)[1]), context)
             continue
         if mode == "acceptreset":
-            handle_accept_reset(conn, state)
+            misbehave_after_setup(conn, state, reset_at_accept)
             continue
         if mode in ("reusecut", "ignoreclose"):
             threading.Thread(target=serve_keepalive, args=(conn, mode), daemon=True).start()
