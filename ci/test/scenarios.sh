@@ -501,6 +501,9 @@ test_runner_lag() {
   check "runner lag: a runner limited to 25% of a core is flagged CPU-bound (lag p95/p99 $(total .runner.lag_ms.p95)/$(total .runner.lag_ms.p99) ms)" \
     sj '.runner.cpu_bound == true and (.runner.lag_ms.p95 > .runner.lag_limit_ms or .runner.lag_ms.p99 > .runner.lag_limit_p99_ms)'
   check "runner lag: its table says CPU-BOUND" runner_cpu_bound_warning_consistent_in "$RUN"
+  check "runtime: the Go runtime saw it too (scheduling p99 $(total .runner.sched_latency_ms.p99) ms)" \
+    sj '.runner.runtime_bound == true and .runner.sched_latency_ms.p99 > .runner.sched_limit_p99_ms'
+  check "runtime: its table says the runner PAUSED ITSELF" grep -q 'k6 runner PAUSED ITSELF' "$RUN/summary.txt"
 }
 
 # The Go runtime's witnesses (k6/x/bench): Go's default collector at a busy rate pauses the runner
