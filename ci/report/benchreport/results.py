@@ -77,17 +77,22 @@ def settings_from_values(path):
     return settings, lt.get("scenario"), values.get("controller")
 
 
+def _read_json(flag, path, hint=""):
+    """The JSON document a FLAG names, or a SettingsError naming the flag, the file and the problem."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except OSError as e:
+        raise SettingsError(f"{flag} {path}: cannot read: {e.strerror}") from e
+    except json.JSONDecodeError as e:
+        raise SettingsError(f"{flag} {path}: not JSON ({e.msg}){hint}") from e
+
+
 def settings_from_testrun(path, testid):
     """The run's settings from its k6-operator TestRun as JSON (`kubectl get testrun NAME -o json`;
     the matrix runner saves it when the run starts): the runner env the chart rendered, the way
     scenarios/lib/config.js reads it. (settings, scenario, controller)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except OSError as e:
-        raise SettingsError(f"--testrun {path}: cannot read: {e.strerror}") from e
-    except json.JSONDecodeError as e:
-        raise SettingsError(f"--testrun {path}: not JSON ({e.msg}); write it with kubectl get testrun NAME -o json") from e
+    doc = _read_json("--testrun", path, "; write it with kubectl get testrun NAME -o json")
     items = doc.get("items", [doc]) if isinstance(doc, dict) else []
     testruns = [i for i in items if isinstance(i, dict) and i.get("kind") == "TestRun"]
     if not testruns:
@@ -131,13 +136,7 @@ def settings_from_testrun(path, testid):
 def settings_from_runner_summary(path, testid):
     """settings of one runner's own summary.json (the same in every runner of a run, except the
     rate and runner_share: a runner's own share, not the run's, so neither is taken from here)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except OSError as e:
-        raise SettingsError(f"--runner-summary {path}: cannot read: {e.strerror}") from e
-    except json.JSONDecodeError as e:
-        raise SettingsError(f"--runner-summary {path}: not JSON ({e.msg})") from e
+    data = _read_json("--runner-summary", path)
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise SettingsError(f"--runner-summary {path}: not a {SCHEMA} document")
     if data.get("testid") != testid:
