@@ -19,6 +19,10 @@ import { judgeStep, kneeRate } from '../lib/knee.js';
 
 const failures = new Counter('unit_failures');
 
+// README.md is where users read the variables and error classes: the checks below compare the code
+// with it (init context; k6 resolves the path from this file's directory).
+const README = open('../../README.md');
+
 export const options = {
   iterations: 1,
   vus: 1,
@@ -54,6 +58,22 @@ function throwsWith(fn, pattern) {
     return;
   }
   throw new Error(`expected an error matching ${pattern}`);
+}
+
+// readmeVariables(): {name: default} from README's "Scenario configuration" table. A default cell is
+// a `literal`, "empty", or "= <what it derives from>" (empty in DEFAULTS); anything else is an error.
+function readmeVariables() {
+  const vars = {};
+  for (const line of README.split('\n')) {
+    const cells = line.split('|').map((c) => c.trim());
+    if (cells.length < 4 || !cells[1].startsWith('`BENCH_')) continue;
+    const literal = /^`([^`]*)`/.exec(cells[2]);
+    if (!literal && cells[2] !== 'empty' && !cells[2].startsWith('= ')) {
+      throw new Error(`README row ${cells[1]}: default "${cells[2]}" is not a \`literal\`, empty or = derived`);
+    }
+    for (const name of cells[1].match(/`BENCH_[A-Z_]+`/g)) vars[name.slice(1, -1)] = literal ? literal[1] : '';
+  }
+  return vars;
 }
 
 function configTests() {
@@ -148,8 +168,14 @@ function configTests() {
   check('config: tooling and non-BENCH variables are ignored', () => {
     eq(loadConfig({ BENCH_ROOT: '/x', BENCH_CACHE: '/y', BENCH_TOOLS: '/z', HOME: '/root' }).rate, 1000);
   });
-  check('config: every default parses', () => {
-    eq(Object.keys(DEFAULTS).length, 24, 'number of variables');
+  check('config: each default, set explicitly, is accepted and gives the config of an unset variable', () => {
+    const unset = loadConfig({});
+    for (const [name, value] of Object.entries(DEFAULTS)) eq(loadConfig({ [name]: value }), unset, name);
+  });
+  check('config: README lists every variable with the default config.js has, and no other', () => {
+    const documented = readmeVariables();
+    eq(Object.keys(documented).sort(), Object.keys(DEFAULTS).sort(), 'variables in README vs config.js');
+    for (const [name, value] of Object.entries(DEFAULTS)) eq(documented[name], value, `README default of ${name}`);
   });
 }
 
@@ -198,8 +224,10 @@ function errorTests() {
       if (!ERROR_CAUSES[cls].includes(cause)) throw new Error(`${cls}/${cause} missing from ERROR_CAUSES`);
     }
   });
-  check('errors: the six classes of the interface, in the published order', () => {
-    eq(ERROR_CLASSES, ['connection', 'timeout', 'read', 'http_5xx', 'http_4xx', 'other']);
+  check('errors: the classes are the README metrics table\'s, in its order', () => {
+    const row = /\| `bench_errors` \| Counter \| `class` = ([a-z0-9_, ]+);/.exec(README);
+    if (!row) throw new Error('README has no bench_errors row with "`class` = ...;"');
+    eq(ERROR_CLASSES, row[1].split(',').map((c) => c.trim()));
   });
 }
 
