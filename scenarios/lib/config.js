@@ -11,6 +11,7 @@ export const DEFAULTS = Object.freeze({
   BENCH_URL_CLUSTERIP: '',
   BENCH_URL_NODEPORT: '',
   BENCH_URL_POD: '',
+  BENCH_URL_GATEWAY: '', // base URL of the Gateway's data plane (target gateway, route experiments)
   BENCH_RATE: '1000',
   BENCH_DURATION: '60s',
   BENCH_CONNECTIONS: '100',
@@ -28,6 +29,17 @@ export const DEFAULTS = Object.freeze({
   BENCH_TESTID: 'local',
   BENCH_SUMMARY_DIR: '.',
   BENCH_ENVIRONMENT: '', // JSON object: what the run ran on (summary settings.environment)
+  // Route experiments (route-propagation, route-change, route-scale; lib/routes.js)
+  BENCH_GATEWAY_NAME: 'bench', // the Gateway the HTTPRoutes attach to (parentRefs)
+  BENCH_GATEWAY_NAMESPACE: '', // empty = BENCH_NAMESPACE
+  BENCH_GATEWAY_LISTENER: '', // parentRef sectionName; empty = every listener of the Gateway
+  BENCH_INGRESS_CLASS: '', // ingressClassName of the Ingresses; empty = the cluster's default class
+  BENCH_ROUTE_KIND: 'httproute', // httproute, ingress, or both (the migration A/B, one after the other)
+  BENCH_ROUTE_COUNT: '20', // routes per kind (route-change 10, route-scale 1000)
+  BENCH_ROUTE_INTERVAL: '2s', // between two route creations (propagation) or changes (route-change 1s)
+  BENCH_ROUTE_TIMEOUT: '60s', // a route not serving 200 this long after its apply is unconverged
+  BENCH_ROUTE_DOMAIN: 'routes.bench.local', // route i answers on h-<i>.<domain> (Ingress: i-<i>.<domain>)
+  BENCH_ROUTE_BACKENDS: 'bench-backend:80,bench-backend-headless:8080', // service:port; route-change cycles them
 });
 
 // BENCH_* names the project's own shell tooling exports (ci/lib/common.sh, ci/test/all.sh). They
@@ -135,6 +147,48 @@ export function parseEnvironment(name, value) {
   return Object.freeze(parsed);
 }
 
+export const ROUTE_KINDS = ['httproute', 'ingress'];
+
+// parseRouteKind('both') -> ['httproute', 'ingress']: the kinds a route experiment runs, in order.
+export function parseRouteKind(name, value) {
+  const text = String(value).trim();
+  if (text === 'both') return ROUTE_KINDS.slice();
+  if (!ROUTE_KINDS.includes(text)) fail(name, value, 'expected httproute, ingress or both');
+  return [text];
+}
+
+// parseBackends('a:80,b:8080') -> [{name: 'a', port: 80}, {name: 'b', port: 8080}]: Services by name
+// and port number, the backendRefs of the routes a route experiment creates.
+export function parseBackends(name, value) {
+  const text = String(value).trim();
+  const allowed = 'expected comma-separated service:port pairs, e.g. bench-backend:80,bench-backend-headless:8080 '
+    + '(Service names are lowercase letters, digits and -, ports 1-65535)';
+  if (text === '') fail(name, value, allowed);
+  return text.split(',').map((pair) => {
+    const m = /^\s*([a-z]([-a-z0-9]{0,61}[a-z0-9])?):(\d{1,5})\s*$/.exec(pair);
+    if (!m || Number(m[3]) < 1 || Number(m[3]) > 65535) fail(name, value, allowed);
+    return { name: m[1], port: Number(m[3]) };
+  });
+}
+
+// A DNS-1123 label (RFC 1123), as Kubernetes checks a Gateway listener name (sectionName); empty
+// allowed (= unset).
+function parseOptionalLabel(name, value) {
+  const text = String(value).trim();
+  if (text !== '' && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(text)) {
+    fail(name, value, 'expected empty or a DNS label (lowercase letters, digits and -, at most 63)');
+  }
+  return text;
+}
+
+function parseDomain(name, value) {
+  const text = String(value).trim();
+  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/.test(text) || text.length > 200) {
+    fail(name, value, 'expected a lowercase DNS domain such as routes.bench.local (route hosts are h-<i>.<domain>)');
+  }
+  return text;
+}
+
 // parseLabelSelector('a=b,c=d') -> {a: 'b', c: 'd'} (equality selectors only).
 export function parseLabelSelector(name, value) {
   const text = String(value).trim();
@@ -198,7 +252,7 @@ export function loadConfig(env, overrides) {
   }
   const pathUrls = {};
   for (const [pathName, key] of [['ingress', 'BENCH_URL_INGRESS'], ['clusterip', 'BENCH_URL_CLUSTERIP'],
-    ['nodeport', 'BENCH_URL_NODEPORT'], ['pod', 'BENCH_URL_POD']]) {
+    ['nodeport', 'BENCH_URL_NODEPORT'], ['pod', 'BENCH_URL_POD'], ['gateway', 'BENCH_URL_GATEWAY']]) {
     if (raw[key] !== '') pathUrls[pathName] = parseUrl(key, raw[key]);
   }
   const targetUrl = parseUrl('BENCH_TARGET_URL', raw.BENCH_TARGET_URL);
@@ -206,6 +260,9 @@ export function loadConfig(env, overrides) {
   if (targetHost !== '' && !/^[A-Za-z0-9.-]+(:\d+)?$/.test(targetHost)) {
     fail('BENCH_TARGET_HOST', targetHost, 'expected a host name such as bench.local (optionally :port)');
   }
+  const namespace = parseDnsName('BENCH_NAMESPACE', raw.BENCH_NAMESPACE);
+  const gatewayNamespace = String(raw.BENCH_GATEWAY_NAMESPACE).trim() === ''
+    ? namespace : parseDnsName('BENCH_GATEWAY_NAMESPACE', raw.BENCH_GATEWAY_NAMESPACE);
   return Object.freeze({
     targetUrl,
     targetHost,
@@ -218,7 +275,7 @@ export function loadConfig(env, overrides) {
     timeoutMs: parseDuration('BENCH_TIMEOUT', raw.BENCH_TIMEOUT),
     keepalive: parseBool('BENCH_KEEPALIVE', raw.BENCH_KEEPALIVE),
     insecureTls: parseBool('BENCH_INSECURE_TLS', raw.BENCH_INSECURE_TLS),
-    namespace: parseDnsName('BENCH_NAMESPACE', raw.BENCH_NAMESPACE),
+    namespace,
     deployment: parseDnsName('BENCH_DEPLOYMENT', raw.BENCH_DEPLOYMENT),
     podSelector: parseLabelSelector('BENCH_POD_SELECTOR', raw.BENCH_POD_SELECTOR),
     churnPatternText: String(raw.BENCH_CHURN_PATTERN).trim(),
@@ -229,6 +286,22 @@ export function loadConfig(env, overrides) {
     testid: parseTestId('BENCH_TESTID', raw.BENCH_TESTID),
     summaryDir: String(raw.BENCH_SUMMARY_DIR).trim() || '.',
     environment: parseEnvironment('BENCH_ENVIRONMENT', raw.BENCH_ENVIRONMENT),
+    gateway: Object.freeze({
+      name: parseDnsName('BENCH_GATEWAY_NAME', raw.BENCH_GATEWAY_NAME),
+      namespace: gatewayNamespace,
+      listener: parseOptionalLabel('BENCH_GATEWAY_LISTENER', raw.BENCH_GATEWAY_LISTENER),
+    }),
+    routes: Object.freeze({
+      kindText: String(raw.BENCH_ROUTE_KIND).trim(),
+      kinds: parseRouteKind('BENCH_ROUTE_KIND', raw.BENCH_ROUTE_KIND),
+      count: parsePositiveInt('BENCH_ROUTE_COUNT', raw.BENCH_ROUTE_COUNT, 10000),
+      intervalMs: parseDuration('BENCH_ROUTE_INTERVAL', raw.BENCH_ROUTE_INTERVAL),
+      timeoutMs: parseDuration('BENCH_ROUTE_TIMEOUT', raw.BENCH_ROUTE_TIMEOUT),
+      domain: parseDomain('BENCH_ROUTE_DOMAIN', raw.BENCH_ROUTE_DOMAIN),
+      backends: parseBackends('BENCH_ROUTE_BACKENDS', raw.BENCH_ROUTE_BACKENDS),
+      ingressClass: String(raw.BENCH_INGRESS_CLASS).trim() === ''
+        ? '' : parseDnsName('BENCH_INGRESS_CLASS', raw.BENCH_INGRESS_CLASS),
+    }),
   });
 }
 

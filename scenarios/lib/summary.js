@@ -294,6 +294,12 @@ export function warnings(s) {
       + `its CPU (limit ${100 * rn.gc_cpu_limit}%; GOGC=${rn.go_gc || 'default'}). Those pauses are in the tail latency `
       + 'above. Run runners with GOGC=off and a GOMEMLIMIT (the chart does: loadtest.runner.gc), or give them more CPU.');
   }
+  for (const [kind, k] of Object.entries((s.routes && s.routes.by_kind) || {})) {
+    if (k.unconverged > 0) {
+      out.push(`${k.unconverged} of ${k.created} ${kind} routes served no 200 within ${s.routes.timeout_ms} ms of their create call.`);
+    }
+    if (k.change_errors > 0) out.push(`route-change FAILED for ${kind}: ${k.change_errors} answers were not 2xx while routes changed.`);
+  }
   if (r.total === 0) out.push('no request completed: check BENCH_TARGET_URL and the route.');
   else if (r.rate_achieved < 0.95 * r.rate_target && r.dropped_iterations === 0 && !s.max_rps) {
     out.push(`achieved ${r.rate_achieved} req/s, below 95% of the target ${r.rate_target} req/s.`);
@@ -337,6 +343,7 @@ export function formatText(s) {
           fmt(p.latency_ms.max), errs];
       })));
   }
+  if (s.routes) lines.push('', routesText(s.routes));
   lines.push('');
   lines.push(`received ${humanBytes(s.throughput.bytes_received)} (${humanBytes(s.throughput.bytes_received_per_s)}/s)`);
   if (s.runner) {
@@ -356,6 +363,31 @@ export function formatText(s) {
   }
   for (const w of warnings(s)) lines.push(`!! WARNING: ${w}`);
   return lines.join('\n') + '\n';
+}
+
+// routesText(routes): the route experiments' table (route-experiment.js), one row per route kind.
+function routesText(r) {
+  const kinds = Object.keys(r.by_kind);
+  const rows = kinds.map((kind) => {
+    const k = r.by_kind[kind];
+    const p = k.propagation_ms;
+    const pre = k.pre_ready_statuses;
+    const otherPre = Object.keys(pre).filter((x) => x !== '404' && x !== '503').reduce((n, x) => n + pre[x], 0);
+    return [kind, k.created, k.serving, k.unconverged, fmt(p.p50), fmt(p.p90), fmt(p.p99), fmt(p.max), pre['404'],
+      pre['503'], otherPre, k.changes === null ? '-' : k.changes, k.load_non_2xx];
+  });
+  const out = [`Routes (${r.experiment}, ${r.count} per kind)`, table(['Routes', 'created', 'serving', 'unconverged',
+    'p50 ms', 'p90 ms', 'p99 ms', 'max ms', '404s', '503s', 'other', 'changes', 'non-2xx'], rows)];
+  for (const kind of kinds) {
+    const m = r.by_kind[kind].scale_ms;
+    if (m) {
+      out.push(`${kind}: ${r.count} routes applied in ${fmt(m.applied)} ms; all serving ${m.all_serving === null
+        ? 'NOT reached' : `${fmt(m.all_serving)} ms after the first create, ${fmt(m.after_last_apply)} ms after the last`}`);
+    }
+  }
+  out.push('(ms from a route\'s create call to its first 200; 404s/503s/other: probe answers before it; non-2xx: load '
+    + 'answers that were not 2xx)');
+  return out.join('\n');
 }
 
 // summaryOutputs(summary): what handleSummary returns.

@@ -16,6 +16,7 @@ import {
   matchesLabels, isPodReady, scaleDeployment, restartDeployment, restoreDeployment, RESTORE_ANNOTATION,
 } from '../lib/kube.js';
 import { judgeStep, kneeRate } from '../lib/knee.js';
+import { buildRoute, preReadyBucket, routeHost, runLabel, ROUTE_LABEL } from '../lib/routes.js';
 
 const failures = new Counter('unit_failures');
 
@@ -554,8 +555,49 @@ function kneeTests() {
   });
 }
 
+function routeTests() {
+  check('routes: config defaults and overrides', () => {
+    const c = loadConfig({ BENCH_NAMESPACE: 'ns1' });
+    eq(c.routes.kinds, ['httproute']);
+    eq(c.gateway, { name: 'bench', namespace: 'ns1', listener: '' });
+    eq(c.routes.backends, [{ name: 'bench-backend', port: 80 }, { name: 'bench-backend-headless', port: 8080 }]);
+    eq(loadConfig({ BENCH_ROUTE_KIND: 'both' }).routes.kinds, ['httproute', 'ingress']);
+    eq(loadConfig({}, { BENCH_ROUTE_COUNT: '1000' }).routes.count, 1000);
+    eq(loadConfig({ BENCH_ROUTE_COUNT: '7' }, { BENCH_ROUTE_COUNT: '1000' }).routes.count, 7);
+    eq(loadConfig({ BENCH_URL_GATEWAY: 'http://gw.example:8080/' }).pathUrls.gateway, 'http://gw.example:8080');
+  });
+  check('routes: bad values name the variable and what is allowed', () => {
+    throwsWith(() => loadConfig({ BENCH_ROUTE_KIND: 'grpcroute' }), /invalid BENCH_ROUTE_KIND="grpcroute": expected httproute, ingress or both/);
+    throwsWith(() => loadConfig({ BENCH_ROUTE_COUNT: '10001' }), /BENCH_ROUTE_COUNT="10001": expected a whole number from 1 to 10000/);
+    throwsWith(() => loadConfig({ BENCH_ROUTE_INTERVAL: '0s' }), /BENCH_ROUTE_INTERVAL="0s"/);
+    throwsWith(() => loadConfig({ BENCH_ROUTE_BACKENDS: 'svc' }), /BENCH_ROUTE_BACKENDS="svc": expected comma-separated service:port/);
+    throwsWith(() => loadConfig({ BENCH_ROUTE_BACKENDS: 'svc:70000' }), /BENCH_ROUTE_BACKENDS/);
+    throwsWith(() => loadConfig({ BENCH_ROUTE_DOMAIN: 'Routes.Example' }), /BENCH_ROUTE_DOMAIN/);
+    throwsWith(() => loadConfig({ BENCH_GATEWAY_LISTENER: 'Web_1' }), /BENCH_GATEWAY_LISTENER="Web_1": expected empty or a DNS label/);
+    throwsWith(() => loadConfig({ BENCH_URL_GATEWAY: 'gw:80' }), /BENCH_URL_GATEWAY/);
+  });
+  check('routes: an HTTPRoute and an Ingress for route 3, labelled with the run', () => {
+    const c = loadConfig({ BENCH_NAMESPACE: 'ns1', BENCH_GATEWAY_NAMESPACE: 'gw-ns', BENCH_GATEWAY_LISTENER: 'web',
+      BENCH_INGRESS_CLASS: 'traefik', BENCH_TESTID: 'run-1.' });
+    const h = buildRoute(c, 'httproute', 3, { name: 'svc', port: 80 });
+    eq(h.metadata, { name: 'bench-route-h-3', namespace: 'ns1', labels: { [ROUTE_LABEL]: 'run-1' } });
+    eq(h.spec.parentRefs, [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'bench', namespace: 'gw-ns', sectionName: 'web' }]);
+    eq(h.spec.hostnames, ['h-3.routes.bench.local']);
+    eq(h.spec.rules[0].backendRefs, [{ group: '', kind: 'Service', name: 'svc', port: 80 }]);
+    const i = buildRoute(c, 'ingress', 3, { name: 'svc', port: 80 });
+    eq([i.metadata.name, i.spec.ingressClassName, i.spec.rules[0].host, i.spec.rules[0].http.paths[0].backend.service],
+      ['bench-route-i-3', 'traefik', 'i-3.routes.bench.local', { name: 'svc', port: { number: 80 } }]);
+    eq([routeHost(c, 'ingress', 12), runLabel(c)], ['i-12.routes.bench.local', 'run-1']);
+  });
+  check('routes: probe answers before the first 200, by bucket', () => {
+    eq([200, 404, 503, 0, 302, 403, 502, 204].map(preReadyBucket),
+      [null, '404', '503', 'no_response', '3xx', 'other_4xx', 'other_5xx', 'other']);
+  });
+}
+
 export default function () {
   configTests();
+  routeTests();
   errorTests();
   convergenceTests();
   summaryTests();
