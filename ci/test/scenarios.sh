@@ -5,11 +5,11 @@
 # misbehaving servers (scenarios/tests/error_server.py) that provoke every error class for real.
 # The churn scenarios run against a real kube-apiserver + etcd (binaries from ci/cluster/build.sh)
 # with a least-privilege runner identity; their effect is read back from the API server.
-# Closing line: "scenarios: N passed, N failed".
+# Closing line: "scenarios: N passed, N failed, N skipped" (the route experiments: ci/test/routes.sh).
 . "$(dirname "$0")/../lib/common.sh"
 . "$BENCH_ROOT/ci/lib/apiserver.sh"
 
-passed=0 failed=0
+passed=0 failed=0 skipped=0
 WORK=""
 CPU_CGROUP=""
 pids=()
@@ -957,6 +957,21 @@ test_convergence() {
     sj '.convergence_ms.removed.p50 >= 600 and .convergence_ms.removed.p50 <= 2000'
 }
 
+# The route experiments against Traefik's Gateway API and Ingress providers (ci/test/routes.sh: its
+# own API server, CRDs and backend); its counts join this part's.
+test_routes() {
+  local out=$WORK/routes.log rc=0 line p f s
+  bash "$BENCH_ROOT/ci/test/routes.sh" 2>&1 | tee "$out" >&2 || rc=$?
+  line=$(grep -E '^routes: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$out" | tail -n 1)
+  if [ -z "$line" ]; then
+    fail "routes: ci/test/routes.sh ended without its closing line (exit $rc)"
+    return
+  fi
+  read -r _ p _ f _ s _ <<<"${line//,/}"
+  passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+  check "routes: exit status agrees with its counts ($line, exit $rc)" test \( "$f" -eq 0 -a "$rc" -eq 0 \) -o \( "$f" -gt 0 -a "$rc" -ne 0 \)
+}
+
 main() {
   local t0=$SECONDS
   apt_install nginx-light openssl jq python3
@@ -992,8 +1007,9 @@ main() {
   test_static_restores
   test_churn_forbidden
   test_convergence
+  test_routes
   log "scenarios tests took $((SECONDS - t0)) s"
-  echo "scenarios: $passed passed, $failed failed"
+  echo "scenarios: $passed passed, $failed failed, $skipped skipped"
   [ "$failed" -eq 0 ]
 }
 
