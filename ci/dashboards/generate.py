@@ -412,6 +412,46 @@ def run_overview():
                     "properties": [{"id": "unit", "value": "short"}, {"id": "decimals", "value": 0}]}]),
         12, 8)
 
+    lay.row("Routes: propagation, changes, scale (route-* experiments)")
+    prop = "k6_bench_route_propagation_seconds"
+    lay.add(table(
+        "Route propagation over range: create -> first 200",
+        "Per route kind (httproute, ingress: the migration A/B side by side): how many routes served "
+        "and the time from each route's create call to its first 200 through the data plane "
+        "(scenarios/lib/routes.js, probed every 20 ms), over the dashboard range.",
+        targets((f"histogram_count(sum by (kind) (increase({prop}{{{RUN}}}[$__range])))", ""),
+                (k6_quantile("0.5", prop, by="kind", window="$__range"), ""),
+                (k6_quantile("0.9", prop, by="kind", window="$__range"), ""),
+                (k6_quantile("0.99", prop, by="kind", window="$__range"), ""),
+                instant=True, table=True),
+        "s", {"Value #A": "routes", "Value #B": "p50", "Value #C": "p90", "Value #D": "p99"},
+        order=["kind", "routes", "p50", "p90", "p99"],
+        overrides=[{"matcher": {"id": "byName", "options": "routes"},
+                    "properties": [{"id": "unit", "value": "short"}, {"id": "decimals", "value": 0}]}]),
+        12, 8)
+    lay.add(timeseries(
+        "Route probe answers before the first 200",
+        "What the data plane answered a new route's probes before its first 200, by kind and status "
+        "bucket (404: no route yet, 503: route without a ready backend, no_response: connection "
+        "failed). Stacked.",
+        targets(("sum by (kind, status) (increase(k6_bench_route_pre_ready_total{%s}[$__rate_interval]))" % RUN,
+                 "{{kind}} {{status}}")), "short", stack=True, bars=True, minimum=0), 12, 8)
+    lay.add(timeseries(
+        "Routes created and serving",
+        "route-scale: routes created (all runners) and routes that served a 200 so far, by kind; the "
+        "gap closing is the controller taking the new routes.",
+        targets(("max by (kind) (k6_bench_routes_serving{%s})" % RUN, "{{kind}} serving"),
+                (k6_total("k6_bench_routes_created_total", "kind"), "{{kind}} created")),
+        "short", steps=True, minimum=0), 12, 8)
+    lay.add(timeseries(
+        "Route changes and non-2xx answers",
+        "route-change: route updates made, and load answers that were not 2xx (any non-2xx fails "
+        "route-change), per rate interval by kind.",
+        targets(("sum by (kind) (increase(k6_bench_route_changes_total{%s}[$__rate_interval]))" % RUN,
+                 "{{kind}} changes"),
+                ("sum by (kind) (increase(k6_bench_route_errors_total{%s}[$__rate_interval]))" % RUN,
+                 "{{kind}} non-2xx")), "short", bars=True, minimum=0), 12, 8)
+
     lay.row("Traffic")
     lay.add(timeseries(
         "Data sent and received",

@@ -2,7 +2,8 @@
 // custom metric, so a real Prometheus receives the exact series names and labels the dashboards
 // query (remote write, native histograms). The churn telemetry here is SIMULATED (the fast tier has
 // no cluster): desired/ready replicas follow 5 -> 7 -> 5, with a scale event, a convergence time and
-// a probe request per step. The real churn series come from scenarios/ in the e2e run.
+// a probe request per step, and one route of each kind created, served and changed per step. The
+// real churn series come from scenarios/ in the e2e run, the real route series from ci/test/routes.sh.
 //
 // Env: BENCH_TARGET_URL (nginx), BENCH_CLOSED_URL (a port nothing listens on), BENCH_STALL_URL (a
 // listener that never answers), BENCH_RATE, BENCH_DURATION.
@@ -27,6 +28,13 @@ const scaleEvents = new Counter('bench_scale_events');
 const runnerLag = new Trend('bench_runner_lag', true);
 const runnerSchedP99 = new Gauge('bench_runner_sched_p99_ms');
 const runnerGcCpu = new Gauge('bench_runner_gc_cpu_ratio');
+// Route experiments' metrics (scenarios/lib/metrics.js), simulated like the churn below.
+const routePropagation = new Trend('bench_route_propagation', true);
+const routePreReady = new Counter('bench_route_pre_ready');
+const routesCreated = new Counter('bench_routes_created');
+const routesServing = new Gauge('bench_routes_serving');
+const routeChanges = new Counter('bench_route_changes');
+const routeErrors = new Counter('bench_route_errors');
 
 export const options = {
   scenarios: {
@@ -86,5 +94,15 @@ export function churn() {
   sleep(lag);
   replicasReady.add(want);
   convergence.add(lag * 1000, { event: want > before ? 'added' : 'removed' });
+  // Simulated route experiment per step: one route of each kind created, probed 404 a few times,
+  // served after `lag`; one change and, every third step, a non-2xx answer.
+  for (const kind of ['httproute', 'ingress']) {
+    routesCreated.add(1, { kind });
+    routePreReady.add(3 + step % 4, { kind, status: '404' });
+    routePropagation.add(lag * 1000 + (kind === 'ingress' ? 200 : 0), { kind });
+    routesServing.add(step + 1, { kind });
+    routeChanges.add(1, { kind });
+    if (step % 3 === 0) routeErrors.add(1, { kind });
+  }
   sleep(3.9 - lag);
 }
