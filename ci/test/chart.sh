@@ -16,9 +16,10 @@ SCHEMAS="$BENCH_TOOLS/schemas"
 KUBE_VERSION=1.34.0
 RELEASE=bench
 NAMESPACE=bench
-passed=0 failed=0
+passed=0 failed=0 skipped=0
 
 pass() { passed=$((passed + 1)); printf '  ok    %s\n' "$1"; }
+skip() { skipped=$((skipped + 1)); printf '  SKIPPED  %s\n' "$1"; }
 fail() { failed=$((failed + 1)); printf '  FAIL  %s\n' "$1"; [ -z "${2:-}" ] || printf '%s\n' "$2" | sed 's/^/        /' | head -n 40; }
 
 # check NAME CMD...: one check; the command's output is shown only when it fails.
@@ -44,7 +45,9 @@ PY
   cp "$BENCH_ROOT/Chart.yaml" "$dir/Chart.yaml"
   [ ! -f "$BENCH_ROOT/.helmignore" ] || cp "$BENCH_ROOT/.helmignore" "$dir/.helmignore"
   mkdir -p "$dir/values"
-  cp "$BENCH_ROOT"/values/*.yaml "$dir/values/" 2>/dev/null || log "no presets in values/ yet"
+  # The presets are the product: their absence is an error, never a quiet skip of their checks.
+  compgen -G "$BENCH_ROOT/values/*.yaml" >/dev/null || die "no presets in $BENCH_ROOT/values/"
+  cp "$BENCH_ROOT"/values/*.yaml "$dir/values/"
 }
 
 # render_cases: "name|values files (space separated)" for defaults, every preset and CI overlay.
@@ -96,11 +99,12 @@ lint_charts() {
   local case name files args
   for bin in helm helm4; do
     check "$bin lint charts/bench (defaults + runner image)" "$bin" lint --strict "$COPY/charts/bench" -f "$RUNNER_VALUES"
-    check "$bin lint repository root (charts/bench as its subchart)" "$bin" lint "$COPY"
+    # No `helm lint` of the repository root: lint does not render subchart templates, so it passed
+    # with charts/bench's scenarios stripped (and without a runner image); root_chart_renders checks it.
     while IFS='|' read -r name files; do
       [ -n "$files" ] || continue
       # helm lint has no --api-versions: overlays that need CRDs are only rendered (below).
-      [ -z "$(api_versions "$files")" ] || continue
+      [ -z "$(api_versions "$files")" ] || { skip "$bin lint charts/bench with $name (needs API versions lint cannot take; rendered below)"; continue; }
       mapfile -t args < <(values_args "$files")
       check "$bin lint charts/bench with $name" "$bin" lint --strict "$COPY/charts/bench" "${args[@]}"
     done < <(render_cases)
@@ -204,7 +208,8 @@ bad_values() {
       fi
     done
   done
-  if [ "$count" -ge 20 ]; then pass "bad-values suite has $count files (>= 20)"; else fail "bad-values suite has $count files (< 20)"; fi
+  # A guard, not a check: fewer files than this means files went missing (counted as a failure only).
+  [ "$count" -ge 20 ] || fail "bad-values suite has $count files (< 20)"
 }
 
 # The TestRun's scripts, checked with real k6 the way the k6-operator initializer uses them: the
@@ -334,6 +339,99 @@ PY
     operator_in_system_namespace "$out"
   check "k6-operator's schema refuses a k6-operator.enabled key (why the switch is loadtest.operator.enabled)" \
     refuses_subchart_enabled "$dir/bench"
+  for bin in helm helm4; do
+    check "$bin: k6-operator.installCRDs=false renders no CRD (uninstall keeps them), the manager and the TestRun still" \
+      crds_outside_release "$bin" "$dir/bench"
+  done
+  check "the README's command for the CRDs alone renders testruns.k6.io and privateloadzones.k6.io, no release annotations" \
+    crds_alone "$dir/bench/charts/k6-operator"
+}
+
+# crds_outside_release BIN CHART: with k6-operator.installCRDs=false the release owns no CRD, so
+# `helm uninstall` leaves the cluster's TestRuns alone; without the TestRun API the install is refused.
+crds_outside_release() {
+  local bin=$1 chart=$2 out
+  if out=$("$bin" template "$RELEASE" "$chart" -n "$NAMESPACE" --kube-version "$KUBE_VERSION" -f "$RUNNER_VALUES" \
+      --set k6-operator.installCRDs=false 2>&1 >/dev/null); then
+    echo "rendered without the TestRun API"; return 1
+  fi
+  grep -q 'k6-operator.installCRDs=false: this release installs no k6 CRDs and the cluster has none' <<<"$out" || { echo "$out"; return 1; }
+  out=$("$bin" template "$RELEASE" "$chart" -n "$NAMESPACE" --kube-version "$KUBE_VERSION" -f "$RUNNER_VALUES" \
+    --set k6-operator.installCRDs=false --api-versions k6.io/v1alpha1/TestRun) || return 1
+  ! grep -q '^kind: CustomResourceDefinition$' <<<"$out" || { echo "a CRD was rendered"; return 1; }
+  grep -q 'image: "*ghcr.io/grafana/k6-operator:controller-v1.5.0' <<<"$out" || { echo "no k6-operator manager"; return 1; }
+  grep -q '^kind: TestRun$' <<<"$out" || { echo "no TestRun"; return 1; }
+}
+
+# crds_alone CHART: the CRDs a cluster admin installs once (charts/bench/README.md, "Keeping the
+# TestRun CRD"): both of them, valid, and with no Helm release annotations (no release owns them).
+crds_alone() {
+  local out="$WORK/k6-crds.yaml"
+  helm template k6-crds "$1" --show-only templates/crds/testrun.yaml --show-only templates/crds/plz.yaml > "$out" || return 1
+  [ "$(grep '^  name: ' "$out" | sort | tr '\n' ' ')" = "  name: privateloadzones.k6.io   name: testruns.k6.io " ] ||
+    { grep '^  name: ' "$out"; return 1; }
+  ! grep -q 'meta.helm.sh/release' "$out" || { echo "release annotations in the CRDs"; return 1; }
+  kubeconform_file "$out"
+}
+
+# nginx-inc without GitHub (charts/bench/README.md, "Air-gapped: the nginx-inc preset"): Helm loads the
+# nginx-ingress chart's schema `$ref`s from raw.githubusercontent.com when it validates values. The
+# real chart cannot be downloaded here (the README has the run with it), so a stand-in nginx-ingress
+# chart holds one such `$ref`, and every request goes to a proxy that is not there (the same outcome
+# with or without internet). On v3 and v4: the plain render fails naming the host; the README's two
+# steps work: bench's own schema checks the values with the controller off, then
+# --skip-schema-validation renders the release.
+nginx_inc_air_gapped() {
+  log "nginx-inc without GitHub: the README's two steps (helm v3 and v4)"
+  local dir="$WORK/air-gapped" bin
+  mkdir -p "$dir"
+  cp -r "$COPY/charts/bench" "$dir/bench"
+  "$BENCH_CACHE/venv-chart/bin/python" - "$CHART_SRC/Chart.yaml" "$dir/bench" <<'PY'
+import json, os, sys, yaml
+source, chart_dir = sys.argv[1:]
+deps = [d for d in yaml.safe_load(open(source))["dependencies"] if d["name"] == "nginx-ingress"]
+chart = yaml.safe_load(open(f"{chart_dir}/Chart.yaml"))
+chart["dependencies"] = deps
+yaml.safe_dump(chart, open(f"{chart_dir}/Chart.yaml", "w"), sort_keys=False)
+stand_in = f"{chart_dir}/charts/nginx-ingress"
+os.makedirs(stand_in)
+yaml.safe_dump({"apiVersion": "v2", "name": "nginx-ingress", "version": deps[0]["version"]}, open(f"{stand_in}/Chart.yaml", "w"))
+ref = ("https://raw.githubusercontent.com/nginxinc/kubernetes-json-schema/master/v1.36.1/_definitions.json"
+       "#/definitions/io.k8s.api.core.v1.ResourceRequirements")
+schema = {"type": "object", "properties": {"controller": {"type": "object", "properties": {"resources": {"$ref": ref}}}}}
+json.dump(schema, open(f"{stand_in}/values.schema.json", "w"))
+PY
+  for bin in helm helm4; do
+    check "$bin: nginx-inc without GitHub: the plain render fails naming raw.githubusercontent.com" \
+      air_gapped_render fails "$bin" "$dir/bench" "failing loading \"https://raw.githubusercontent.com/"
+    check "$bin: nginx-inc without GitHub, step 1: bench's schema with the controller off refuses loadtest.rate=0, accepts the preset" \
+      air_gapped_values_check "$bin" "$dir/bench"
+    check "$bin: nginx-inc without GitHub, step 2: --skip-schema-validation renders the release and its TestRun" \
+      air_gapped_render renders "$bin" "$dir/bench" '^kind: TestRun$' --skip-schema-validation
+  done
+}
+
+# air_gapped_render fails|renders BIN CHART PATTERN [ARGS...]: the nginx-inc preset rendered with every
+# HTTP(S) request sent to a port nothing listens on; PATTERN must be in the error or the output.
+air_gapped_render() {
+  local want=$1 bin=$2 chart=$3 pattern=$4 out rc=0; shift 4
+  out=$(without_network "$bin" template "$RELEASE" "$chart" -n "$NAMESPACE" --kube-version "$KUBE_VERSION" \
+    -f "$RUNNER_VALUES" -f "$COPY/values/nginx-inc.yaml" "$@" 2>&1) || rc=$?
+  if [ "$want" = fails ] && [ "$rc" -eq 0 ]; then echo "rendered"; return 1; fi
+  if [ "$want" = renders ] && [ "$rc" -ne 0 ]; then echo "$out"; return 1; fi
+  grep -qE -- "$pattern" <<<"$out" || { echo "no /$pattern/ in:"; head -n 20 <<<"$out"; return 1; }
+}
+
+air_gapped_values_check() {
+  local bin=$1 chart=$2 out off=(--set nginx-inc.enabled=false,controller=none,loadtest.target=clusterip)
+  air_gapped_render renders "$bin" "$chart" '^kind: TestRun$' "${off[@]}" || return 1
+  air_gapped_render fails "$bin" "$chart" "at '/loadtest/rate': minimum: got 0, want 1" "${off[@]}" --set loadtest.rate=0
+}
+
+# without_network CMD...: CMD with HTTP(S) proxies set to a free port on 127.0.0.1 (nothing listens).
+without_network() {
+  local proxy="http://127.0.0.1:$(free_port)"
+  env HTTPS_PROXY="$proxy" https_proxy="$proxy" HTTP_PROXY="$proxy" http_proxy="$proxy" NO_PROXY= no_proxy= "$@"
 }
 
 renders_operator_and_testrun() {
@@ -545,7 +643,8 @@ JS
     check "parity: $name: the scenarios $( [ "$valid" = yes ] && echo accept || echo refuse ) it" \
       k6_verdict "$valid" "$(grep -E "^$n (ok|refused)" <<<"$verdicts" | head -n 1)"
   done <<<"$PARITY_CASES"
-  if [ "$n" -ge 25 ]; then pass "parity cases: $n"; else fail "parity cases: $n (< 25)"; fi
+  # A guard, not a check: fewer cases means the table lost lines (counted as a failure only).
+  [ "$n" -ge 25 ] || fail "parity cases: $n (< 25)"
 }
 
 # parity_add_case JSON N VAR VALUE_JSON: JSON with [N, VAR, the text the chart would put in VAR] added.
@@ -664,8 +763,8 @@ no_vendored_charts() {
 
 lint_yaml() {
   log "yamllint"
-  local files=("$CHART_SRC/values.yaml" "$CHART_SRC/Chart.yaml" "$CHART_SRC"/ci/*.yaml "$CHART_SRC"/tests/*.yaml)
-  [ -z "$(ls "$BENCH_ROOT"/values/*.yaml 2>/dev/null)" ] || files+=("$BENCH_ROOT"/values/*.yaml)
+  local files=("$CHART_SRC/values.yaml" "$CHART_SRC/Chart.yaml" "$CHART_SRC"/ci/*.yaml "$CHART_SRC"/tests/*.yaml
+    "$BENCH_ROOT"/values/*.yaml)
   check "yamllint values, presets, CI overlays, suites" yamllint -s -d \
     '{extends: default, rules: {line-length: {max: 160}, document-start: disable, truthy: {check-keys: false}, comments: {min-spaces-from-content: 1}, braces: {max-spaces-inside: 1}, brackets: {max-spaces-inside: 1}, indentation: {indent-sequences: consistent}}}' \
     "${files[@]}"
@@ -691,12 +790,13 @@ main() {
   scenarios_from_testrun
   schema_scenario_parity
   with_k6_operator_subchart
+  nginx_inc_air_gapped
   chart_lock
   check "bench.controllerCharts matches Chart.yaml's aliases" controller_chart_names
   check "the e2e Traefik runs the traefik preset's arguments and ports" e2e_traefik_matches_preset
   lint_yaml
   log "chart tests took $((SECONDS - t0)) s"
-  echo "chart: $passed passed, $failed failed"
+  echo "chart: $passed passed, $failed failed, $skipped skipped"
   [ "$failed" -eq 0 ]
 }
 
