@@ -7,7 +7,8 @@
 # runs in a network namespace this script creates (a veth pair on 198.18.0.0/15, the benchmarking
 # range) and the Services' EndpointSlices, written by hand (no controllers here), point at it.
 # The scenarios run as a user holding exactly the Role of scenarios/lib/runner-role.json.
-# Called by ci/test/scenarios.sh; alone: bash ci/test/routes.sh. Closing line: "routes: N passed, N failed".
+# Called by ci/test/scenarios.sh; alone: bash ci/test/routes.sh (ROUTES_KEEP_SUMMARIES=DIR keeps each
+# run's summary.json there, e.g. for ci/report/testdata). Closing line: "routes: N passed, N failed, N skipped".
 . "$(dirname "$0")/../lib/common.sh"
 . "$BENCH_ROOT/ci/lib/apiserver.sh"
 
@@ -221,6 +222,9 @@ run_k6() {
     BENCH_GATEWAY_NAME=bench BENCH_GATEWAY_LISTENER=web BENCH_RATE=50 BENCH_CONNECTIONS=20 BENCH_MAX_CONNECTIONS=100 \
     "$@" k6 run -q --log-format raw --address 127.0.0.1:0 "$BENCH_ROOT/scenarios/$script" >"$RUN/stdout" 2>"$RUN/stderr" || RC=$?
   log "k6 $name ($script): exit $RC in $((SECONDS - t0)) s"
+  if [ -n "${ROUTES_KEEP_SUMMARIES:-}" ] && [ -f "$RUN/summary.json" ]; then
+    mkdir -p "$ROUTES_KEEP_SUMMARIES" && cp "$RUN/summary.json" "$ROUTES_KEEP_SUMMARIES/$name.json"
+  fi
 }
 
 sj() {
