@@ -354,6 +354,18 @@ json.dump(r, open(sys.argv[2], "w"))' "$merged/summary.json" "$WORK/tampered-mer
     "[x['label'] for x in r['runs']]==['traefik', 'traefik / ingress', 'traefik / clusterip']"
   check_report_dir paths "$out/paths"
 
+  # -- the route experiments, from real runs of ci/test/routes.sh (Traefik v3.6.12): the migration A/B
+  # in one summary (HTTPRoute then Ingress on one controller) and a route change to a Service without
+  # endpoints, which must fail on its change errors
+  check "routes: the A/B and a broken route change: report written" report --out "$out/routes" \
+    --budget errors=0 --budget p50=1s "$td/routes-ab.json" "$td/routes-change-broken.json"
+  check "routes: HTTPRoute and Ingress side by side, one Routes row each" \
+    test "$(grep -cE '^\| route-propagation \| propagation \| (httproute|ingress) \|' "$out/routes/report.md")" -eq 2
+  check "routes: the A/B passes, the broken change fails on its change errors" expect_json "$out/routes/report.json" \
+    "r['runs'][0]['verdict']=='PASS' and [x['verdict'] for x in r['runs'] if x['label']=='route-change'][0]=='FAIL' \
+    and any(s.startswith('routes.httproute.change_errors = ') for x in r['runs'] for s in x['reasons'])"
+  check_report_dir routes "$out/routes"
+
   # -- budgets decide the verdict
   check "budget p99=1us: report written" report --out "$out/b1" --budget p99=1us "$a"
   check "budget p99=1us fails a real run" expect_json "$out/b1/report.json" \

@@ -100,6 +100,30 @@ def _convergence_table(runs):
     return Block("table", headers=headers, rows=rows)
 
 
+ROUTE_PRE_READY = ["404", "503"]  # the other buckets are summed in one column
+
+
+def _routes_table(runs):
+    """One row per run and route kind: the migration A/B (httproute, ingress) side by side."""
+    rows = []
+    for r in _file_runs(runs):
+        for kind, k in (r.routes.get("by_kind") or {}).items():
+            p = k.get("propagation_ms") or {}
+            pre = k.get("pre_ready_statuses") or {}
+            other = sum(v for b, v in pre.items() if b not in ROUTE_PRE_READY)
+            scale = k.get("scale_ms") or {}
+            rows.append([r.label, r.routes.get("experiment"), kind, fmt(k.get("created")), fmt(k.get("serving")),
+                         fmt(k.get("unconverged")), fmt(p.get("p50")), fmt(p.get("p90")), fmt(p.get("p99")),
+                         fmt(p.get("max"))] + [fmt(pre.get(b)) for b in ROUTE_PRE_READY]
+                        + [fmt(other), fmt(k.get("changes")), fmt(k.get("change_errors")), fmt(k.get("load_non_2xx")),
+                           fmt(scale.get("applied")), fmt(scale.get("all_serving")), fmt(scale.get("after_last_apply"))])
+    return Block("table", headers=["run", "experiment", "kind", "created", "serving", "unconverged",
+                                   "propagation p50 (ms)", "p90 (ms)", "p99 (ms)", "max (ms)", "404s before 200",
+                                   "503s before 200", "other before 200", "changes", "change errors",
+                                   "load non-2xx", "applied (ms)", "all serving (ms)", "after last apply (ms)"],
+                 rows=rows)
+
+
 def _runners_table(run):
     """One row per k6 runner of a merged run: its share, its latency and its own lag verdict."""
     rows = []
@@ -170,6 +194,15 @@ def build(runs, budgets, warnings, series, generated_at, prometheus_url):
                                  "handshake cut or refused, read/replayed a request lost on a reused keep-alive "
                                  "connection that Go re-sent (counted as wrk counted it)."))
         blocks.append(causes)
+
+    if any(r.routes for r in _file_runs(runs)):
+        blocks.append(Block("h2", "Routes"))
+        blocks.append(Block("p", "Route experiments (scenarios/README.md, \"Routes\"): per route, the time from its "
+                                 "create call to its first 200 through the data plane, the answers before it, and "
+                                 "for route-change every non-2xx while routes changed (zero passes). With "
+                                 "BENCH_ROUTE_KIND=both one run holds the migration A/B: HTTPRoute and Ingress on "
+                                 "the same controller, one row each (their load: the by_path rows above)."))
+        blocks.append(_routes_table(runs))
 
     blocks.append(Block("h2", "Endpoint convergence"))
     blocks.append(Block("p", "Time from a scale step until responses show the new set of backend pods."))

@@ -15,7 +15,7 @@ CONVERGENCE_STATS = ["count", "p50", "max"]
 # Settings shown first, in this order; any other key the summary carries follows.
 # Top-level keys of bench.summary/v1; any other (e.g. a scenario's "throughput") is shown as extra.
 KNOWN_KEYS = {"schema", "testid", "scenario", "controller", "settings", "requests", "latency_ms",
-              "errors", "error_causes", "convergence_ms", "scale_events", "by_path", "runners"}
+              "errors", "error_causes", "convergence_ms", "scale_events", "by_path", "runners", "routes"}
 SETTINGS_ORDER = ["target_url", "path", "rate", "duration_s", "connections", "timeout_s",
                   "keepalive", "tls", "churn_pattern"]
 
@@ -57,6 +57,8 @@ class Run:
     # A merged run (results.py): one entry per k6 runner, and what the merge noted.
     runners: list = field(default_factory=list)
     merge_notes: list = field(default_factory=list)
+    # The route experiments' results (summary `routes`: experiment, count, by_kind ...); whole runs only.
+    routes: dict = field(default_factory=dict)
 
     @property
     def total_requests(self):
@@ -161,6 +163,20 @@ def _read_runners(path, data):
     return runners
 
 
+def _read_routes(path, data):
+    """routes of a route experiment (scenarios/lib/route-experiment.js): an object whose by_kind maps
+    httproute / ingress to objects; {} when the run has none."""
+    routes = data.get("routes")
+    if routes is None:
+        return {}
+    _object(path, "routes", routes)
+    for kind, entry in _object(path, "routes.by_kind", routes.get("by_kind") or {}).items():
+        _object(path, f"routes.by_kind.{kind}", entry)
+        for key in ("created", "serving", "unconverged"):
+            _number(path, f"routes.by_kind.{kind}.{key}", entry.get(key))
+    return routes
+
+
 def load_summary(path):
     """Returns the list of Runs in one summary file: the run itself, then one per by_path entry."""
     try:
@@ -187,6 +203,7 @@ def load_summary(path):
                 scale_events=_number(path, "scale_events", data.get("scale_events", 0)),
                 extra=_extra_keys(data),
                 runners=_read_runners(path, data),
+                routes=_read_routes(path, data),
                 merge_notes=[str(n) for n in (data.get("merge") or {}).get("notes") or []])]
     by_path = _object(path, "by_path", data.get("by_path") or {})
     for name, entry in by_path.items():

@@ -115,6 +115,12 @@ def judge(run, budgets):
             reasons.append(f"{b.key} unknown (budget {_fmt(b, b.limit)})")
         elif v > b.limit:
             reasons.append(f"{b.key} = {_fmt(b, v, '.4g')} > {_fmt(b, b.limit)}")
+    for kind, k in sorted((run.routes.get("by_kind") or {}).items()):
+        # route-change passes only with zero non-2xx answers; a route that never served fails any route experiment
+        if k.get("change_errors"):
+            reasons.append(f"routes.{kind}.change_errors = {k['change_errors']:g} > 0")
+        if k.get("unconverged"):
+            reasons.append(f"routes.{kind}.unconverged = {k['unconverged']:g} > 0 (no 200 within the route timeout)")
     return Verdict("FAIL" if reasons else "PASS", reasons)
 
 

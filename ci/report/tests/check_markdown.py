@@ -3,7 +3,7 @@
 Usage: python check_markdown.py REPORT_DIR
 Reads REPORT_DIR/report.md and report.json (which names each row's summary file and by_path entry),
 re-reads the summary JSON independently of the generator, and compares every latency, error,
-request and convergence cell. Prints one line per mismatch; exit 1 on any, 0 with a count otherwise.
+request and convergence cell, and every cell of the Routes table (route experiments) when there is one. Prints one line per mismatch; exit 1 on any, 0 with a count otherwise.
 """
 
 import json
@@ -93,12 +93,59 @@ def main(report_dir):
                 for stat in ("count", "p50", "max"):
                     header = f"{event} {stat}" + ("" if stat == "count" else " (ms)")
                     compare(f"{label} convergence {event} {stat}", conv[0][conv_h.index(header)], stats.get(stat))
+    compared_routes, route_problems = compare_routes(md, runs)
+    compared += compared_routes
+    problems += route_problems
     if len(lat_rows) != len(runs):
         problems.append(f"latency table has {len(lat_rows)} rows for {len(runs)} runs")
     for p in problems:
         print(f"mismatch: {p}")
     print(f"{compared} cells compared, {len(problems)} mismatches")
     return 1 if problems or compared == 0 else 0
+
+
+# Routes table column -> how to read it from routes.by_kind.<kind> of the summary.
+ROUTE_COLUMNS = {
+    "created": lambda k: k["created"], "serving": lambda k: k["serving"], "unconverged": lambda k: k["unconverged"],
+    "propagation p50 (ms)": lambda k: k["propagation_ms"]["p50"], "p90 (ms)": lambda k: k["propagation_ms"]["p90"],
+    "p99 (ms)": lambda k: k["propagation_ms"]["p99"], "max (ms)": lambda k: k["propagation_ms"]["max"],
+    "404s before 200": lambda k: k["pre_ready_statuses"]["404"],
+    "503s before 200": lambda k: k["pre_ready_statuses"]["503"],
+    "other before 200": lambda k: sum(v for b, v in k["pre_ready_statuses"].items() if b not in ("404", "503")),
+    "changes": lambda k: k["changes"], "change errors": lambda k: k["change_errors"],
+    "load non-2xx": lambda k: k["load_non_2xx"],
+    "applied (ms)": lambda k: (k["scale_ms"] or {}).get("applied"),
+    "all serving (ms)": lambda k: (k["scale_ms"] or {}).get("all_serving"),
+    "after last apply (ms)": lambda k: (k["scale_ms"] or {}).get("after_last_apply"),
+}
+
+
+def compare_routes(md, runs):
+    """Every Routes row (run, kind) against routes.by_kind of its summary; (cells compared, problems)."""
+    with_routes = []
+    for run in runs:
+        if run["path"]:
+            continue
+        with open(run["source"], encoding="utf-8") as f:
+            summary = json.load(f)
+        if summary.get("routes"):
+            with_routes.append((run["label"], summary["routes"]))
+    if not with_routes:
+        return 0, []
+    headers, rows = find_table(md, ["run", "experiment", "kind"])
+    compared, problems = 0, []
+    for label, routes in with_routes:
+        for kind, k in routes["by_kind"].items():
+            row = [r for r in rows if r[0] == label and r[2] == kind]
+            if len(row) != 1:
+                problems.append(f"{label} {kind}: expected one Routes row, found {len(row)}")
+                continue
+            for column, read in ROUTE_COLUMNS.items():
+                compared += 1
+                if not same(row[0][headers.index(column)], read(k)):
+                    problems.append(f"{label} routes {kind} {column}: markdown {row[0][headers.index(column)]!r} "
+                                    f"!= json {read(k)!r}")
+    return compared, problems
 
 
 if __name__ == "__main__":
