@@ -11,6 +11,7 @@
 
 PASSED=0
 FAILED=0
+SKIPPED=0
 WORK=$(mktemp -d /tmp/bench-dashboards.XXXXXX)
 CHECK="$BENCH_ROOT/ci/dashboards/check.py"
 
@@ -22,6 +23,7 @@ trap cleanup EXIT
 
 pass() { PASSED=$((PASSED + 1)); printf 'ok    %s\n' "$*"; }
 fail() { FAILED=$((FAILED + 1)); printf 'FAIL  %s\n' "$*"; }
+skip() { SKIPPED=$((SKIPPED + 1)); printf 'SKIPPED  %s\n' "$*"; }
 
 # expect WHAT CMD...: the command must succeed; its output is shown on failure.
 expect() {
@@ -200,13 +202,14 @@ check_real_static_scenario() {
   BENCH_TARGET_URL="http://127.0.0.1:$NGINX_PORT" BENCH_RATE=100 BENCH_DURATION=10s BENCH_CONNECTIONS=50 \
     BENCH_TESTID="$testid" BENCH_SUMMARY_DIR="$WORK/static" \
     run_k6_remote_write "$PROM_PORT" "$testid" "$BENCH_ROOT/scenarios/static.js" > "$WORK/static/k6.log" 2>&1 || rc=$?
-  # 99 = a threshold crossed (an iteration dropped on these busy shared cores): the metrics are still
-  # complete, which is what this test is about.
-  if [ "$rc" -eq 0 ] || [ "$rc" -eq 99 ]; then
-    pass "scenarios/static.js ran against nginx with remote write (k6 exit $rc)"
-  else
-    fail "scenarios/static.js run (k6 exit $rc)"; sed 's/^/      /' "$WORK/static/k6.log"; return
-  fi
+  # 100 req/s with 50 connections against local nginx holds its rate: exit 0 expected. 99 is the
+  # scenario's threshold (iterations dropped), a failed run; the panel checks below still run on
+  # what it wrote, so one cause shows once.
+  case $rc in
+    0) pass "scenarios/static.js ran against nginx with remote write (k6 exit 0)" ;;
+    99) fail "scenarios/static.js held its rate (k6 exit 99: $(python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))["requests"]; print(r["dropped_iterations"], "dropped iterations,", r.get("dropped_because"))' "$WORK/static/summary.json" 2>&1))" ;;
+    *) fail "scenarios/static.js run (k6 exit $rc)"; sed 's/^/      /' "$WORK/static/k6.log"; return ;;
+  esac
   sleep 2
   local panels=(
     "bench-run-overview/Request rate*" "bench-run-overview/Dropped iterations" "bench-run-overview/VUs*"
@@ -255,10 +258,11 @@ check_render() {
 }
 
 # Traefik panels against a real Traefik (no cluster): only when the e2e part's cached Traefik build
-# exists (8 min to build: not this fast tier's to pay). Said when skipped; the e2e run checks them too.
+# exists (8 min to build: not this fast tier's to pay). Otherwise SKIPPED, counted in the closing
+# line (every cold `make test`: the e2e part builds Traefik later and checks @traefik itself).
 check_traefik_panels() {
   if [ ! -x "$BENCH_CACHE/bin/traefik" ]; then
-    log "skip: Traefik panels (no $BENCH_CACHE/bin/traefik yet; ci/e2e/build-binaries.sh builds it, the e2e checks @traefik)"
+    skip "Traefik v3.6.12 panels: no $BENCH_CACHE/bin/traefik yet (ci/e2e/build-binaries.sh builds it; the e2e part checks @traefik)"
     return 0
   fi
   expect "Traefik v3.6.12 panels have data with real Traefik churn (ci/dashboards/verify-traefik.sh)" \
@@ -300,7 +304,7 @@ main() {
   check_traefik_panels
   check_failure_paths
   log "dashboards test took $((SECONDS - t0)) s"
-  echo "dashboards: $PASSED passed, $FAILED failed"
+  echo "dashboards: $PASSED passed, $FAILED failed, $SKIPPED skipped"
   [ "$FAILED" -eq 0 ]
 }
 
