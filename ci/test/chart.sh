@@ -51,8 +51,8 @@ PY
 }
 
 # render_cases: "name|values files (space separated)" for defaults, every preset and CI overlay.
-# Experiment presets (no `controller:` key) are rendered on top of the traefik preset, and alone
-# unless they send load through an ingress (loadtest.target: ingress needs a controller).
+# Experiment presets and overlays (no `controller:` key) are rendered on top of the traefik preset,
+# and alone unless they send load through an ingress or a Gateway (both need a controller).
 # An overlay with a "# api-versions: ..." line renders as on a cluster with those APIs (CRDs).
 render_cases() {
   echo "defaults|"
@@ -60,7 +60,7 @@ render_cases() {
   for f in "$COPY"/values/*.yaml; do
     [ -e "$f" ] || continue
     name=$(basename "$f" .yaml)
-    grep -q '^controller:' "$f" || ! grep -q '^  target: ingress' "$f" || { experiment_with_traefik "$f"; continue; }
+    grep -q '^controller:' "$f" || ! grep -qE '^  target: (ingress|gateway)$' "$f" || { experiment_with_traefik "$f"; continue; }
     echo "values/$name|$f"
     if ! grep -q '^controller:' "$f" && [ -f "$COPY/values/traefik.yaml" ]; then
       echo "values/traefik+$name|$COPY/values/traefik.yaml $f"
@@ -174,6 +174,7 @@ render_and_validate() {
   done < <(render_cases)
   check "dashboards: one ConfigMap per dashboards/*.json" dashboards_match "$WORK/render-helm-defaults.yaml"
   check "kubeconform schemas reject a wrong TestRun field" kubeconform_rejects_bad_testrun
+  check "kubeconform schemas reject a wrong HTTPRoute field (Gateway API v1.4.0 CRDs)" kubeconform_rejects_bad_httproute
 }
 
 dashboards_match() {
@@ -189,6 +190,15 @@ kubeconform_rejects_bad_testrun() {
   local bad="$WORK/bad-testrun.yaml"
   sed 's/^  parallelism:/  paralelism:/' "$WORK/render-helm-defaults.yaml" > "$bad"
   if kubeconform_file "$bad"; then echo "kubeconform accepted spec.paralelism"; return 1; fi
+}
+
+# The same for the Gateway API schemas: the traefik + traefik-gateway render with a parentRef field
+# misspelled must be refused, or the Gateway and HTTPRoute validations above prove nothing.
+kubeconform_rejects_bad_httproute() {
+  local src="$WORK/render-helm-values_traefik_traefik-gateway.yaml" bad="$WORK/bad-httproute.yaml"
+  grep -q '^kind: HTTPRoute$' "$src" && grep -q '^      sectionName: https$' "$src" || { echo "no HTTPRoute with a sectionName in $src"; return 1; }
+  sed 's/^      sectionName: https$/      sektionName: https/' "$src" > "$bad"
+  if kubeconform_file "$bad"; then echo "kubeconform accepted parentRefs[0].sektionName"; return 1; fi
 }
 
 bad_values() {

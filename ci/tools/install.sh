@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the pinned chart tools into .tools/ (git-ignored): helm v3 (`helm`), helm v4 (`helm4`),
 # the helm-unittest plugin (offline), kubeconform, yamllint, and local JSON schemas for kubeconform
-# (Kubernetes built-ins from PyPI kubernetes-validate, plus TestRun, ServiceMonitor and PodMonitor
-# generated from their CRDs). Binaries are built from the Go module proxy once and cached in
+# (Kubernetes built-ins from PyPI kubernetes-validate, plus TestRun, ServiceMonitor, PodMonitor and
+# the Gateway API kinds generated from their CRDs). Binaries are built from the Go module proxy once and cached in
 # $BENCH_CACHE; a warm run only checks version stamps (a second or two).
 # Usage: ci/tools/install.sh        (prints nothing on stdout; logs on stderr)
 . "$(dirname "$0")/../lib/common.sh"
@@ -25,6 +25,10 @@ PYYAML_VERSION=6.0.3
 K6_OPERATOR_VERSION=v1.5.0
 # prometheus-operator v0.85.0: ServiceMonitor/PodMonitor CRDs as shipped by kube-prometheus-stack 77.x.
 PROMETHEUS_OPERATOR_VERSION=v0.85.0
+# Gateway API: the version and channel charts/bench/Chart.yaml pins (its annotations, the one place
+# they are written); the CRDs come from the sigs.k8s.io/gateway-api module (config/crd/<channel>/).
+GATEWAY_API_VERSION=$(sed -n 's/^  bench.dev\/gateway-api-version: //p' "$BENCH_ROOT/charts/bench/Chart.yaml")
+GATEWAY_API_CHANNEL=$(sed -n 's/^  bench.dev\/gateway-api-channel: //p' "$BENCH_ROOT/charts/bench/Chart.yaml")
 # Kubernetes version the chart is rendered and validated for by default (helm v3 ldflags,
 # kubeconform). 1.34: the version of the local cluster (ci/cluster) and of the e2e run.
 BENCH_KUBE_VERSION=${BENCH_KUBE_VERSION:-1.34.0}
@@ -102,16 +106,24 @@ crd_file() {
 # Schemas are generated once per version set into $BENCH_CACHE (a clean clone links them: no
 # regeneration) and linked as .tools/schemas.
 install_schemas() {
-  local stamp="kube $BENCH_KUBE_VERSION k8s-validate $KUBERNETES_VALIDATE_VERSION k6-operator $K6_OPERATOR_VERSION prometheus-operator $PROMETHEUS_OPERATOR_VERSION gen $(sha256sum "$BENCH_ROOT/ci/tools/schemas.py" | cut -c1-12)"
+  [ -n "$GATEWAY_API_VERSION" ] && [ -n "$GATEWAY_API_CHANNEL" ] || die "no bench.dev/gateway-api-version/-channel annotation in charts/bench/Chart.yaml"
+  local stamp="kube $BENCH_KUBE_VERSION k8s-validate $KUBERNETES_VALIDATE_VERSION k6-operator $K6_OPERATOR_VERSION prometheus-operator $PROMETHEUS_OPERATOR_VERSION gateway-api $GATEWAY_API_VERSION $GATEWAY_API_CHANNEL gen $(sha256sum "$BENCH_ROOT/ci/tools/schemas.py" | cut -c1-12)"
   local cached="$BENCH_CACHE/schemas/$(printf '%s' "$stamp" | sha256sum | cut -c1-16)"
   if [ "$(cat "$cached/.stamp" 2>/dev/null)" != "$stamp" ]; then
     local k6op="github.com/grafana/k6-operator@$K6_OPERATOR_VERSION"
     local promop="github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION"
+    local gwapi="sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION" gwdir="config/crd/$GATEWAY_API_CHANNEL/gateway.networking.k8s.io"
     rm -rf "$cached"; mkdir -p "$cached"
     "$VENV/bin/python" "$BENCH_ROOT/ci/tools/schemas.py" --out "$cached" --kube-version "$BENCH_KUBE_VERSION" \
       --crd "$(crd_file "$k6op" config/crd/bases/k6.io_testruns.yaml)" \
       --crd "$(crd_file "$promop" example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml)" \
-      --crd "$(crd_file "$promop" example/prometheus-operator-crd/monitoring.coreos.com_podmonitors.yaml)"
+      --crd "$(crd_file "$promop" example/prometheus-operator-crd/monitoring.coreos.com_podmonitors.yaml)" \
+      --crd "$(crd_file "$gwapi" "${gwdir}_gatewayclasses.yaml")" \
+      --crd "$(crd_file "$gwapi" "${gwdir}_gateways.yaml")" \
+      --crd "$(crd_file "$gwapi" "${gwdir}_httproutes.yaml")" \
+      --crd "$(crd_file "$gwapi" "${gwdir}_grpcroutes.yaml")" \
+      --crd "$(crd_file "$gwapi" "${gwdir}_referencegrants.yaml")" \
+      --crd "$(crd_file "$gwapi" "${gwdir}_backendtlspolicies.yaml")"
     printf '%s\n' "$stamp" > "$cached/.stamp"
     log "wrote kubeconform schemas into $cached"
   fi

@@ -94,14 +94,18 @@ ingress-nginx: ingress-nginx
 nginx-inc: nginx-ingress
 traefik: traefik
 haproxy: kubernetes-ingress
+envoy-gateway: gateway-helm
+nginx-gateway-fabric: nginx-gateway-fabric
+istio: istiod
 {{- end }}
 
 {{/* bench.controllerKeys: the controller names, which are also their subchart value keys. */}}
 {{- define "bench.controllerKeys" -}}
-ingress-nginx nginx-inc traefik haproxy
+ingress-nginx nginx-inc traefik haproxy envoy-gateway nginx-gateway-fabric istio
 {{- end }}
 
-{{/* bench.ingressClassName: routes.ingress.className, or the default class of the controller chart. */}}
+{{/* bench.ingressClassName: routes.ingress.className, or the default class of the controller chart;
+empty for the Gateway API controllers, which get no Ingress here. */}}
 {{- define "bench.ingressClassName" -}}
 {{- $defaults := dict "ingress-nginx" "nginx" "nginx-inc" "nginx" "traefik" "traefik" "haproxy" "haproxy" }}
 {{- default (get $defaults .Values.controller) .Values.routes.ingress.className }}
@@ -204,10 +208,11 @@ so the chart's real name comes from bench.controllerCharts; the version from the
 {{- with (get (.Subcharts | default dict) .Values.controller) }}
 {{- $chart := get (include "bench.controllerCharts" $ | fromYaml) $.Values.controller }}
 {{- $_ := set $env "controller_chart" (printf "%s-%s" $chart .Chart.Version) }}
-{{- /* the image the preset runs (traefik: image.tag, the others: controller.image.tag), else the
+{{- /* the image the preset runs (traefik: image.tag, ingress controllers: controller.image.tag, Envoy
+Gateway: deployment.envoyGateway.image.tag, NGINX Gateway Fabric: nginxGateway.image.tag), else the
 chart's appVersion: the traefik preset pins v3.6.12 on a chart whose appVersion is v3.6.0 */}}
 {{- $values := index $.Values $.Values.controller }}
-{{- $tag := dig "image" "tag" (dig "controller" "image" "tag" "" $values) $values }}
+{{- $tag := dig "image" "tag" (dig "controller" "image" "tag" (dig "deployment" "envoyGateway" "image" "tag" (dig "nginxGateway" "image" "tag" "" $values) $values) $values) $values }}
 {{- $_ := set $env "controller_version" (toString ($tag | default .Chart.AppVersion)) }}
 {{- end }}
 {{- end }}

@@ -4,7 +4,8 @@ env into a `sh -c` line, where Kubernetes' $(NODE_IP) would run as a command sub
 {{- define "bench.loadtest.pod" -}}
 {{- $root := .root }}
 {{- $lt := $root.Values.loadtest }}
-{{- $urls := dict "ingress" (include "bench.url.ingress" $root) "clusterip" (include "bench.url.clusterip" $root) "nodeport" (include "bench.url.nodeport" $root) "pod" (include "bench.url.pod" $root) }}
+{{- $urls := dict "ingress" (include "bench.url.ingress" $root) "clusterip" (include "bench.url.clusterip" $root) "nodeport" (include "bench.url.nodeport" $root) "pod" (include "bench.url.pod" $root) "gateway" (include "bench.url.gateway" $root) }}
+{{- $gw := $root.Values.routes.gateway }}
 {{- if .initializer }}
 {{- $_ := set $urls "nodeport" (printf "http://127.0.0.1:%d" (int $root.Values.routes.nodePort.port)) }}
 {{- end }}
@@ -52,12 +53,17 @@ env:
       fieldRef:
         fieldPath: status.hostIP
   - {name: BENCH_TARGET_URL, value: {{ get $urls $lt.target | quote }}}
-  - {name: BENCH_TARGET_HOST, value: {{ ternary $root.Values.routes.ingress.host "" (eq $lt.target "ingress") | quote }}}
+  - {name: BENCH_TARGET_HOST, value: {{ include "bench.targetHost" $root | quote }}}
   - {name: BENCH_PATH, value: {{ $lt.path | quote }}}
   - {name: BENCH_URL_INGRESS, value: {{ get $urls "ingress" | quote }}}
   - {name: BENCH_URL_CLUSTERIP, value: {{ get $urls "clusterip" | quote }}}
   - {name: BENCH_URL_NODEPORT, value: {{ get $urls "nodeport" | quote }}}
   - {name: BENCH_URL_POD, value: {{ get $urls "pod" | quote }}}
+  - {name: BENCH_URL_GATEWAY, value: {{ get $urls "gateway" | quote }}}
+  # the Gateway the route experiments attach their HTTPRoutes to (parentRefs); empty without routes.gateway
+  - {name: BENCH_GATEWAY_NAME, value: {{ ternary (include "bench.gateway.name" $root) "" $gw.enabled | quote }}}
+  - {name: BENCH_GATEWAY_NAMESPACE, value: {{ ternary (include "bench.gateway.namespace" $root) "" $gw.enabled | quote }}}
+  - {name: BENCH_GATEWAY_LISTENER, value: {{ ternary (include "bench.gateway.sectionName" $root) "" $gw.enabled | quote }}}
   - {name: BENCH_RATE, value: {{ $lt.rate | toString | quote }}}
   - {name: BENCH_DURATION, value: {{ $lt.duration | quote }}}
   - {name: BENCH_CONNECTIONS, value: {{ $lt.connections | toString | quote }}}
