@@ -494,7 +494,23 @@ CONTROLLER_PROBES = [
     ("ingress-nginx", "nginx_ingress_controller_success"),
     ("nginx-ingress (F5 NGINX)", "nginx_ingress_controller_nginx_reloads_total"),
     ("haproxy (haproxytech)", "haproxy_reloads_total"),
+    ("envoy-gateway", "xds_snapshot_update_total"),
+    ("nginx-gateway-fabric", "nginx_gateway_fabric_event_batch_processing_milliseconds_count"),
+    ("istio", "pilot_xds_pushes"),
 ]
+
+
+def container_resources(title, containers):
+    """CPU and memory of one plane of a Gateway API controller by container name (cAdvisor): each
+    controller fixes these names (its chart, or the Deployment it creates per Gateway)."""
+    sel = f'namespace=~"$controller_namespace", container=~"{containers}"'
+    return timeseries(
+        f"{title}: CPU and memory (cAdvisor)",
+        f"CPU cores and working-set bytes of all containers named {containers} in the selected "
+        "namespaces (memory on the right axis).",
+        targets((f"sum(rate(container_cpu_usage_seconds_total{{{sel}}}[$__rate_interval]))", "cores"),
+                (f"sum(container_memory_working_set_bytes{{{sel}}})", "memory")),
+        "short", minimum=0, axis_label="cores", right=("memory", "bytes"))
 
 
 # One collapsed row per controller: (row title, [time series panels, each 8 x 8]).
@@ -655,7 +671,96 @@ HAPROXY_ROW = ("HAProxy Kubernetes Ingress, haproxytech (haproxy_*)", [
 ])
 
 
-CONTROLLER_ROWS = [TRAEFIK_ROW, INGRESS_NGINX_ROW, F5_ROW, HAPROXY_ROW]
+# Gateway API controllers: each row has the control plane (configuration sent to the proxies, its
+# CPU and memory) and the data plane (requests, upstream latency, its CPU and memory). Metric names
+# were read in each controller's source at the pinned version (ci/dashboards/fixtures/metrics.json).
+ENVOY_GATEWAY_ROW = ("Envoy Gateway: control plane (xds_*, watchable_*) and Envoy data plane (envoy_*)", [
+    timeseries(
+        "Envoy Gateway: xDS snapshot updates",
+        "Control plane: xDS snapshots pushed to the Envoy fleet per interval (every route or "
+        "endpoint change ends in one), and Kubernetes resources it applied for the fleet.",
+        targets((sum_increase("xds_snapshot_update_total"), "xDS snapshot updates"),
+                (sum_increase("resource_apply_total"), "resources applied")), "short", bars=True, minimum=0),
+    timeseries(
+        "Envoy Gateway: update handling time (p99 by runner)",
+        "Control plane: p99 time a watchable subscriber (provider, gateway-api translator, xds "
+        "translator, infrastructure) took to handle an update, by runner.",
+        targets((classic_quantile("0.99", "watchable_subscribe_duration_seconds", by="le, runner"), "{{runner}}")),
+        "s", log=True),
+    container_resources("Envoy Gateway: control plane", "envoy-gateway"),
+    timeseries(
+        "Envoy: upstream responses by status class",
+        "Data plane: responses from the backend clusters per second by class (2xx ... 5xx).",
+        targets((sum_rate("envoy_cluster_upstream_rq_xx", "envoy_response_code_class"), "{{envoy_response_code_class}}xx")),
+        "reqps", stack=True, minimum=0),
+    timeseries(
+        "Envoy: upstream latency and healthy endpoints",
+        "Data plane: p50/p99 upstream request time (Envoy's classic histogram in milliseconds, shown "
+        "in seconds) and the endpoints Envoy holds healthy (right axis): the backend as the data "
+        "plane sees it.",
+        targets((classic_quantile("0.5", "envoy_cluster_upstream_rq_time", scale=" / 1000"), "p50"),
+                (classic_quantile("0.99", "envoy_cluster_upstream_rq_time", scale=" / 1000"), "p99"),
+                ("sum(envoy_cluster_membership_healthy)", "healthy endpoints")),
+        "s", log=True, right=("healthy endpoints", "short")),
+    container_resources("Envoy Gateway: data plane", "envoy"),
+])
+
+NGF_ROW = ("NGINX Gateway Fabric: control plane (nginx_gateway_fabric_*) and NGINX data plane (nginx_http_*)", [
+    timeseries(
+        "NGINX Gateway Fabric: configuration batches",
+        "Control plane: event batches processed per interval (each turns route and endpoint changes "
+        "into NGINX configuration for the data plane's agent).",
+        targets((sum_increase("nginx_gateway_fabric_event_batch_processing_milliseconds_count"), "batches")),
+        "short", bars=True, minimum=0),
+    timeseries(
+        "NGINX Gateway Fabric: batch processing time",
+        "Control plane: p50/p99 of event batch processing. Its buckets are 500 ms, 1, 5, 10 and 30 s, "
+        "so every fast batch reads as a fraction of 500 ms.",
+        targets((classic_quantile("0.5", "nginx_gateway_fabric_event_batch_processing_milliseconds", scale=" / 1000"), "p50"),
+                (classic_quantile("0.99", "nginx_gateway_fabric_event_batch_processing_milliseconds", scale=" / 1000"), "p99")),
+        "s", log=True),
+    container_resources("NGINX Gateway Fabric: control plane", "nginx-gateway"),
+    timeseries(
+        "NGINX: client requests",
+        "Data plane: client requests per second (the NGINX agent's nginx receiver, from stub_status).",
+        targets((sum_rate("nginx_http_requests_total"), "requests/s")), "reqps", minimum=0),
+    timeseries(
+        "NGINX: connections by outcome",
+        "Data plane: client connections accepted, handled and dropped per second.",
+        targets((sum_rate("nginx_http_connections_total", "nginx_connections_outcome"), "{{nginx_connections_outcome}}")),
+        "short", minimum=0),
+    container_resources("NGINX Gateway Fabric: data plane", "nginx"),
+])
+
+ISTIO_ROW = ("Istio: control plane (pilot_*) and gateway Envoy data plane (istio_*)", [
+    timeseries(
+        "istiod: xDS pushes by type",
+        "Control plane: configuration pushes to the gateway's Envoy per interval, by xDS type "
+        "(cds, eds, lds, rds; *_senderr: failed sends).",
+        targets((sum_increase("pilot_xds_pushes", "type"), "{{type}}")), "short", bars=True, minimum=0),
+    timeseries(
+        "istiod: proxy convergence time",
+        "Control plane: p50/p99 delay from a configuration change to the proxy holding it.",
+        targets((classic_quantile("0.5", "pilot_proxy_convergence_time"), "p50"),
+                (classic_quantile("0.99", "pilot_proxy_convergence_time"), "p99")),
+        "s", log=True),
+    container_resources("istiod: control plane", "discovery"),
+    timeseries(
+        "Istio gateway: requests by response code",
+        "Data plane: requests per second through the gateway's Envoy, by response code.",
+        targets((sum_rate("istio_requests_total", "response_code"), "{{response_code}}")), "reqps",
+        stack=True, minimum=0),
+    timeseries(
+        "Istio gateway: request duration",
+        "Data plane: p50/p99 of istio_request_duration_milliseconds (classic histogram, shown in seconds).",
+        targets((classic_quantile("0.5", "istio_request_duration_milliseconds", scale=" / 1000"), "p50"),
+                (classic_quantile("0.99", "istio_request_duration_milliseconds", scale=" / 1000"), "p99")),
+        "s", log=True),
+    container_resources("Istio gateway: data plane", "istio-proxy"),
+])
+
+
+CONTROLLER_ROWS = [TRAEFIK_ROW, INGRESS_NGINX_ROW, F5_ROW, HAPROXY_ROW, ENVOY_GATEWAY_ROW, NGF_ROW, ISTIO_ROW]
 
 
 def controllers():
@@ -699,12 +804,13 @@ def controllers():
         query_variable("controller_namespace", "Controller namespace",
                        "label_values(container_cpu_usage_seconds_total, namespace)",
                        multi=True, include_all=True, all_value=".*"),
-        textbox_variable("controller_pod", "Controller pod regex", ".*(traefik|ingress|nginx|haproxy).*",
+        textbox_variable("controller_pod", "Controller pod regex", ".*(traefik|ingress|nginx|haproxy|envoy|gateway|istio).*",
                          "Regex on the pod name of the controller pods (cAdvisor panels)."),
     ]
     return dashboard(
         "bench-controllers", "bench / controller view",
-        "What the ingress controller was doing during a run: reloads and their reasons, requests, "
+        "What the ingress or Gateway API controller was doing during a run: reloads and configuration "
+        "pushes, requests, "
         "latency and upstream errors as the controller sees them, CPU and memory.",
         lay, variables)
 
