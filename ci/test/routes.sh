@@ -11,9 +11,13 @@
 # run's summary.json there, e.g. for ci/report/testdata). Closing line: "routes: N passed, N failed, N skipped".
 . "$(dirname "$0")/../lib/common.sh"
 . "$BENCH_ROOT/ci/lib/apiserver.sh"
+# TRAEFIK_VERSION and build_traefik: the e2e's pin and build (sourced: it runs nothing itself).
+. "$BENCH_ROOT/ci/e2e/build-binaries.sh"
 
-GATEWAY_API_VERSION=v1.4.0 # the Gateway API module Traefik v3.6.12's go.mod requires
-TRAEFIK_VERSION=v3.6.12
+# The Gateway API version and channel charts/bench/Chart.yaml pins (its annotations, the one place
+# they are written; v1.4.0 standard is also what Traefik v3.6.12's go.mod requires).
+GATEWAY_API_VERSION=$(sed -n 's/^  bench.dev\/gateway-api-version: //p' "$BENCH_ROOT/charts/bench/Chart.yaml")
+GATEWAY_API_CHANNEL=$(sed -n 's/^  bench.dev\/gateway-api-channel: //p' "$BENCH_ROOT/charts/bench/Chart.yaml")
 NS=bench-test
 
 passed=0 failed=0 skipped=0
@@ -64,18 +68,19 @@ ensure_binaries() {
     fi
   done
   # Traefik from the Go proxy, as the e2e builds it (cold: about 9 min; stamped, so warm is instant).
-  bash "$BENCH_ROOT/ci/e2e/build-binaries.sh" traefik >&2
-  [ "$(cat "$BENCH_CACHE/bin/traefik.stamp")" = "$TRAEFIK_VERSION" ] || die "traefik is not $TRAEFIK_VERSION"
+  build_traefik >&2
 }
 
-# gateway_api_crds: the standard-channel CRDs of the pinned Gateway API module (module zip only).
+# gateway_api_crds: the pinned channel's CRDs of the pinned Gateway API module (module zip only).
 gateway_api_crds() {
   local dir
+  [ -n "$GATEWAY_API_VERSION" ] && [ -n "$GATEWAY_API_CHANNEL" ] ||
+    die "no bench.dev/gateway-api-version/-channel annotation in charts/bench/Chart.yaml"
   dir=$(cd "$BENCH_CACHE" && go mod download -json "sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION" |
     sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-  [ -f "$dir/config/crd/standard/gateway.networking.k8s.io_httproutes.yaml" ] ||
-    die "Gateway API CRDs not found in sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION ($dir)"
-  printf '%s\n' "$dir/config/crd/standard"
+  [ -f "$dir/config/crd/$GATEWAY_API_CHANNEL/gateway.networking.k8s.io_httproutes.yaml" ] ||
+    die "Gateway API CRDs not found in sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION ($dir/config/crd/$GATEWAY_API_CHANNEL)"
+  printf '%s\n' "$dir/config/crd/$GATEWAY_API_CHANNEL"
 }
 
 # ---- the API server, the Role, the CRDs --------------------------------------------------------
@@ -137,6 +142,9 @@ start_backend() {
 
 # The chart's names: bench-backend (port 80 -> 8080) and bench-backend-headless (8080), both on the
 # backend; bench-empty has no endpoints (the broken change). EndpointSlices by hand: no controllers.
+# The Gateway has the chart's listener for the base route (hostname bench.local) and a second one
+# on the same port for the route experiments' hosts (*.routes.bench.local, BENCH_GATEWAY_LISTENER):
+# a listener's hostname admits only routes whose hostnames it matches.
 create_objects() {
   kc apply -f - >/dev/null <<EOF
 apiVersion: v1
@@ -178,7 +186,9 @@ kind: Gateway
 metadata: {name: bench, namespace: $NS}
 spec:
   gatewayClassName: traefik
-  listeners: [{name: web, port: $PORT_WEB, protocol: HTTP, allowedRoutes: {namespaces: {from: Same}}}]
+  listeners:
+  - {name: web, port: $PORT_WEB, protocol: HTTP, hostname: bench.local, allowedRoutes: {namespaces: {from: Same}}}
+  - {name: routes, port: $PORT_WEB, protocol: HTTP, hostname: "*.routes.bench.local", allowedRoutes: {namespaces: {from: Same}}}
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
@@ -219,7 +229,7 @@ run_k6() {
   env BENCH_SUMMARY_DIR="$RUN" BENCH_TESTID="t-$name" BENCH_NAMESPACE=$NS BENCH_KUBECONFIG="$WORK/runner.kubeconfig" \
     BENCH_TARGET_URL="http://127.0.0.1:$PORT_WEB" BENCH_TARGET_HOST=bench.local \
     BENCH_URL_GATEWAY="http://127.0.0.1:$PORT_WEB" BENCH_URL_INGRESS="http://127.0.0.1:$PORT_WEB" \
-    BENCH_GATEWAY_NAME=bench BENCH_GATEWAY_LISTENER=web BENCH_RATE=50 BENCH_CONNECTIONS=20 BENCH_MAX_CONNECTIONS=100 \
+    BENCH_GATEWAY_NAME=bench BENCH_GATEWAY_LISTENER=routes BENCH_RATE=50 BENCH_CONNECTIONS=20 BENCH_MAX_CONNECTIONS=100 \
     "$@" k6 run -q --log-format raw --address 127.0.0.1:0 "$BENCH_ROOT/scenarios/$script" >"$RUN/stdout" 2>"$RUN/stderr" || RC=$?
   log "k6 $name ($script): exit $RC in $((SECONDS - t0)) s"
   if [ -n "${ROUTES_KEEP_SUMMARIES:-}" ] && [ -f "$RUN/summary.json" ]; then
@@ -318,13 +328,13 @@ test_scale() {
   rss_start=$(awk 'NR == 1 {print int($3 / 1024)}' "$WORK/traefik-usage")
   rss_peak=$(awk '$3 > m {m = $3} END {print int(m / 1024)}' "$WORK/traefik-usage")
   log "Traefik over the route-scale run: ${cpu_s} s CPU, RSS ${rss_start} -> peak ${rss_peak} MiB ($(wc -l < "$WORK/traefik-usage") samples)"
-  check "scale: exit 0, all 100 routes served ($(val '.routes.by_kind.httproute | {serving, unconverged, scale_ms}'))" \
+  check "scale: exit 0, all 100 routes served ($(val '.routes.by_kind.httproute | {serving, unconverged, scale_ms}'), dropped $(val .requests.dropped_iterations))" \
     eval 'test "$RC" -eq 0 && sj ".routes.by_kind.httproute | .created == 100 and .serving == 100 and .unconverged == 0
       and .propagation_ms.count == 100"'
   check "scale: the milestones in order (applied <= all serving, after the last apply <= all serving)" \
     sj '.routes.by_kind.httproute.scale_ms | .applied > 0 and .all_serving >= .applied
       and .after_last_apply > 0 and .after_last_apply <= .all_serving'
-  check "scale: the base route kept answering while the controller took 100 routes" \
+  check "scale: the base route kept answering while the controller took 100 routes ($(val .by_path.httproute.requests.total) requests, errors $(val '.errors | with_entries(select(.value > 0))'))" \
     sj '.routes.by_kind.httproute.load_non_2xx == 0 and .by_path.httproute.requests.total >= 2900'
   check "scale: Traefik's CPU and memory recorded over the run (${cpu_s} s CPU, peak RSS ${rss_peak} MiB)" \
     awk -v n="$(wc -l < "$WORK/traefik-usage")" -v cpu="$cpu_s" -v rss="$rss_peak" 'BEGIN {exit !(n >= 60 && cpu > 0 && rss > 0)}'
@@ -369,7 +379,7 @@ main() {
   start_backend
   create_objects
   start_traefik
-  log "API server 127.0.0.1:$API_PORT, Traefik $TRAEFIK_VERSION on 127.0.0.1:$PORT_WEB, backend $BACKEND_IP:8080 in a network namespace"
+  log "Gateway API $GATEWAY_API_VERSION $GATEWAY_API_CHANNEL CRDs; API server 127.0.0.1:$API_PORT, Traefik $TRAEFIK_VERSION on 127.0.0.1:$PORT_WEB, backend $BACKEND_IP:8080 in a network namespace"
   test_propagation
   test_change
   test_scale
