@@ -442,9 +442,15 @@ test_calibrate() {
      and .settings.target_url == $u and .settings.path == "/bytes/1k"'
   check "calibrate: every step has its own runner-lag sample" \
     sj '[.calibrate.steps[] | (.lag_p95_ms | type == "number") and (.lag_p99_ms | type == "number")] | all'
-  check "calibrate: a ceiling (highest step held: $(total .calibrate.ceiling_rate) req/s) and what limited it" \
-    sj '.calibrate.ceiling_rate >= 100 and (.calibrate.limited_by == null or .calibrate.limited_by == "runner-cpu"
-      or .calibrate.limited_by == "connections-or-target")'
+  # Recomputed from the steps (an implementation apart from lib/knee.js): each step's verdict, the
+  # ceiling = the highest step held, at least half the top rate against local nginx, and limited_by =
+  # what broke the first failed step above it (null when none did).
+  check "calibrate: verdicts, ceiling ($(total .calibrate.ceiling_rate) req/s, >= 500) and limited_by ($(jq -r .calibrate.limited_by "$RUN/summary.json")) agree with the steps" \
+    sj '.calibrate as $c
+      | ([$c.steps[] | .ok == (.dropped_iterations == 0 and .rate_achieved >= 0.95 * .rate_target and (.cpu_bound | not))] | all)
+      and $c.ceiling_rate == ([$c.steps[] | select(.ok) | .rate_target] | max) and $c.ceiling_rate >= 500
+      and $c.limited_by == ([$c.steps[] | select((.ok | not) and .rate_target > $c.ceiling_rate)] | first
+        | if . == null then null elif .cpu_bound then "runner-cpu" else "connections-or-target" end)'
   check "calibrate: summary count equals what nginx served on /bytes/1k" \
     test "$(total)" -eq "$(nginx_count '$0 ~ /"k6\// && $6 == "/bytes/1k"')"
 }
