@@ -613,6 +613,17 @@ path /bytes/4k|loadtest.path|BENCH_PATH|"/bytes/4k"|yes
 keep-alive maybe|loadtest.keepalive|BENCH_KEEPALIVE|"maybe"|no
 environment key with a space|loadtest.environment|BENCH_ENVIRONMENT|{"Node Type": "c6i"}|no
 environment node_type|loadtest.environment|BENCH_ENVIRONMENT|{"node_type": "c6i"}|yes
+gateway name with a capital|routes.gateway.name|BENCH_GATEWAY_NAME|"Edge"|no
+gateway name ending with -|routes.gateway.name|BENCH_GATEWAY_NAME|"edge-"|no
+gateway name edge.gw-1|routes.gateway.name|BENCH_GATEWAY_NAME|"edge.gw-1"|yes
+gateway namespace with a space|routes.gateway.namespace|BENCH_GATEWAY_NAMESPACE|"edge ns"|no
+gateway namespace edge|routes.gateway.namespace|BENCH_GATEWAY_NAMESPACE|"edge"|yes
+gateway listener with a dot|routes.gateway.listener.name|BENCH_GATEWAY_LISTENER|"web.tls"|no
+gateway listener of 64 characters|routes.gateway.listener.name|BENCH_GATEWAY_LISTENER|"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"|no
+gateway listener web-tls|routes.gateway.listener.name|BENCH_GATEWAY_LISTENER|"web-tls"|yes
+gateway URL without a scheme|loadtest.gatewayUrl|BENCH_URL_GATEWAY|"bench.bench.svc"|no
+gateway URL with a query|loadtest.gatewayUrl|BENCH_URL_GATEWAY|"https://bench.bench.svc/?a=1"|no
+gateway URL https://bench.bench.svc:8443|loadtest.gatewayUrl|BENCH_URL_GATEWAY|"https://bench.bench.svc:8443"|yes
 '
 
 schema_scenario_parity() {
