@@ -241,11 +241,18 @@ sj() {
   jq -e "$@" "$RUN/summary.json" >/dev/null || { log "summary.json routes: $(jq -c .routes "$RUN/summary.json" 2>&1)"; return 1; }
 }
 val() { jq -c "$1" "$RUN/summary.json"; }
+# why_not_zero: what an exit 99 was about (dropped iterations and the runner's own verdict).
+why_not_zero() {
+  jq -c '{dropped: .requests.dropped_iterations, dropped_because: .requests.dropped_because,
+    runner_cpu_bound: .runner.cpu_bound, runner_paused: .runner.runtime_bound}' "$RUN/summary.json"
+}
 
 # routes_left: how many HTTPRoutes and Ingresses carry the route experiments' label.
 routes_left() {
   kc -n $NS get httproutes,ingresses -l bench/route-run -o name | wc -l
 }
+
+routes_at_least() { [ "$(routes_left)" -ge "$1" ]; }
 
 # ---- the experiments ---------------------------------------------------------------------------
 
@@ -258,7 +265,7 @@ test_propagation() {
   run_k6 propagation route-propagation.js BENCH_ROUTE_KIND=both BENCH_ROUTE_COUNT=5 BENCH_ROUTE_INTERVAL=1s \
     BENCH_DURATION=12s BENCH_ROUTE_TIMEOUT=20s
   local kind
-  check "propagation: exit 0, by_path and routes.by_kind have httproute then ingress" \
+  check "propagation: exit 0 ($RC: $(why_not_zero)), by_path and routes.by_kind have httproute then ingress" \
     eval 'test "$RC" -eq 0 && sj "(.by_path | keys_unsorted) == [\"httproute\", \"ingress\"]
       and (.routes.by_kind | keys_unsorted) == [\"httproute\", \"ingress\"] and .routes.kind == \"both\""'
   for kind in httproute ingress; do
@@ -277,18 +284,18 @@ test_propagation() {
   check "propagation: no labelled route left in the API ($(routes_left))" test "$(routes_left)" -eq 0
 }
 
-# Live routes repointed between two Services every 300 ms under 100 req/s: Traefik must answer
+# Live routes repointed between two Services every 300 ms under 50 req/s: Traefik must answer
 # every request 2xx. The same with one Service without endpoints must count errors (exit 99).
 test_change() {
   run_k6 change route-change.js BENCH_ROUTE_KIND=both BENCH_ROUTE_COUNT=3 BENCH_ROUTE_INTERVAL=300ms \
-    BENCH_RATE=100 BENCH_DURATION=8s
+    BENCH_DURATION=8s
   local kind
-  check "change: exit 0 (no non-2xx: the threshold holds)" test "$RC" -eq 0
+  check "change: exit 0 ($RC: $(why_not_zero); no non-2xx: the threshold holds)" test "$RC" -eq 0
   for kind in httproute ingress; do
     check "change ($kind): at least 15 changes, zero change errors ($(val ".routes.by_kind.$kind | {changes, change_errors}"))" \
       sj --arg k $kind '.routes.by_kind[$k] | .changes >= 15 and .change_errors == 0 and .serving == 3'
     check "change ($kind): the load went through the routes ($(val ".by_path.$kind.requests.total") requests, no error)" \
-      sj --arg k $kind '.by_path[$k].requests.total >= 700 and ([.by_path[$k].errors[]] | add) == 0'
+      sj --arg k $kind '.by_path[$k].requests.total >= 350 and ([.by_path[$k].errors[]] | add) == 0'
   done
   check "change: teardown deleted the run's routes ($(routes_left) left)" test "$(routes_left)" -eq 0
 
@@ -328,7 +335,7 @@ test_scale() {
   rss_start=$(awk 'NR == 1 {print int($3 / 1024)}' "$WORK/traefik-usage")
   rss_peak=$(awk '$3 > m {m = $3} END {print int(m / 1024)}' "$WORK/traefik-usage")
   log "Traefik over the route-scale run: ${cpu_s} s CPU, RSS ${rss_start} -> peak ${rss_peak} MiB ($(wc -l < "$WORK/traefik-usage") samples)"
-  check "scale: exit 0, all 100 routes served ($(val '.routes.by_kind.httproute | {serving, unconverged, scale_ms}'), dropped $(val .requests.dropped_iterations))" \
+  check "scale: exit 0 ($RC: $(why_not_zero)), all 100 routes served ($(val '.routes.by_kind.httproute | {serving, unconverged, scale_ms}'))" \
     eval 'test "$RC" -eq 0 && sj ".routes.by_kind.httproute | .created == 100 and .serving == 100 and .unconverged == 0
       and .propagation_ms.count == 100"'
   check "scale: the milestones in order (applied <= all serving, after the last apply <= all serving)" \
@@ -339,6 +346,28 @@ test_scale() {
   check "scale: Traefik's CPU and memory recorded over the run (${cpu_s} s CPU, peak RSS ${rss_peak} MiB)" \
     awk -v n="$(wc -l < "$WORK/traefik-usage")" -v cpu="$cpu_s" -v rss="$rss_peak" 'BEGIN {exit !(n >= 60 && cpu > 0 && rss > 0)}'
   check "scale: the routes were deleted after the run ($(routes_left) left)" test "$(routes_left)" -eq 0
+}
+
+# A run stopped mid-way (SIGTERM, as Kubernetes stops a runner pod) still runs teardown, which
+# deletes the routes it had created.
+test_stopped_run() {
+  local pid rc=0
+  RUN=$WORK/stopped
+  mkdir -p "$RUN"
+  env BENCH_SUMMARY_DIR="$RUN" BENCH_TESTID=t-stopped BENCH_NAMESPACE=$NS BENCH_KUBECONFIG="$WORK/runner.kubeconfig" \
+    BENCH_TARGET_URL="http://127.0.0.1:$PORT_WEB" BENCH_TARGET_HOST=bench.local BENCH_URL_GATEWAY="http://127.0.0.1:$PORT_WEB" \
+    BENCH_GATEWAY_NAME=bench BENCH_GATEWAY_LISTENER=routes BENCH_RATE=20 BENCH_CONNECTIONS=10 BENCH_ROUTE_COUNT=20 \
+    BENCH_ROUTE_INTERVAL=500ms BENCH_DURATION=60s \
+    k6 run -q --log-format raw --address 127.0.0.1:0 "$BENCH_ROOT/scenarios/route-propagation.js" >"$RUN/stdout" 2>"$RUN/stderr" &
+  pid=$!
+  pids+=("$pid")
+  if ! wait_until 60 routes_at_least 3; then
+    fail "stopped run: the run never created 3 routes"; kill "$pid"; return
+  fi
+  kill -TERM "$pid"
+  wait "$pid" || rc=$?
+  check "stopped run: exit 105 (stopped by signal), teardown deleted its routes ($(routes_left) left)" \
+    eval 'test "$rc" -eq 105 && test "$(routes_left)" -eq 0'
 }
 
 # The Role: a runner without it stops in setup with what it needs; bad values stop k6 before load.
@@ -383,6 +412,7 @@ main() {
   test_propagation
   test_change
   test_scale
+  test_stopped_run
   test_refusals
   log "routes tests took $((SECONDS - t0)) s"
   echo "routes: $passed passed, $failed failed, $skipped skipped"
