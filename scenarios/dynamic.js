@@ -11,7 +11,7 @@
 // Thresholds: no dropped iterations (the rate must be held for the latency to mean anything).
 import { loadConfig } from './lib/config.js';
 import { scalePlan } from './lib/churn.js';
-import { churnExperiment } from './lib/experiment.js';
+import { churnExperiment } from './lib/churn-experiment.js';
 
 const cfg = loadConfig(__ENV);
 const experiment = churnExperiment('dynamic', cfg, scalePlan(cfg), { churnPattern: cfg.churnPatternText });

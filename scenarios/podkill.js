@@ -7,7 +7,7 @@
 // Thresholds: no dropped iterations.
 import { loadConfig } from './lib/config.js';
 import { podkillPlan } from './lib/churn.js';
-import { churnExperiment } from './lib/experiment.js';
+import { churnExperiment } from './lib/churn-experiment.js';
 
 const cfg = loadConfig(__ENV);
 const experiment = churnExperiment('podkill', cfg, podkillPlan(cfg));

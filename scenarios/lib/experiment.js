@@ -1,8 +1,11 @@
-// The two experiment shapes most entry scripts share. An entry script builds one and exports its
-// parts under the names k6 looks for (options, setup, load, churn, handleSummary).
+// The steady experiment shape (static, throughput). An entry script builds one and exports its parts
+// under the names k6 looks for (options, setup, load, handleSummary). The churn shape lives in
+// churn-experiment.js, so steady runs do not carry the churn code in every load VU.
 import { target, hit, loadScenario, baseOptions, checkTarget } from './load.js';
-import { churnScenario, runChurn, checkApi, restoreInTeardown, restoreIfInCluster } from './churn.js';
 import { summaryThresholds, singleTargetReport, makeHandleSummary } from './summary.js';
+
+// setup() (VU 0) restores a backend an earlier churn run left changed; only VU 0 loads that code.
+const churn = __VU === 0 ? require('./churn.js') : null;
 
 // steadyExperiment: one target, constant rate, no churn; the run fails (exit 99) if k6 dropped
 // iterations, since its latency would not be the latency at the target rate.
@@ -16,45 +19,11 @@ export function steadyExperiment(name, cfg) {
     setup() {
       // A churn run whose runner was killed may have left the backend changed: put it back before
       // measuring the baseline (only where the API is reachable: in a pod, or with BENCH_KUBECONFIG).
-      restoreIfInCluster(cfg);
+      churn.restoreIfInCluster(cfg);
       checkTarget(request, 'BENCH_TARGET_URL + BENCH_PATH');
     },
     load() {
       hit(request);
-    },
-    handleSummary: makeHandleSummary(report),
-  };
-}
-
-// churnExperiment: steadyExperiment's load plus the 1-VU churn scenario running `plan` (churn.js)
-// against the Deployment; setup() also checks the API access the churn needs and restores a backend
-// an earlier run left changed; teardown() restores what this run changed.
-export function churnExperiment(name, cfg, plan, reportExtra) {
-  const request = target(cfg, cfg.targetUrl, cfg.path, cfg.keepalive);
-  const probe = target(cfg, cfg.targetUrl, '/healthz', false);
-  const report = singleTargetReport(name, cfg, reportExtra);
-  return {
-    options: baseOptions(report,
-      {
-        load: loadScenario(cfg, { exec: 'load', rate: cfg.rate, durationMs: cfg.durationMs }),
-        churn: churnScenario(cfg),
-      },
-      // dropped_iterations carries no role tag; the churn VU (per-vu-iterations) never drops one.
-      summaryThresholds(report, { dropped_iterations: ['count==0'] })),
-    setup() {
-      checkTarget(request, 'BENCH_TARGET_URL + BENCH_PATH');
-      return Object.assign(checkApi(cfg), { startedAt: Date.now() });
-    },
-    load() {
-      hit(request);
-    },
-    churn() {
-      runChurn(cfg, plan, probe);
-    },
-    // Every end k6 itself survives puts the backend back; a killed runner leaves the record on the
-    // Deployment for the next run's setup (checkApi).
-    teardown(data) {
-      restoreInTeardown(cfg, data);
     },
     handleSummary: makeHandleSummary(report),
   };

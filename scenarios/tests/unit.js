@@ -10,7 +10,7 @@ import { classifyError, ERROR_CAUSES, ERROR_CLASSES } from '../lib/errors.js';
 import { ConvergenceTracker } from '../lib/convergence.js';
 import {
   buildSummary, droppedBecause, formatText, summaryOutputs, summaryThresholds, table, SCHEMA, warnings,
-} from '../lib/summary.js';
+} from '../lib/summary-writer.js';
 import { GC_CPU_LIMIT, runtimeVerdict, SCHED_LIMIT_P99_MS } from '../lib/lag.js';
 import {
   matchesLabels, isPodReady, scaleDeployment, restartDeployment, restoreDeployment, RESTORE_ANNOTATION,
