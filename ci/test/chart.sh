@@ -624,6 +624,23 @@ gateway listener web-tls|routes.gateway.listener.name|BENCH_GATEWAY_LISTENER|"we
 gateway URL without a scheme|loadtest.gatewayUrl|BENCH_URL_GATEWAY|"bench.bench.svc"|no
 gateway URL with a query|loadtest.gatewayUrl|BENCH_URL_GATEWAY|"https://bench.bench.svc/?a=1"|no
 gateway URL https://bench.bench.svc:8443|loadtest.gatewayUrl|BENCH_URL_GATEWAY|"https://bench.bench.svc:8443"|yes
+route kind grpcroute|loadtest.routes.kind|BENCH_ROUTE_KIND|"grpcroute"|no
+route kind both|loadtest.routes.kind|BENCH_ROUTE_KIND|"both"|yes
+route count 0|loadtest.routes.count|BENCH_ROUTE_COUNT|0|no
+route count 10001|loadtest.routes.count|BENCH_ROUTE_COUNT|10001|no
+route count 500|loadtest.routes.count|BENCH_ROUTE_COUNT|500|yes
+route interval 0s|loadtest.routes.interval|BENCH_ROUTE_INTERVAL|"0s"|no
+route interval 500ms|loadtest.routes.interval|BENCH_ROUTE_INTERVAL|"500ms"|yes
+route timeout 0ms|loadtest.routes.timeout|BENCH_ROUTE_TIMEOUT|"0ms"|no
+route timeout 1m30s|loadtest.routes.timeout|BENCH_ROUTE_TIMEOUT|"1m30s"|yes
+route domain with capitals|loadtest.routes.domain|BENCH_ROUTE_DOMAIN|"Routes.Example"|no
+route domain routes.example.com|loadtest.routes.domain|BENCH_ROUTE_DOMAIN|"routes.example.com"|yes
+route backend without a port|loadtest.routes.backends|BENCH_ROUTE_BACKENDS|"svc"|no
+route backend port 70000|loadtest.routes.backends|BENCH_ROUTE_BACKENDS|"svc:70000"|no
+route backend port 0|loadtest.routes.backends|BENCH_ROUTE_BACKENDS|"a:80,svc:0"|no
+route backends a:80,b-headless:8080|loadtest.routes.backends|BENCH_ROUTE_BACKENDS|"a:80,b-headless:8080"|yes
+routes listener Web_1|routes.gateway.routesListener.name|BENCH_GATEWAY_LISTENER|"Web_1"|no
+routes listener plain-http|routes.gateway.routesListener.name|BENCH_GATEWAY_LISTENER|"plain-http"|yes
 '
 
 schema_scenario_parity() {

@@ -6,6 +6,7 @@ env into a `sh -c` line, where Kubernetes' $(NODE_IP) would run as a command sub
 {{- $lt := $root.Values.loadtest }}
 {{- $urls := dict "ingress" (include "bench.url.ingress" $root) "clusterip" (include "bench.url.clusterip" $root) "nodeport" (include "bench.url.nodeport" $root) "pod" (include "bench.url.pod" $root) "gateway" (include "bench.url.gateway" $root) }}
 {{- $gw := $root.Values.routes.gateway }}
+{{- $routes := eq (include "bench.routes.selected" $root) "true" }}
 {{- if .initializer }}
 {{- $_ := set $urls "nodeport" (printf "http://127.0.0.1:%d" (int $root.Values.routes.nodePort.port)) }}
 {{- end }}
@@ -59,11 +60,20 @@ env:
   - {name: BENCH_URL_CLUSTERIP, value: {{ get $urls "clusterip" | quote }}}
   - {name: BENCH_URL_NODEPORT, value: {{ get $urls "nodeport" | quote }}}
   - {name: BENCH_URL_POD, value: {{ get $urls "pod" | quote }}}
-  - {name: BENCH_URL_GATEWAY, value: {{ get $urls "gateway" | quote }}}
+  # a route experiment probes its HTTPRoutes through the plain-HTTP routes listener (bench.url.routesGateway)
+  - {name: BENCH_URL_GATEWAY, value: {{ ternary (include "bench.url.routesGateway" $root) (get $urls "gateway") $routes | quote }}}
   # the Gateway the route experiments attach their HTTPRoutes to (parentRefs); empty without routes.gateway
   - {name: BENCH_GATEWAY_NAME, value: {{ ternary (include "bench.gateway.name" $root) "" $gw.enabled | quote }}}
   - {name: BENCH_GATEWAY_NAMESPACE, value: {{ ternary (include "bench.gateway.namespace" $root) "" $gw.enabled | quote }}}
-  - {name: BENCH_GATEWAY_LISTENER, value: {{ ternary (include "bench.gateway.sectionName" $root) "" $gw.enabled | quote }}}
+  - {name: BENCH_GATEWAY_LISTENER, value: {{ ternary (ternary (include "bench.routes.listenerName" $root) (include "bench.gateway.sectionName" $root) $routes) "" $gw.enabled | quote }}}
+  # route experiments (loadtest.routes; empty = the scenario's default)
+  - {name: BENCH_INGRESS_CLASS, value: {{ include "bench.ingressClassName" $root | quote }}}
+  - {name: BENCH_ROUTE_KIND, value: {{ $lt.routes.kind | quote }}}
+  - {name: BENCH_ROUTE_COUNT, value: {{ $lt.routes.count | toString | quote }}}
+  - {name: BENCH_ROUTE_INTERVAL, value: {{ $lt.routes.interval | quote }}}
+  - {name: BENCH_ROUTE_TIMEOUT, value: {{ $lt.routes.timeout | quote }}}
+  - {name: BENCH_ROUTE_DOMAIN, value: {{ $lt.routes.domain | quote }}}
+  - {name: BENCH_ROUTE_BACKENDS, value: {{ include "bench.routes.backends" $root | quote }}}
   - {name: BENCH_RATE, value: {{ $lt.rate | toString | quote }}}
   - {name: BENCH_DURATION, value: {{ $lt.duration | quote }}}
   - {name: BENCH_CONNECTIONS, value: {{ $lt.connections | toString | quote }}}
