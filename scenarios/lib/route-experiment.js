@@ -8,7 +8,7 @@ import { target, hit, loadScenario, baseOptions, checkTarget, gapMs } from './lo
 import { summaryThresholds, singleTargetReport, makeHandleSummary } from './summary.js';
 import { k6Duration } from './config.js';
 import { startErrorSeries } from './errors.js';
-import { routeChanges, routeErrors, routeScale } from './metrics.js';
+import { routeChanges, routeErrors, routeScale } from './route-metrics.js';
 import {
   ApiPool, API_CLIENTS, PRE_READY_STATUSES, PROBE_INTERVAL_MS, ROUTE_LABEL, createAndWait, changeRoutes, deleteLeftRoutes,
   deleteOwnRoutes, describeRouteApiError, listLabelled, propagate, routeBaseUrl, routeRequest, scaleUp,

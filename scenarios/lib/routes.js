@@ -8,7 +8,7 @@
 import http from 'k6/http';
 import { sleep } from 'k6';
 import { connect } from './kube.js';
-import { routePropagation, routePreReady, routesCreated, routesUnconverged, routesServing } from './metrics.js';
+import { routePropagation, routePreReady, routesCreated, routesUnconverged, routesServing } from './route-metrics.js';
 
 export const ROUTE_LABEL = 'bench/route-run';
 // client-go limits each API client to 5 requests/s (burst 10) and xk6-kubernetes v0.9.0 cannot

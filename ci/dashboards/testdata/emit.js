@@ -28,7 +28,7 @@ const scaleEvents = new Counter('bench_scale_events');
 const runnerLag = new Trend('bench_runner_lag', true);
 const runnerSchedP99 = new Gauge('bench_runner_sched_p99_ms');
 const runnerGcCpu = new Gauge('bench_runner_gc_cpu_ratio');
-// Route experiments' metrics (scenarios/lib/metrics.js), simulated like the churn below.
+// Route experiments' metrics (scenarios/lib/route-metrics.js), simulated like the churn below.
 const routePropagation = new Trend('bench_route_propagation', true);
 const routePreReady = new Counter('bench_route_pre_ready');
 const routesCreated = new Counter('bench_routes_created');
