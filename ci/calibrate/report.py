@@ -186,11 +186,33 @@ def added_latency(by, rounds):
     return out
 
 
+def memory_lines(mem):
+    """The memory-per-VU table (memory_per_vus in run.sh); empty without measurements."""
+    if not mem:
+        return []
+    out = ['Memory per 1,000 VUs (RSS after VU initialisation, k6 paused; difference between two VU counts):']
+    mrows = []
+    for tool in sorted({m['tool'] for m in mem}):
+        ms = sorted((m for m in mem if m['tool'] == tool), key=lambda m: m['vus'])
+        if len(ms) >= 2:
+            lo, hi = ms[0], ms[-1]
+            per = (hi['measure']['rss_init_kb'] - lo['measure']['rss_init_kb']) / 1024 / ((hi['vus'] - lo['vus']) / 1000)
+            mrows.append([tool, f"{lo['measure']['rss_init_kb'] / 1024:.0f} MB @ {lo['vus']}",
+                          f"{hi['measure']['rss_init_kb'] / 1024:.0f} MB @ {hi['vus']}", f'{per:.0f} MB',
+                          f"{hi['measure']['cpu_init_s']:.1f} s"])
+    out.append(table(['script', 'RSS', 'RSS', 'per 1,000 VUs', 'start-up CPU (more VUs)'], mrows))
+    return out
+
+
 def cmd_summary(a):
     recs = [json.loads(line) for line in open(a.file) if line.strip()]
     runs = [r for r in recs if r.get('kind') in ('probe', 'ceiling', 'fixed', 'fixed-gogc100', 'soak')
             or str(r.get('kind', '')).startswith(('pair-', 'sweep-'))]
     mem = [r for r in recs if r.get('kind') == 'memory']
+    if not runs:  # run.sh --memory-only
+        print('\n'.join([f'bench memory per VU, {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC',
+                          f'machine: {a.machine}', ''] + memory_lines(mem)))
+        return
     bad = [r for r in runs if r['measure']['rc'] not in (0, 99)]
     rounds = sorted({r['round'] for r in runs})
     by = {}
@@ -285,18 +307,7 @@ def cmd_summary(a):
                 f"peak RSS {r['measure']['rss_max_kb'] / 1024:.0f} MB, GC cycles {r.get('runner_gc_cycles')}, "
                 f"runner warned: {'yes' if r.get('runner_warned') else 'no'}", '']
 
-    if mem:
-        out.append('Memory per 1,000 VUs (RSS after VU initialisation, k6 paused; difference between two VU counts):')
-        mrows = []
-        for tool in sorted({m['tool'] for m in mem}):
-            ms = sorted((m for m in mem if m['tool'] == tool), key=lambda m: m['vus'])
-            if len(ms) >= 2:
-                lo, hi = ms[0], ms[-1]
-                per = (hi['measure']['rss_init_kb'] - lo['measure']['rss_init_kb']) / 1024 / ((hi['vus'] - lo['vus']) / 1000)
-                mrows.append([tool, f"{lo['measure']['rss_init_kb'] / 1024:.0f} MB @ {lo['vus']}",
-                              f"{hi['measure']['rss_init_kb'] / 1024:.0f} MB @ {hi['vus']}", f'{per:.0f} MB',
-                              f"{hi['measure']['cpu_init_s']:.1f} s"])
-        out.append(table(['script', 'RSS', 'RSS', 'per 1,000 VUs', f'start-up CPU (more VUs)'], mrows))
+    out.extend(memory_lines(mem))
     print('\n'.join(out))
 
 

@@ -21,6 +21,8 @@
 #   --soak S         also hold bench static at --rate for S seconds with the shipped settings (memory,
 #                    GC cycles and tail over a long run; the published tests ran 180 s)
 #   --body PATH      request path on the backend (default /bytes/1k)
+#   --memory-only    only the memory per VU of bare k6, bench static and bench dynamic (sizing a
+#                    runner's memory; about 5 minutes)
 # Default run: about 8 minutes on a 2-core machine.
 . "$(dirname "$0")/../lib/common.sh"
 . "$BENCH_ROOT/ci/lib/apiserver.sh"
@@ -30,7 +32,7 @@ VEGETA_VERSION=v12.12.0
 OFFERED_PROBE=50000 # the probe offers this rate: far above what one core sends
 
 ROUNDS=2 DURATION=5 CONNECTIONS=100 RATE=2000 BODY=/bytes/1k SWEEP=1000,2000,3000,4000,5000 SOAK=0
-DYNAMIC=true TLS=true CLOSE=true OUT=$BENCH_ROOT/.tools/calibrate
+DYNAMIC=true MEMORY_ONLY=false TLS=true CLOSE=true OUT=$BENCH_ROOT/.tools/calibrate
 WORK="" PIDS=()
 
 usage() { sed -n '13,24p' "$0" | sed 's/^# \{0,1\}//'; }
@@ -52,6 +54,7 @@ parse_args() {
       --body) [[ ${2:-} =~ ^/bytes/(0|1k|4k|100k|1m)$ ]] || die "invalid --body '${2:-}': expected /bytes/0, /bytes/1k, /bytes/4k, /bytes/100k or /bytes/1m"
         BODY=$2; shift 2 ;;
       --no-dynamic) DYNAMIC=false; shift ;;
+      --memory-only) MEMORY_ONLY=true; shift ;;
       --no-tls) TLS=false; shift ;;
       --no-close) CLOSE=false; shift ;;
       --out) [ -n "${2:-}" ] || die "--out needs a directory"; OUT=$2; shift 2 ;;
@@ -307,15 +310,19 @@ main() {
   MODES=(keepalive)
   if [ "$CLOSE" = true ]; then MODES+=(close); fi
   if [ "$TLS" = true ]; then MODES+=(tls); fi
-  probe_ceilings
-  local r
-  for r in $(seq 1 "$ROUNDS"); do run_round "$r"; done
-  if [ "$SOAK" -gt 0 ]; then
-    log "soak: bench static at $RATE req/s for $SOAK s"
-    DURATION=$SOAK run_k6 1 static keepalive soak "$RATE"
+  if [ "$MEMORY_ONLY" = false ]; then
+    probe_ceilings
+    local r
+    for r in $(seq 1 "$ROUNDS"); do run_round "$r"; done
+    if [ "$SOAK" -gt 0 ]; then
+      log "soak: bench static at $RATE req/s for $SOAK s"
+      DURATION=$SOAK run_k6 1 static keepalive soak "$RATE"
+    fi
   fi
   memory_per_vus bare
   memory_per_vus static
+  # Every VU of a churn run also holds the churn code (any VU may become the churn VU).
+  memory_per_vus dynamic
   python3 "$BENCH_ROOT/ci/calibrate/report.py" summary "$OUT/results.jsonl" \
     --machine "$(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" | tee "$OUT/report.txt"
   log "calibration took $((SECONDS - t0)) s; results in $OUT/results.jsonl and $OUT/report.txt"
