@@ -51,3 +51,17 @@ contexts:
 current-context: bare
 KUBECONFIG
 }
+
+# ensure_kube_binaries: kube-apiserver, etcd and kubectl in $BENCH_CACHE/bin, built by the cluster
+# part's ci/cluster/build.sh when missing (cold: about 15 min). Sets KUBE_BIN.
+ensure_kube_binaries() {
+  local b
+  for b in kube-apiserver etcd kubectl; do
+    if [ ! -x "$BENCH_CACHE/bin/$b" ]; then
+      log "kube-apiserver/etcd/kubectl not built yet: running ci/cluster/build.sh (cold: about 15 min)"
+      bash "$BENCH_ROOT/ci/cluster/build.sh" >&2
+      break
+    fi
+  done
+  KUBE_BIN=$BENCH_CACHE/bin
+}

@@ -59,14 +59,7 @@ wait_until() {
 # ---- what the test needs -----------------------------------------------------------------------
 
 ensure_binaries() {
-  local b
-  for b in kube-apiserver etcd kubectl; do
-    if [ ! -x "$BENCH_CACHE/bin/$b" ]; then
-      log "kube-apiserver/etcd/kubectl not built yet: running ci/cluster/build.sh (cold: about 15 min)"
-      bash "$BENCH_ROOT/ci/cluster/build.sh" >&2
-      break
-    fi
-  done
+  ensure_kube_binaries
   # Traefik from the Go proxy, as the e2e builds it (cold: about 9 min; stamped, so warm is instant).
   build_traefik >&2
 }

@@ -531,19 +531,6 @@ $(total .runner.sched_latency_ms.p99) ms)" \
 
 # ---- churn against a real kube-apiserver ------------------------------------------------------
 
-# Binaries from the cluster part (ci/cluster/build.sh builds them into $BENCH_CACHE/bin).
-ensure_kube_binaries() {
-  local b
-  for b in kube-apiserver etcd kubectl; do
-    if [ ! -x "$BENCH_CACHE/bin/$b" ]; then
-      log "kube-apiserver/etcd/kubectl not built yet: running ci/cluster/build.sh (cold: about 15 min)"
-      bash "$BENCH_ROOT/ci/cluster/build.sh" >&2
-      break
-    fi
-  done
-  KUBE_BIN=$BENCH_CACHE/bin
-}
-
 kc() { "$KUBE_BIN/kubectl" --kubeconfig "$WORK/kube/admin.kubeconfig" "$@"; }
 
 # start_apiserver: a bare API server (ci/lib/apiserver.sh: no controllers, no kubelet, so
