@@ -629,6 +629,8 @@ route kind both|loadtest.routes.kind|BENCH_ROUTE_KIND|"both"|yes
 route count 0|loadtest.routes.count|BENCH_ROUTE_COUNT|0|no
 route count 10001|loadtest.routes.count|BENCH_ROUTE_COUNT|10001|no
 route count 500|loadtest.routes.count|BENCH_ROUTE_COUNT|500|yes
+route count "0" as text|loadtest.routes.count|BENCH_ROUTE_COUNT|"0"|no
+route count "750" as text|loadtest.routes.count|BENCH_ROUTE_COUNT|"750"|yes
 route interval 0s|loadtest.routes.interval|BENCH_ROUTE_INTERVAL|"0s"|no
 route interval 500ms|loadtest.routes.interval|BENCH_ROUTE_INTERVAL|"500ms"|yes
 route timeout 0ms|loadtest.routes.timeout|BENCH_ROUTE_TIMEOUT|"0ms"|no
