@@ -282,9 +282,13 @@ test_failure_ground_truth() {
   run_k6 err-acceptreset static.js BENCH_TARGET_URL="http://127.0.0.1:$PORT_ACCEPTRESET" BENCH_RATE=50 \
     BENCH_DURATION=2s BENCH_CONNECTIONS=10
   log "accept-reset: $(jq -c '{connection: .error_causes.connection.reset, read: .error_causes.read.reset}' "$RUN/summary.json")"
-  check "ground truth: reset at accept -> reset in connection (at connect) or read (after the write), nothing else" \
-    jq -e '.requests.total > 0 and .error_causes.connection.reset + .error_causes.read.reset == .requests.total' \
-    "$RUN/summary.json"
+  check "ground truth: reset at accept -> a connection (at connect) or read (after the write) error, nothing else" \
+    jq -e '.requests.total > 0 and .errors.connection + .errors.read == .requests.total' "$RUN/summary.json"
+  # The client sees the RST as a reset unless it races the client's own write or read: then Go
+  # reports EOF or a broken pipe (2 of 101 in a cold CI run at load average 8). The class is exact;
+  # the cause is what the client could see.
+  check "ground truth: ... seen as a reset for at least 90% of them" \
+    jq -e '.error_causes.connection.reset + .error_causes.read.reset >= 0.9 * .requests.total' "$RUN/summary.json"
   check "ground truth: one failure per reset connection ($(total) requests, $(events acceptreset reset) resets)" \
     test "$(total)" -eq "$(events acceptreset reset)"
 
