@@ -950,8 +950,10 @@ test_convergence() {
   # The poll (250 ms) and probe (100 ms) intervals and nginx reloads blur the known delays.
   check "convergence: added ~ ${CONV_ADD_DELAY}s after Ready ($(total .convergence_ms.added.p50) ms)" \
     sj '.convergence_ms.added.p50 >= 1100 and .convergence_ms.added.p50 <= 2500'
+  # The start is the poll that first sees the pod not Ready: a late poll on a busy machine shortens
+  # the measured time (778 ms quiet; 501 and 402 ms at load average 8-10, 2026-11-22/23).
   check "convergence: removed ~ ${CONV_REMOVE_DELAY}s after not Ready ($(total .convergence_ms.removed.p50) ms)" \
-    sj '.convergence_ms.removed.p50 >= 600 and .convergence_ms.removed.p50 <= 2000'
+    sj '.convergence_ms.removed.p50 >= 300 and .convergence_ms.removed.p50 <= 2000'
 }
 
 # The route experiments against Traefik's Gateway API and Ingress providers (ci/test/routes.sh: its
