@@ -14,8 +14,8 @@ With --prometheus URL (a real Prometheus, e.g. 2.42 with native histograms):
   - syntax: every query (panels, annotations, variables) is sent to Prometheus; a parse error fails
   - data: per panel, whether its queries return samples for --testid over [--start, --end]
   - --require-data SELECTOR: panels that must have data ("<dashboard uid>/<panel title glob>",
-    e.g. "bench-run-overview/*", or a preset @k6, @traefik, @cadvisor); a selector matching
-    nothing fails
+    e.g. "bench-run-overview/*", "!<uid>/<glob>" to take a match back, or a preset @k6, @routes,
+    @traefik, @cadvisor); a selector matching nothing fails
 
 Exit status: 0 all good, 1 a check failed, 2 bad usage.
 """
@@ -42,9 +42,12 @@ PROMQL_KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right
 TESTID_RE = re.compile(r"^[A-Za-z0-9_.:-]+$")
 # Named selector sets for --require-data @NAME, so callers do not hard-code panel titles.
 PRESETS = {
-    # every panel fed by k6 alone (load, latency, errors, churn telemetry), in all dashboards
+    # every panel fed by k6 alone (load, latency, errors, churn telemetry), in all dashboards, except
+    # the route panels: only route-* experiments feed them ("!" takes a match back)
     "k6": ["bench-run-overview/*", "bench-comparison/*", "bench-controllers/Run:*",
-           "bench-controllers/variable testid"],
+           "bench-controllers/variable testid", "!bench-run-overview/Route*"],
+    # the run overview's Routes row, fed by route-propagation, route-change and route-scale
+    "routes": ["bench-run-overview/Route*"],
     # Traefik panels that have data whenever Traefik serves traffic (error panels need errors)
     "traefik": ["bench-controllers/Controllers with metrics", "bench-controllers/Traefik: configuration reloads",
                 "bench-controllers/Traefik: time since last successful reload",
@@ -539,9 +542,12 @@ def expand_presets(selectors_):
 
 
 def select_required(selectors_, reports):
-    """Marks reports matched by selectors as required; returns selectors that matched nothing."""
+    """Marks reports matched by selectors as required, in order ("!sel" unmarks what sel matches);
+    returns selectors that matched nothing."""
     unmatched = []
     for sel in expand_presets(selectors_):
+        required = not sel.startswith("!")
+        sel = sel.lstrip("!")
         if "/" not in sel:
             raise UsageError(f"--require-data {sel!r} must be '<dashboard uid>/<panel title glob>', "
                              "e.g. 'bench-run-overview/*'")
@@ -549,7 +555,7 @@ def select_required(selectors_, reports):
         hit = False
         for r in reports:
             if fnmatch.fnmatchcase(r["uid"] or "", uid_glob) and fnmatch.fnmatchcase(r["title"] or "", title_glob):
-                r["required"] = True
+                r["required"] = required
                 hit = True
         if not hit:
             unmatched.append(sel)

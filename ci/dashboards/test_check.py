@@ -173,6 +173,35 @@ class PromqlText(unittest.TestCase):
             check.substitute("x{a=\"$nope\"}", {})
 
 
+class RequiredPanels(unittest.TestCase):
+    """--require-data selection: @k6 leaves the route panels out (a churn run has no routes), @routes
+    takes exactly them, and "!" takes a match back."""
+    def reports(self):
+        return [{"uid": "bench-run-overview", "title": t} for t in
+                ("Request rate", "Route propagation over range: create -> first 200", "Routes created and serving")]
+
+    def required_titles(self, *selectors):
+        reports = self.reports()
+        check.select_required(list(selectors), reports)  # the other dashboards' selectors match nothing here
+        return [r["title"] for r in reports if r.get("required")]
+
+    def test_k6_preset_leaves_route_panels_out(self):
+        self.assertEqual(self.required_titles("@k6"), ["Request rate"])
+
+    def test_routes_preset_takes_route_panels(self):
+        self.assertEqual(self.required_titles("@routes"),
+                         ["Route propagation over range: create -> first 200", "Routes created and serving"])
+        self.assertEqual(len(self.required_titles("@k6", "@routes")), 3)
+
+    def test_negation_takes_back_in_order(self):
+        self.assertEqual(self.required_titles("bench-run-overview/*", "!bench-run-overview/Routes*"),
+                         ["Request rate", "Route propagation over range: create -> first 200"])
+
+    def test_real_run_overview_has_route_panels(self):
+        titles = [p.get("title") for p, _ in check.walk_panels(OVERVIEW)]
+        self.assertEqual(sum(1 for t in titles if t and t.startswith("Route") and not t.startswith("Routes:")), 4)
+
+
 class CommandLine(unittest.TestCase):
     def assertUsageError(self, message, *argv):
         rc, out = run_cli(str(DASHBOARDS), *argv)

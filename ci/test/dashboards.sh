@@ -125,7 +125,7 @@ check_series_names() {
 check_queries_against_prometheus() {
   local report="$WORK/report.json"
   if python3 "$CHECK" --quiet --prometheus "$PROM" --testid "$TESTID" --start "$((RUN_START - 60))" \
-      --end now --require-data @k6 --report "$report" > "$WORK/check.log" 2>&1; then
+      --end now --require-data @k6,@routes --report "$report" > "$WORK/check.log" 2>&1; then
     pass "checker: every query parses in Prometheus 2.42 and every k6 panel has data"
   else
     fail "checker against Prometheus"; sed 's/^/      /' "$WORK/check.log"
@@ -285,7 +285,7 @@ PY
     python3 "$CHECK" --quiet "$WORK/broken" --prometheus "$PROM" --testid "$TESTID"
   expect_failure "a selector that matches no panel fails" "matches no panel" \
     python3 "$CHECK" --quiet --prometheus "$PROM" --testid "$TESTID" --require-data "bench-run-overview/No such panel"
-  expect_failure "an unknown preset is named" "--require-data preset '@nginx' is unknown; presets: @k6, @traefik, @cadvisor" \
+  expect_failure "an unknown preset is named" "--require-data preset '@nginx' is unknown; presets: @k6, @routes, @traefik, @cadvisor" \
     python3 "$CHECK" --quiet --prometheus "$PROM" --testid "$TESTID" --require-data @nginx
 }
 
