@@ -6,7 +6,7 @@
 # backend nginx.conf as the backend. EndpointSlices may not point at 127.0.0.0/8, so the backend
 # runs in a network namespace this script creates (a veth pair on 198.18.0.0/15, the benchmarking
 # range) and the Services' EndpointSlices, written by hand (no controllers here), point at it.
-# The scenarios run as a user holding exactly the Role of scenarios/lib/runner-role.json.
+# The scenarios run as a user holding exactly the Role of scenarios/contract.json (runnerRole).
 # Called by ci/test/scenarios.sh; alone: bash ci/test/routes.sh (ROUTES_KEEP_SUMMARIES=DIR keeps each
 # run's summary.json there, e.g. for ci/report/testdata). Closing line: "routes: N passed, N failed, N skipped".
 . "$(dirname "$0")/../lib/common.sh"
@@ -90,16 +90,16 @@ start_apiserver() {
   ADMIN_TOKEN=$admin
   kc apply --server-side -f "$(gateway_api_crds)" >/dev/null
   kc wait --for condition=Established crd --all --timeout=60s >/dev/null
-  # Every rule of runner-role.json (the route experiments' too), as charts/bench/templates/loadtest/rbac.yaml renders them.
+  # Every rule of the contract's runnerRole (the route experiments' too), as charts/bench/templates/loadtest/rbac.yaml renders them.
   jq -c --arg ns "$NS" '{apiVersion: "v1", kind: "List", items: [
       {apiVersion: "v1", kind: "Namespace", metadata: {name: $ns}},
       {apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: {name: "bench-runner", namespace: $ns},
-       rules: [.rules[] | {apiGroups: [.apiGroup], resources: [.resource], verbs: .verbs}
+       rules: [.runnerRole.rules[] | {apiGroups: [.apiGroup], resources: [.resource], verbs: .verbs}
          + (if .target == "backend" then {resourceNames: ["bench-backend"]} else {} end)]},
       {apiVersion: "rbac.authorization.k8s.io/v1", kind: "RoleBinding", metadata: {name: "bench-runner", namespace: $ns},
        roleRef: {apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "bench-runner"},
        subjects: [{apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "bench-runner"}]}]}' \
-    "$BENCH_ROOT/scenarios/lib/runner-role.json" | kc apply -f - >/dev/null
+    "$BENCH_ROOT/scenarios/contract.json" | kc apply -f - >/dev/null
 }
 
 # ---- the backend in a network namespace of its own ----------------------------------------------

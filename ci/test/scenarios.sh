@@ -540,7 +540,7 @@ kc() { "$KUBE_BIN/kubectl" --kubeconfig "$WORK/kube/admin.kubeconfig" "$@"; }
 # start_apiserver: a bare API server (ci/lib/apiserver.sh: no controllers, no kubelet, so
 # Deployments get no pods). Enough to see what the churn VU does to the API.
 # Three static-token users with random tokens: admin (system:masters, for the test itself),
-# bench-runner (the Role of scenarios/lib/runner-role.json, every rule, as the chart renders it)
+# bench-runner (the Role of scenarios/contract.json runnerRole, every rule, as the chart renders it)
 # and bench-nobody (no permissions).
 start_apiserver() {
   local t0=$SECONDS admin runner nobody
@@ -578,29 +578,29 @@ spec:
 EOF
 }
 
-RUNNER_ROLE_JSON=$BENCH_ROOT/scenarios/lib/runner-role.json
+CONTRACT_JSON=$BENCH_ROOT/scenarios/contract.json
 
 # runner_role_from_json: the namespace and the Role bench-runner with every rule of
-# scenarios/lib/runner-role.json (the podkill-only rule too: one user runs all three scenarios),
+# scenarios/contract.json runnerRole (the podkill-only rule too: one user runs all three scenarios),
 # target "backend" as resourceNames [bench-backend], the way charts/bench/templates/loadtest/rbac.yaml
 # renders it.
 runner_role_from_json() {
   jq -c '{apiVersion: "v1", kind: "List", items: [
       {apiVersion: "v1", kind: "Namespace", metadata: {name: "bench-test"}},
       {apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: {name: "bench-runner", namespace: "bench-test"},
-       rules: [.rules[] | {apiGroups: [.apiGroup], resources: [.resource], verbs: .verbs}
-         + (if .target == "backend" then {resourceNames: ["bench-backend"]} else {} end)]}]}' "$RUNNER_ROLE_JSON"
+       rules: [.runnerRole.rules[] | {apiGroups: [.apiGroup], resources: [.resource], verbs: .verbs}
+         + (if .target == "backend" then {resourceNames: ["bench-backend"]} else {} end)]}]}' "$CONTRACT_JSON"
 }
 
 # runner_role_table_matches_readme: the table in scenarios/README.md between the runner-role
-# markers says what runner-role.json says.
+# markers says what the contract's runnerRole says.
 runner_role_table_matches_readme() {
   local want got
-  want=$(jq -r '.rules[] | "| `\(.apiGroup | if . == "" then "\"\"" else . end)` | `\(.resource)` | \(.verbs | join(", ")) | "
+  want=$(jq -r '.runnerRole.rules[] | "| `\(.apiGroup | if . == "" then "\"\"" else . end)` | `\(.resource)` | \(.verbs | join(", ")) | "
     + (if .target == "backend" then "the backend Deployment only (`resourceNames`)" else "all \(.resource) of the namespace" end)
-    + " | \(if .onlyFor then (.onlyFor | join(", ")) else "every scenario" end) |"' "$RUNNER_ROLE_JSON")
+    + " | \(if .onlyFor then (.onlyFor | join(", ")) else "every scenario" end) |"' "$CONTRACT_JSON")
   got=$(sed -n '/^<!-- runner-role:/,/^<!-- \/runner-role -->/p' "$BENCH_ROOT/scenarios/README.md" | grep '^| `')
-  [ "$want" = "$got" ] || { printf 'runner-role.json says:\n%s\nscenarios/README.md says:\n%s\n' "$want" "$got"; return 1; }
+  [ "$want" = "$got" ] || { printf 'contract.json runnerRole says:\n%s\nscenarios/README.md says:\n%s\n' "$want" "$got"; return 1; }
 }
 
 # can_runner EXPECTED VERB RESOURCE: kubectl auth can-i as bench-runner in bench-test answers EXPECTED.
@@ -611,7 +611,7 @@ can_runner() {
 }
 
 test_runner_role() {
-  check "role: scenarios/README.md table equals lib/runner-role.json" runner_role_table_matches_readme
+  check "role: scenarios/README.md table equals contract.json runnerRole" runner_role_table_matches_readme
   check "role: the runner may get and update the backend Deployment by name" \
     eval 'can_runner yes get deployments.apps/bench-backend && can_runner yes update deployments.apps/bench-backend'
   check "role: no other Deployment, no list/patch/scale of Deployments" \

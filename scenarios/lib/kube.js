@@ -3,7 +3,7 @@
 // the iteration that uses the client, never in the init context or a previous iteration.
 // It has no scale sub-resource call and no label-selector list: scale = get, set replicas, update
 // (PUT with resourceVersion, retried on 409 Conflict); pods are listed and filtered here.
-// The permissions these calls need are stated once, in runner-role.json (scenarios/README.md).
+// The permissions these calls need are stated once, in scenarios/contract.json runnerRole (scenarios/README.md).
 //
 // Putting the backend back: the first change a run makes also writes, in the same update, an
 // annotation RESTORE_ANNOTATION on the Deployment holding the starting state (spec.replicas and the
@@ -181,5 +181,5 @@ export function describeApiError(cfg, what, err) {
   const where = cfg.kubeconfig ? `kubeconfig ${cfg.kubeconfig}` : 'the in-cluster service account';
   return `${what} failed using ${where}: ${err}. The runner needs get and update on Deployment `
     + `${cfg.namespace}/${cfg.deployment} (BENCH_NAMESPACE/BENCH_DEPLOYMENT, which must exist), list on `
-    + 'pods there, and delete on pods for podkill (scenarios/lib/runner-role.json)';
+    + 'pods there, and delete on pods for podkill (scenarios/contract.json, runnerRole)';
 }

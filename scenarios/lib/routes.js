@@ -4,7 +4,7 @@
 // host (h-<n>.<BENCH_ROUTE_DOMAIN> for HTTPRoutes, i-<n>.<domain> for Ingresses, so the two kinds of
 // the migration A/B never share a host) and carries the label ROUTE_LABEL=<run id>: teardown deletes
 // exactly this run's routes, the next run's setup those an earlier run left (a killed runner).
-// The permissions these calls need are stated once, in runner-role.json.
+// The permissions these calls need are stated once, in scenarios/contract.json runnerRole.
 import http from 'k6/http';
 import { sleep } from 'k6';
 import { connect } from './kube.js';
@@ -189,7 +189,7 @@ export function describeRouteApiError(cfg, what, err) {
   return `${what} failed using ${where}: ${err}. The route experiments need create, get, update, delete and list `
     + `on httproutes.gateway.networking.k8s.io (BENCH_ROUTE_KIND httproute; the Gateway API CRDs installed, v1.4.0 `
     + `standard channel or later) or ingresses.networking.k8s.io (ingress) in namespace ${cfg.namespace} `
-    + '(BENCH_NAMESPACE; scenarios/lib/runner-role.json)';
+    + '(BENCH_NAMESPACE; scenarios/contract.json, runnerRole)';
 }
 
 // ---- probes through the data plane -------------------------------------------------------------
