@@ -31,10 +31,11 @@ REQUEST_METRICS = {"k6_http_reqs_total", "k6_http_req_duration_seconds", "k6_dat
 
 def selector(metric):
     return LOAD if metric in REQUEST_METRICS else RUN
-# The percentiles the published results use, as (label, quantile).
-PERCENTILES = [("p50", "0.5"), ("p90", "0.9"), ("p99", "0.99"), ("p99.9", "0.999"),
-               ("p99.99", "0.9999"), ("p99.999", "0.99999"), ("p99.9999", "0.999999")]
-ERROR_CLASSES = ["connection", "timeout", "read", "http_5xx", "http_4xx", "other"]
+# The percentiles the published results use, as (label, quantile), and the error classes: from
+# scenarios/contract.json, their one statement.
+CONTRACT = json.loads((ROOT / "scenarios" / "contract.json").read_text())
+PERCENTILES = [(p["key"], p["quantile"]) for p in CONTRACT["percentiles"]["list"]]
+ERROR_CLASSES = list(CONTRACT["errorClasses"]["causes"])
 
 
 # ---------------------------------------------------------------------------------------------

@@ -241,6 +241,37 @@ wait_series_stable() {
   echo "Prometheus' request count of $1 did not settle within 30 s (last: $last)"; return 1
 }
 
+# contract_check CHECK ARGS...: ci/test/contract.py CHECK ARGS: exit 1, printing each difference,
+# when a copy of a fact differs from scenarios/contract.json.
+contract_check() { "$REPORT_PYTHON" "$BENCH_ROOT/ci/test/contract.py" "$@"; }
+
+# test_contract OUT TESTDATA REAL_SUMMARY: every copy of the contract's facts equals it (the k6
+# modules as a real k6 loads them, the READMEs, the dashboards' metric fixture); every summary this
+# part wrote or read validates against its bench.summary/v1 schema, and crafted bad ones do not.
+test_contract() {
+  local out=$1 td=$2 real=$3 dump="$WORK/contract-dump.json" f m
+  k6 run --quiet --no-color "$BENCH_ROOT/scenarios/tests/contract-dump.js" > "$dump" 2> "$WORK/contract-dump.log" \
+    || { log "scenarios/tests/contract-dump.js failed:"; cat "$WORK/contract-dump.log" >&2; : > "$dump"; }
+  check "contract: consistent with itself (schema, classes, causes, percentiles, Prometheus names)" contract_check self
+  check "contract: scenarios/lib/errors.js ERROR_CLASSES and ERROR_CAUSES equal it" contract_check k6-errors "$dump"
+  check "contract: scenarios/lib/summary-writer.js percentiles (keys, k6 stats) equal it" contract_check k6-percentiles "$dump"
+  check "contract: the metrics of scenarios/lib/metrics.js and route-metrics.js (names, k6 types) equal it" \
+    contract_check k6-metrics "$dump"
+  check "contract: every k6 series of ci/dashboards/fixtures/metrics.json is a contract metric of that type" \
+    contract_check dashboards-fixture
+  check "contract: README.md Metrics table (names, types, Prometheus series)" contract_check readme-metrics README.md
+  check "contract: scenarios/README.md Metrics table (names, types)" contract_check readme-metrics scenarios/README.md
+  check "contract: README.md and scenarios/README.md error classes and causes" contract_check readme-errors
+  check "contract: README.md's summary example is a valid bench.summary/v1" contract_check readme-summary
+  while read -r f; do
+    [ "$f" != "$td/testrun-template.json" ] || continue
+    check "contract: ${f#"$WORK/"} is a valid bench.summary/v1" contract_check valid "$f"
+  done < <(find "$WORK/runs" "$out" "$td" -name '*.json' \( -name summary.json -o -path "$td/*" \) | sort)
+  while read -r m; do
+    check "contract: the schema rejects a real summary with $m" contract_check rejects "$real" "$m"
+  done < <(contract_check mutations)
+}
+
 main() {
   local t0=$SECONDS td="$BENCH_ROOT/ci/report/testdata" out="$WORK/out" prom
   install_dependencies
@@ -423,6 +454,9 @@ json.dump(r, open(sys.argv[2], "w"))' "$merged/summary.json" "$WORK/tampered-mer
   check "matrix: missing kubeconfig is refused" matrix_rejected "--kubeconfig '$WORK/none' does not exist" --out "$WORK/m" --kubeconfig "$WORK/none" a:loadtest.rate=1 b:loadtest.rate=2
   check "matrix: missing preset is refused" matrix_rejected "values file '$WORK/none.yaml' (-f) does not exist" --out "$WORK/m" -f "$WORK/none.yaml" a:loadtest.rate=1 b:loadtest.rate=2
   check "matrix: bad cool-down is refused" matrix_rejected "--cooldown 'soon' is not a whole number" --out "$WORK/m" --cooldown soon a:loadtest.rate=1 b:loadtest.rate=2
+
+  # -- the shared facts (scenarios/contract.json): copies, and every summary above against its schema
+  test_contract "$out" "$td" "$a"
 
   # -- the checkers themselves can fail
   cp -r "$out/real" "$out/tampered"

@@ -10,10 +10,16 @@
 import http from 'k6/http';
 import exec from 'k6/execution';
 import { sleep } from 'k6';
-import { Counter, Gauge, Trend } from 'k6/metrics';
 import bench from 'k6/x/bench';
-// The scenarios' own classification (class and cause tags), not a copy of it.
+// The scenarios' own classification (class and cause tags) and metric objects, not copies of them;
+// the route experiments' metrics are simulated like the churn below.
 import { countError } from '../../../scenarios/lib/errors.js';
+import {
+  convergence, replicasDesired, replicasReady, runnerGcCpu, runnerLag, runnerSchedP99, scaleEvents,
+} from '../../../scenarios/lib/metrics.js';
+import {
+  routeChanges, routeErrors, routePreReady, routePropagation, routesCreated, routesServing,
+} from '../../../scenarios/lib/route-metrics.js';
 
 const target = __ENV.BENCH_TARGET_URL || 'http://127.0.0.1:8080';
 const closed = __ENV.BENCH_CLOSED_URL || 'http://127.0.0.1:9';
@@ -21,20 +27,6 @@ const stall = __ENV.BENCH_STALL_URL || '';
 const rate = parseInt(__ENV.BENCH_RATE || '50', 10);
 const duration = __ENV.BENCH_DURATION || '30s';
 
-const convergence = new Trend('bench_endpoint_convergence', true);
-const replicasDesired = new Gauge('bench_replicas_desired');
-const replicasReady = new Gauge('bench_replicas_ready');
-const scaleEvents = new Counter('bench_scale_events');
-const runnerLag = new Trend('bench_runner_lag', true);
-const runnerSchedP99 = new Gauge('bench_runner_sched_p99_ms');
-const runnerGcCpu = new Gauge('bench_runner_gc_cpu_ratio');
-// Route experiments' metrics (scenarios/lib/route-metrics.js), simulated like the churn below.
-const routePropagation = new Trend('bench_route_propagation', true);
-const routePreReady = new Counter('bench_route_pre_ready');
-const routesCreated = new Counter('bench_routes_created');
-const routesServing = new Gauge('bench_routes_serving');
-const routeChanges = new Counter('bench_route_changes');
-const routeErrors = new Counter('bench_route_errors');
 
 export const options = {
   scenarios: {

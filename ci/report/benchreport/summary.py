@@ -2,14 +2,18 @@
 
 import json
 import math
+import pathlib
 from dataclasses import dataclass, field
 
-SCHEMA = "bench.summary/v1"
+# The schema name, the percentiles and the error classes come from scenarios/contract.json, their
+# one statement (the report runs from the repository, like results.py reading scenarios/lib/lag.js).
+CONTRACT = json.loads((pathlib.Path(__file__).resolve().parents[3] / "scenarios" / "contract.json").read_text())
+SCHEMA = CONTRACT["summarySchema"]["$id"]
 # Percentile keys in table order, and the fraction each stands for (chart x positions).
-PERCENTILES = ["p50", "p90", "p99", "p99.9", "p99.99", "p99.999", "p99.9999"]
+PERCENTILES = [p["key"] for p in CONTRACT["percentiles"]["list"]]
 PERCENTILE_FRACTIONS = {p: float(p[1:]) / 100 for p in PERCENTILES}
 LATENCY_KEYS = ["min", "avg", "max"] + PERCENTILES
-ERROR_CLASSES = ["connection", "timeout", "read", "http_5xx", "http_4xx", "other"]
+ERROR_CLASSES = list(CONTRACT["errorClasses"]["causes"])
 CONVERGENCE_EVENTS = ["added", "removed"]
 CONVERGENCE_STATS = ["count", "p50", "max"]
 # Settings shown first, in this order; any other key the summary carries follows.

@@ -1,0 +1,284 @@
+#!/usr/bin/env python3
+"""Parity checks between scenarios/contract.json and every copy of what it states.
+
+The contract is the one statement of the error classes and causes, the percentiles, the metric
+names and types, the runner's Role rules and the bench.summary/v1 JSON Schema. Readers that can
+load it do (the chart, ci/dashboards/generate.py, the report package); the copies that must stay
+literal (the k6 modules: every VU runs them) or are prose (the READMEs) are compared here, and
+each check fails on any difference, naming it.
+
+Usage (ci/test/report.sh runs each as one check; exit 0 = equal, 1 = a difference, printed):
+  contract.py self                      the contract is consistent with itself
+  contract.py k6-errors DUMP            scenarios/lib/errors.js ERROR_CAUSES / ERROR_CLASSES
+  contract.py k6-percentiles DUMP       scenarios/lib/summary-writer.js percentiles (keys, k6 stats)
+  contract.py k6-metrics DUMP           scenarios/lib/metrics.js + route-metrics.js names and types
+  contract.py dashboards-fixture        ci/dashboards/fixtures/metrics.json, its k6 metrics
+  contract.py readme-metrics README     the Metrics table of README.md or scenarios/README.md
+  contract.py readme-errors             README.md's bench_errors row, scenarios/README.md's class table
+  contract.py readme-summary            README.md's summary example validates against the schema
+  contract.py valid SUMMARY...          each file validates against the schema
+  contract.py mutations                 the names of the crafted bad summaries, one a line
+  contract.py rejects SUMMARY NAME      SUMMARY with mutation NAME applied must NOT validate
+DUMP is the output of `k6 run --quiet scenarios/tests/contract-dump.js` (what the k6 modules hold).
+"""
+import copy
+import json
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CONTRACT = json.loads((ROOT / "scenarios/contract.json").read_text())
+CAUSES = CONTRACT["errorClasses"]["causes"]
+CLASSES = list(CAUSES)
+PERCENTILES = CONTRACT["percentiles"]["list"]
+METRICS = CONTRACT["metrics"]["list"]
+BUILTIN = "k6 built-in"
+OWN_METRICS = [m for m in METRICS if m["module"] != BUILTIN]
+SCHEMA = CONTRACT["summarySchema"]
+# How the READMEs name a k6 type.
+README_TYPES = {("counter", "default"): "Counter", ("gauge", "default"): "Gauge", ("trend", "time"): "Trend"}
+
+
+def differ(what, got, want):
+    """Returns a message when got != want, else None."""
+    if got == want:
+        return None
+    return f"{what}:\n  copy:     {got}\n  contract: {want}"
+
+
+def validator():
+    import jsonschema  # the report venv has it (ci/report/requirements.txt)
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    return jsonschema.Draft202012Validator(SCHEMA)
+
+
+def schema_errors(doc):
+    return [f"{'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}"
+            for e in sorted(validator().iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))]
+
+
+# ---- the checks -----------------------------------------------------------------------------
+
+def check_self():
+    """The schema is valid JSON Schema and names exactly the contract's classes, causes and
+    percentiles; percentile fields agree; each metric's Prometheus name and type follow from its
+    k6 name and type (k6_ prefix, _total on counters, _seconds on time trends)."""
+    bad = []
+    validator()
+    props, defs = SCHEMA["properties"], SCHEMA["$defs"]
+    bad.append(differ("schema $defs.errors properties", list(defs["errors"]["properties"]), CLASSES))
+    bad.append(differ("schema $defs.errors required", defs["errors"]["required"], CLASSES))
+    causes = props["error_causes"]["properties"]
+    bad.append(differ("schema error_causes classes", list(causes), CLASSES))
+    for cls in CLASSES:
+        bad.append(differ(f"schema error_causes.{cls}", list(causes.get(cls, {}).get("properties", {})), CAUSES[cls]))
+    keys = ["min", "avg", "max"] + [p["key"] for p in PERCENTILES]
+    bad.append(differ("schema $defs.latency properties", list(defs["latency"]["properties"]), keys))
+    bad.append(differ("schema $defs.latency required", defs["latency"]["required"], keys))
+    bad.append(differ("schema schema const", props["schema"]["const"], SCHEMA["$id"]))
+    for p in PERCENTILES:
+        number = p["key"][1:]
+        bad.append(differ(f"percentile {p['key']} k6 stat", p["k6"], f"p({number})"))
+        bad.append(differ(f"percentile {p['key']} quantile", float(p["quantile"]), round(float(number) / 100, 8)))
+    prom_types = {"counter": "counter", "gauge": "gauge", "trend": "native_histogram"}
+    for m in METRICS:
+        want = "k6_" + m["name"] + ("_total" if m["k6Type"] == "counter" else "") + (
+            "_seconds" if m["contains"] == "time" else "")
+        bad.append(differ(f"metric {m['name']} Prometheus name", m["prometheus"], want))
+        bad.append(differ(f"metric {m['name']} Prometheus type", m["prometheusType"], prom_types[m["k6Type"]]))
+    return [b for b in bad if b]
+
+
+def load_dump(path):
+    return json.loads(pathlib.Path(path).read_text())
+
+
+def check_k6_errors(dump):
+    d = load_dump(dump)
+    return [b for b in (
+        differ("scenarios/lib/errors.js ERROR_CLASSES", d["errorClasses"], CLASSES),
+        differ("scenarios/lib/errors.js ERROR_CAUSES (order too: the first cause is the catch-all)",
+               [[c, v] for c, v in d["errorCauses"].items()], [[c, v] for c, v in CAUSES.items()]),
+    ) if b]
+
+
+def check_k6_percentiles(dump):
+    d = load_dump(dump)
+    keys = ["min", "avg", "max"] + [p["key"] for p in PERCENTILES]
+    bad = [differ("scenarios/lib/summary-writer.js latencyFrom keys", d["latencyKeys"], keys)]
+    # contract-dump.js gave stat i the value i + 1: the summary key of percentile i must carry it.
+    got = {p["key"]: d["percentileProbe"]["latency"].get(p["key"]) for p in PERCENTILES}
+    want = {p["key"]: i + 1 for i, p in enumerate(PERCENTILES)}
+    bad.append(differ("summary-writer.js: summary key <- k6 stat (value i+1 = the contract's stat i)", got, want))
+    return [b for b in bad if b]
+
+
+def check_k6_metrics(dump):
+    d = load_dump(dump)
+    fields = ("name", "k6Type", "contains", "module")
+    got = sorted(tuple(m[f] for f in fields) for m in d["metrics"])
+    want = sorted(tuple(m[f] for f in fields) for m in OWN_METRICS)
+    if got == want:
+        return []
+    return ["k6 metrics defined by scenarios/lib (name, k6 type, contents, module) differ from the contract:\n"
+            f"  only in the modules:  {sorted(set(got) - set(want))}\n"
+            f"  only in the contract: {sorted(set(want) - set(got))}"]
+
+
+def check_dashboards_fixture():
+    """Every k6 series the dashboards may query (their fixture) is a contract metric with the same
+    Prometheus name and type; check.py holds the dashboards to the fixture."""
+    fixture = json.loads((ROOT / "ci/dashboards/fixtures/metrics.json").read_text())
+    listed = fixture["sources"]["k6"]["metrics"]
+    by_prom = {m["prometheus"]: m["prometheusType"] for m in METRICS}
+    bad = []
+    for name, kind in listed.items():
+        if name not in by_prom:
+            bad.append(f"ci/dashboards/fixtures/metrics.json: {name} is no metric of the contract")
+        elif kind != by_prom[name]:
+            bad.append(f"ci/dashboards/fixtures/metrics.json: {name} is a {kind}, the contract says {by_prom[name]}")
+    return bad
+
+
+def table_rows(text, header_start):
+    """The rows of the Markdown table whose header line starts with header_start, as cell lists."""
+    lines = text.splitlines()
+    start = next((i for i, l in enumerate(lines) if l.startswith(header_start)), None)
+    if start is None:
+        raise SystemExit(f"no table starting with {header_start!r}")
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([c.strip() for c in line.strip().strip("|").split("|")])
+    return rows
+
+
+def check_readme_metrics(readme):
+    """The Metrics table: names, each row's type, and (README.md) the Prometheus series."""
+    path = ROOT / readme
+    rows = table_rows(path.read_text(), "| k6 metric | type |")
+    bad, seen = [], []
+    by_name = {m["name"]: m for m in METRICS}
+    for row in rows:
+        names = re.findall(r"`(bench_[a-z0-9_]+)`", row[0])
+        if row[0] == "built-ins":
+            names = [m["name"] for m in METRICS if m["module"] == BUILTIN]
+        seen += names
+        for n in names:
+            m = by_name.get(n)
+            if m is None:
+                bad.append(f"{readme}: {n} is no metric of the contract")
+                continue
+            want = README_TYPES.get((m["k6Type"], m["contains"]))
+            if m["module"] != BUILTIN and not row[1].startswith(want):
+                bad.append(f"{readme}: {n} is a '{row[1]}', the contract says {want}")
+        if len(row) >= 4 and "k6_" in row[3]:
+            got = sorted(re.findall(r"`(k6_[a-z0-9_]+)`", row[3]))
+            want = sorted(by_name[n]["prometheus"] for n in names if n in by_name)
+            bad.append(differ(f"{readme}: Prometheus series of {', '.join(names)}", got, want))
+    own = sorted(n for n in seen if by_name.get(n, {}).get("module") != BUILTIN)
+    bad.append(differ(f"{readme}: bench metrics in the table", own, sorted(m["name"] for m in OWN_METRICS)))
+    return [b for b in bad if b]
+
+
+def check_readme_errors():
+    bad = []
+    rows = table_rows((ROOT / "README.md").read_text(), "| k6 metric | type |")
+    row = next(r for r in rows if r[0] == "`bench_errors`")
+    listed = re.search(r"`class` = ([a-z0-9_, ]+);", row[2])
+    bad.append(differ("README.md bench_errors classes", listed and [c.strip() for c in listed.group(1).split(",")], CLASSES))
+    rows = table_rows((ROOT / "scenarios/README.md").read_text(), "| class | what | causes |")
+    got = {}
+    for r in rows:
+        causes = sorted(re.findall(r"(?:^|, )`([a-z_0-9]+)`", r[2]))
+        for cls in re.findall(r"`([a-z_0-9]+)`", r[0]):
+            got[cls] = causes
+    bad.append(differ("scenarios/README.md error classes and their causes", got,
+                      {c: sorted(v) for c, v in CAUSES.items()}))
+    return [b for b in bad if b]
+
+
+def check_readme_summary():
+    text = (ROOT / "README.md").read_text()
+    m = re.search(r"### Summary JSON.*?```json\n(.*?)```", text, re.S)
+    if not m:
+        return ["README.md: no ```json block under '### Summary JSON'"]
+    return [f"README.md summary example: {e}" for e in schema_errors(json.loads(m.group(1)))]
+
+
+def check_valid(*paths):
+    bad = []
+    for p in paths:
+        bad += [f"{p}: {e}" for e in schema_errors(json.loads(pathlib.Path(p).read_text()))]
+    return bad
+
+
+# Crafted bad summaries: each a way a writer or a hand edit can drift; each must be rejected.
+def _drop(path):
+    def f(s):
+        *parents, last = path
+        for k in parents:
+            s = s[k]
+        del s[last]
+    return f
+
+
+def _set(path, value):
+    def f(s):
+        *parents, last = path
+        for k in parents:
+            s = s[k]
+        s[last] = value
+    return f
+
+
+MUTATIONS = {
+    "a class missing from errors": _drop(["errors", CLASSES[-1]]),
+    "an unknown error class": _set(["errors", "http_3xx"], 0),
+    "an unknown cause": _set(["error_causes", CLASSES[0], "martian"], 0),
+    "a cause missing": _drop(["error_causes", CLASSES[0], CAUSES[CLASSES[0]][-1]]),
+    "a percentile missing": _drop(["latency_ms", PERCENTILES[-1]["key"]]),
+    "a percentile as text": _set(["latency_ms", PERCENTILES[2]["key"]], "4 ms"),
+    "a negative request count": _set(["requests", "total"], -1),
+    "another schema version": _set(["schema"], "bench.summary/v2"),
+    "an unknown top-level key": _set(["latency"], {}),
+    "a runner summary without its target URL": _drop(["settings", "target_url"]),
+}
+
+
+def check_rejects(path, name):
+    doc = json.loads(pathlib.Path(path).read_text())
+    if schema_errors(doc):
+        return [f"{path} is not valid to begin with: {schema_errors(doc)[:3]}"]
+    bad = copy.deepcopy(doc)
+    MUTATIONS[name](bad)
+    return [] if schema_errors(bad) else [f"{path} with {name}: the schema accepted it"]
+
+
+def main(argv):
+    if not argv:
+        print(__doc__)
+        return 2
+    cmd, args = argv[0], argv[1:]
+    if cmd == "mutations":
+        print("\n".join(MUTATIONS))
+        return 0
+    checks = {
+        "self": check_self, "k6-errors": check_k6_errors, "k6-percentiles": check_k6_percentiles,
+        "k6-metrics": check_k6_metrics, "dashboards-fixture": check_dashboards_fixture,
+        "readme-metrics": check_readme_metrics, "readme-errors": check_readme_errors,
+        "readme-summary": check_readme_summary, "valid": check_valid, "rejects": check_rejects,
+    }
+    if cmd not in checks:
+        print(f"unknown check {cmd!r}; allowed: {', '.join(checks)}, mutations", file=sys.stderr)
+        return 2
+    bad = checks[cmd](*args)
+    for b in bad:
+        print(b)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
