@@ -71,8 +71,12 @@ def check_self():
     bad.append(differ("schema $defs.errors required", defs["errors"]["required"], CLASSES))
     causes = props["error_causes"]["properties"]
     bad.append(differ("schema error_causes classes", list(causes), CLASSES))
+    complete = SCHEMA["else"]["properties"]["error_causes"]  # a runner's own summary has every pair
+    bad.append(differ("schema (runner summary) error_causes required", complete["required"], CLASSES))
     for cls in CLASSES:
         bad.append(differ(f"schema error_causes.{cls}", list(causes.get(cls, {}).get("properties", {})), CAUSES[cls]))
+        bad.append(differ(f"schema (runner summary) error_causes.{cls} required",
+                          complete["properties"].get(cls, {}).get("required"), CAUSES[cls]))
     keys = ["min", "avg", "max"] + [p["key"] for p in PERCENTILES]
     bad.append(differ("schema $defs.latency properties", list(defs["latency"]["properties"]), keys))
     bad.append(differ("schema $defs.latency required", defs["latency"]["required"], keys))
