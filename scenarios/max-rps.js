@@ -38,6 +38,7 @@ for (let i = 1; i <= STEPS; i++) {
 
 const report = singleTargetReport('max-rps', cfg, {
   steps,
+  budget: BUDGET,
   extend(data, summary) {
     const judged = steps.map((s) => {
       const f = `scenario:${s.scenario}`;

@@ -363,21 +363,120 @@ summary_survives_prometheus_down() {
   return $ok
 }
 
-# matrix_compares_paths: the matrix runner (ci/report/matrix.sh) runs two routing paths one after
-# the other through helm upgrades of this release and writes their comparison report with the
-# Prometheus time series of both runs.
+# --- the matrix runner and several runners: one matrix of five runs, read by the checks below ------------
+# run_matrix: the matrix runner (ci/report/matrix.sh) runs five variants one after the other through
+# helm upgrades of this release, merges each from Prometheus (benchreport results, every runner) and
+# writes their comparison report with the time series of every run. Runs once; later calls reuse it.
+#   clusterip  static, ClusterIP, 1 runner      (the paths comparison and the 1-runner reference)
+#   pod        static, pod IP, 1 runner
+#   three      static, ClusterIP, 3 runners     (the same total rate and connections as clusterip)
+#   churn2     dynamic (5 <-> 7 churn), 2 runners
+#   knee2      max-rps, ClusterIP, 2 runners
+MATRIX_OUT="" MATRIX_STATUS=""
+run_matrix() {
+  if [ -n "$MATRIX_STATUS" ]; then return "$MATRIX_STATUS"; fi
+  MATRIX_OUT="$E2E_WORK/runs/$TESTID-matrix"
+  local static="loadtest.scenario=static,loadtest.duration=15s,loadtest.rate=300,loadtest.connections=60"
+  rm -rf "$MATRIX_OUT"
+  MATRIX_STATUS=0
+  bash "$BENCH_ROOT/ci/report/matrix.sh" --out "$MATRIX_OUT" --cooldown 3 --timeout 300 \
+    "clusterip:loadtest.target=clusterip,loadtest.parallelism=1,$static" \
+    "pod:loadtest.target=pod,loadtest.parallelism=1,$static" \
+    "three:loadtest.target=clusterip,loadtest.parallelism=3,$static" \
+    "churn2:loadtest.scenario=dynamic,loadtest.parallelism=2,loadtest.duration=40s" \
+    "knee2:loadtest.scenario=max-rps,loadtest.target=clusterip,loadtest.parallelism=2,loadtest.rate=600,loadtest.duration=20s,loadtest.connections=60" \
+    > "$MATRIX_OUT.log" 2>&1 || { MATRIX_STATUS=1; tail -n 20 "$MATRIX_OUT.log" >&2; return 1; }
+  echo "matrix: $(jq -c '[.runs[] | {run: .label, verdict: .verdict, timeseries: .timeseries}]' "$MATRIX_OUT/report/report.json")" >&2
+  local v
+  for v in clusterip pod three churn2 knee2; do runner_summaries "$MATRIX_OUT/$v" || MATRIX_STATUS=1; done
+  return "$MATRIX_STATUS"
+}
+
+# runner_summaries DIR: DIR/runners.json, the array of every runner's own summary, cut from the
+# runners' logs the matrix runner kept (kubectl logs --prefix: "[pod/NAME/CONTAINER] line").
+runner_summaries() {
+  sed -n 's/^\[[^]]*\] \({"schema":"bench\.summary\/.*\)$/\1/p' "$1/runners.log" | jq -s . > "$1/runners.json" &&
+    jq -e 'length > 0' "$1/runners.json" >/dev/null || { echo "no runner summary in $1/runners.log" >&2; return 1; }
+}
+
 matrix_compares_paths() {
-  local out="$E2E_WORK/runs/$TESTID-matrix" static="loadtest.scenario=static,loadtest.duration=15s"
-  rm -rf "$out"
-  bash "$BENCH_ROOT/ci/report/matrix.sh" --out "$out" --cooldown 3 --timeout 300 \
-    "clusterip:loadtest.target=clusterip,$static" "pod:loadtest.target=pod,$static" \
-    > "$out.log" 2>&1 || { tail -n 20 "$out.log" >&2; return 1; }
-  echo "matrix: $(jq -c '[.runs[] | {run: .label, verdict: .verdict, timeseries: .timeseries}]' "$out/report/report.json")" >&2
+  run_matrix || return 1
+  local out=$MATRIX_OUT
   jq -e '[.[].settings.target_url] | .[0] != .[1] and all(test("^http://"))' -s \
     "$out/clusterip/summary.json" "$out/pod/summary.json" >/dev/null &&
     jq -e '[.[].requests.total > 0] | all' -s "$out/clusterip/summary.json" "$out/pod/summary.json" >/dev/null &&
-    jq -e '(.runs | length) == 2 and all(.runs[]; .timeseries)' "$out/report/report.json" >/dev/null &&
+    jq -e '(.runs | length) == 5 and all(.runs[]; .timeseries)' "$out/report/report.json" >/dev/null &&
     grep -q '<svg' "$out/report/report.html"
+}
+
+# three_runners_one_result: 3 runners at 300 req/s (100 each). The merged result (Prometheus) holds
+# three runners, each with its own lag verdict; its request count is the sum of the runners' own
+# counts within 1% (samples of the last remote-write push may be late); its achieved rate is within 2%
+# of the whole run's target; each runner's own summary reports its third of the rate. The merged p99
+# lies between the lowest and the highest runner p99 (a quantile of a mixture always does), widened
+# by the native histogram's bucket ratio, since the merged one comes from buckets and the runners' own
+# are exact: averaged or summed percentiles would fall outside.
+three_runners_one_result() {
+  run_matrix || return 1
+  local dir=$MATRIX_OUT/three
+  echo "3 runners: merged $(jq -c '{total: .requests.total, rate: .requests.rate_achieved, p99: .latency_ms.p99, runners: .merge.runners, ratio: .merge.histogram_bucket_ratio}' "$dir/summary.json");" \
+    "own $(jq -c '[.[] | {total: .requests.total, target: .requests.rate_target, share: .settings.runner_share, p99: .latency_ms.p99, cpu_bound: .runner.cpu_bound}]' "$dir/runners.json")" >&2
+  jq -e --slurpfile own "$dir/runners.json" '
+    ($own[0]) as $r | (.merge.histogram_bucket_ratio) as $b
+    | ($r | map(.requests.total) | add) as $sum
+    | ($r | length) == 3 and .merge.runners == 3
+    and (.runners | length) == 3 and all(.runners[]; .cpu_bound != null)
+    and ((.requests.total - $sum) | fabs) <= 0.01 * $sum
+    and ((.requests.rate_achieved - .requests.rate_target) | fabs) <= 0.02 * .requests.rate_target
+    and all($r[]; (.requests.rate_target - 100 | fabs) < 0.5 and (.settings.runner_share - (1 / 3) | fabs) < 0.001)
+    and $b > 1
+    and .latency_ms.p99 >= ($r | map(.latency_ms.p99) | min) / $b
+    and .latency_ms.p99 <= ($r | map(.latency_ms.p99) | max) * $b' "$dir/summary.json" >/dev/null
+}
+
+# merged_p99_near_one_runner: the 3-runner run and the 1-runner run at the same total rate and
+# connections on the same path: merged p99 within a factor of 2 of the 1-runner p99, or 2 ms apart
+# when both are small. Why so wide: they are two runs one after the other on a 2-core machine that
+# also runs the cluster (p99 of back-to-back 1-runner runs differs by up to about 1.5x here), and the
+# three runners share the same cores. It catches a merge that is off by a runner count (sum of
+# percentiles: 3x) or a unit (1000x), not small shifts.
+merged_p99_near_one_runner() {
+  run_matrix || return 1
+  local one three
+  one=$(jq -r .latency_ms.p99 "$MATRIX_OUT/clusterip/summary.json")
+  three=$(jq -r .latency_ms.p99 "$MATRIX_OUT/three/summary.json")
+  echo "p99 at 300 req/s on ClusterIP: 1 runner $one ms, 3 runners merged $three ms" >&2
+  awk -v a="$one" -v b="$three" 'BEGIN { d = a - b; if (d < 0) d = -d
+    exit !(a > 0 && b > 0 && (d <= 2 || (b <= 2 * a && a <= 2 * b))) }'
+}
+
+# two_runners_churn_on_one: a dynamic run over 2 runners scales the backend from exactly one runner
+# (k6 gives the churn scenario's single VU to one execution segment): one runner's own summary has
+# scale events, the other none, and the merged result names that one runner.
+two_runners_churn_on_one() {
+  run_matrix || return 1
+  local dir=$MATRIX_OUT/churn2
+  echo "2 runners, dynamic: own scale events $(jq -c 'map(.scale_events)' "$dir/runners.json"); merged" \
+    "$(jq -c '{scale_events, churn_runners: .merge.churn_runners, runners: .merge.runners, rate: .requests.rate_achieved}' "$dir/summary.json")" >&2
+  jq -e --slurpfile own "$dir/runners.json" '
+    ($own[0] | map(.scale_events)) as $ev
+    | ($ev | length) == 2 and ($ev | map(select(. > 0)) | length) == 1
+    and .merge.runners == 2 and (.merge.churn_runners | type) == "string"
+    and (.merge.churn_runners | contains(",") | not) and .scale_events == ($ev | add)
+    and .convergence_ms.added.count > 0' "$dir/summary.json" >/dev/null
+}
+
+# two_runners_find_a_knee: max-rps over 2 runners, each judging its half of every step (ten steps of
+# 60 to 600 req/s, 30 to 300 each): both find a knee, each step's target is half the run's step, and
+# the merged result (results, from Prometheus) judges the ten whole steps and finds a knee too.
+two_runners_find_a_knee() {
+  run_matrix || return 1
+  local dir=$MATRIX_OUT/knee2
+  echo "2 runners, max-rps: own knees $(jq -c 'map(.max_rps.knee_rate)' "$dir/runners.json"), merged" \
+    "$(jq -c '.max_rps | {knee_rate, steps: [.steps[] | "\(.rate_target):\(.ok)"]}' "$dir/summary.json")" >&2
+  jq -e 'length == 2 and all(.[]; .max_rps.knee_rate != null
+    and all(.max_rps.steps[]; (.rate_target * 2 - .rate_target_run | fabs) <= 1))' "$dir/runners.json" >/dev/null &&
+    jq -e '.max_rps.knee_rate != null and (.max_rps.steps | length) == 10' "$dir/summary.json" >/dev/null
 }
 
 # --- uninstall removes everything the chart created ---------------------------------------------------------
@@ -455,6 +554,10 @@ run_assertions() {
   check "Prometheus down: summary still printed" summary_survives_prometheus_down
   check "Role removed: run fails with a clear message" scaling_forbidden_fails_clearly
   check "matrix runner compares ClusterIP and pod paths" matrix_compares_paths
+  check "3 runners: one merged result (counts, rate, a lag verdict per runner, p99 between the runners')" three_runners_one_result
+  check "3 runners: merged p99 near the 1-runner p99 at the same rate" merged_p99_near_one_runner
+  check "2 runners, dynamic: churn from exactly one runner" two_runners_churn_on_one
+  check "2 runners, max-rps: each finds a knee on its half of each step, so does the merged result" two_runners_find_a_knee
   check "uninstall removes everything" uninstall_removes_everything
   check "uninstall during a run removes everything" uninstall_mid_run_removes_everything
   check "uninstall with an unpullable runner image removes everything" uninstall_unpullable_runner_removes_everything

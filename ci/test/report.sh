@@ -169,6 +169,29 @@ run_runners() {
   done
 }
 
+# run_two_runners TESTID SCRIPT: SCRIPT split over two real k6 processes as k6-operator splits it
+# (execution segments 0:1/2 and 1/2:1, --tag instance_id=N, one testid) against local nginx, with
+# the caller's BENCH_* environment; each writes $WORK/runs/TESTID/runner-N/summary.json and must
+# exit 0 (these rates hold on local nginx).
+run_two_runners() {
+  local testid=$1 script=$2 i rc dir
+  local -a segments=("0:1/2" "1/2:1") pids=()
+  for i in 1 2; do
+    dir="$WORK/runs/$testid/runner-$i"
+    mkdir -p "$dir"
+    BENCH_TARGET_URL="http://127.0.0.1:$NGINX_PORT" BENCH_TESTID="$testid" BENCH_SUMMARY_DIR="$dir" \
+      run_k6_remote_write "$PROM_PORT" "$testid" "$script" --tag "instance_id=$i" \
+        --execution-segment "${segments[i-1]}" --execution-segment-sequence 0,1/2,1 > "$dir/k6.log" 2>&1 &
+    pids+=($!)
+  done
+  for i in 1 2; do
+    rc=0; wait "${pids[i-1]}" || rc=$?
+    dir="$WORK/runs/$testid/runner-$i"
+    [ -s "$dir/summary.json" ] || die "runner $i of $testid wrote no summary.json (exit $rc): $(tail -n 20 "$dir/k6.log")"
+    k6_held_rate "runner $i of $testid ($(basename "$script"))" "$rc" "$dir/summary.json"
+  done
+}
+
 # start_error_server MODE PORT: scenarios/tests/error_server.py (refuse, reset, ...) on 127.0.0.1:PORT.
 start_error_server() {
   python3 "$BENCH_ROOT/scenarios/tests/error_server.py" "$1" "$2" > "$WORK/error-server-$1.log" 2>&1 &
@@ -219,6 +242,15 @@ merge_checker_catches() {
     grep -q "^FAIL: errors.read = sum over runners" "$WORK/tampered.out" &&
     grep -q "^FAIL: runner 1: lag samples = its own" "$WORK/tampered.out" ||
     { echo "exit $rc; wanted 1 and three FAIL lines:"; cat "$WORK/tampered.out"; return 1; }
+}
+
+# parts_checker_catches TAMPERED RUNNER_SUMMARY...: check_parts.py must exit 1 on the knee and the step.
+parts_checker_catches() {
+  local rc=0 tampered=$1; shift
+  "$REPORT_PYTHON" "$BENCH_ROOT/ci/report/tests/check_parts.py" "$tampered" "$@" > "$WORK/tampered-parts.out" 2>&1 || rc=$?
+  [ "$rc" -eq 1 ] && grep -q "^FAIL: max_rps: the knee is the highest held step" "$WORK/tampered-parts.out" &&
+    grep -q "^FAIL: max_rps step .*: achieved = sum of the runners'" "$WORK/tampered-parts.out" ||
+    { echo "exit $rc; output:"; cat "$WORK/tampered-parts.out"; return 1; }
 }
 
 # results_lists URL TESTID: `results --list` prints TESTID among the run ids of the Prometheus at URL.
@@ -329,6 +361,27 @@ json.dump(r, open(sys.argv[2], "w"))' "$merged/summary.json" "$WORK/tampered-mer
   check "results: one report row per runner with its lag and runtime verdicts" \
     grep -Eq '^\| 3 \| [0-9]+ \| 50 \| [0-9.]+ \|.*\| (ok|CPU-BOUND) \| [0-9.]+ \| [0-9.]+ \| (ok|RUNTIME-BOUND) \|$' "$merged/report.md"
   check_report_dir merged "$merged"
+  # -- parts and steps over two runners: by_path (paths) and the knee (max-rps), merged
+  BENCH_URL_CLUSTERIP="http://127.0.0.1:$NGINX_PORT" BENCH_URL_POD="http://127.0.0.1:$NGINX_PORT" \
+  BENCH_PATH=/bytes/4k BENCH_RATE=100 BENCH_DURATION=3s BENCH_CONNECTIONS=20 \
+    run_two_runners report-paths "$BENCH_ROOT/scenarios/paths.js"
+  BENCH_RATE=400 BENCH_DURATION=10s BENCH_CONNECTIONS=40 run_two_runners report-knee "$BENCH_ROOT/scenarios/max-rps.js"
+  local kind
+  for kind in paths knee; do
+    check "two runners ($kind): Prometheus holds every runner's last samples" wait_series_stable "report-$kind"
+    check "two runners ($kind): merged by results" report results --testid "report-$kind" --prometheus "$prom" \
+      --out "$out/merged-$kind" --runner-summary "$WORK/runs/report-$kind/runner-1/summary.json"
+    check "two runners ($kind): merged parts and steps match the runners' own" \
+      "$REPORT_PYTHON" "$BENCH_ROOT/ci/report/tests/check_parts.py" "$out/merged-$kind/summary.json" \
+      "$WORK"/runs/report-$kind/runner-*/summary.json
+  done
+  [ ! -s "$out/merged-knee/summary.json" ] || log "merged max-rps: $(json_get "$out/merged-knee/summary.json" \
+    "'knee %s; steps ' % r['max_rps']['knee_rate'] + ', '.join('%g:%s' % (s['rate_target'], 'ok' if s['ok'] else 'FAIL') for s in r['max_rps']['steps'])")"
+  "$REPORT_PYTHON" -c 'import json, sys
+r = json.load(open(sys.argv[1])); r["max_rps"]["knee_rate"] = r["max_rps"]["steps"][0]["rate_target"]; r["max_rps"]["steps"][2]["rate_achieved"] *= 0.9
+json.dump(r, open(sys.argv[2], "w"))' "$out/merged-knee/summary.json" "$WORK/tampered-knee.json"
+  check "parts checker catches a changed knee and step rate" parts_checker_catches "$WORK/tampered-knee.json" \
+    "$WORK"/runs/report-knee/runner-*/summary.json
   check "results --list names the run" results_lists "$prom" report-merge
   check "results: an unknown run id exits 2 and names the ids Prometheus has" results_rejected \
     'no k6_http_reqs_total series with testid=nope' 'report-merge' --testid nope --prometheus "$prom" --out "$WORK/out/nope"

@@ -131,10 +131,27 @@ export function loadEndMs(scenarios) {
 // sub-metrics handleSummary reads (k6 only reports a sub-metric that has a threshold). Every run
 // also gets the runner_lag scenario (lag.js) for as long as its load scenarios last. Every sample
 // carries testid and experiment (the entry script's name: k6's own `scenario` tag names its parts).
+// Each part (report.parts: by_path) and step (report.steps: max-rps, calibrate) scenario also names
+// itself, its whole-run rate and length, and a step its budget (report.budget), in tags: a merge of
+// several runners from Prometheus rebuilds by_path and the knee from them (benchreport merge.py).
 export function baseOptions(report, scenarios, thresholds) {
   const cfg = report.cfg;
+  const all = Object.assign({}, scenarios, { runner_lag: lagScenario(loadEndMs(scenarios)) });
+  for (const [kind, list] of [['path', report.parts || []], ['step', report.steps || []]]) {
+    for (const p of list) {
+      if (!all[p.scenario]) continue;
+      const tags = Object.assign({}, all[p.scenario].tags, {
+        part: p.name || p.scenario, part_kind: kind, part_rate: String(p.rateTarget), part_ms: String(p.durationMs),
+      });
+      if (kind === 'step' && report.budget) {
+        tags.budget_p99_ms = String(report.budget.p99Ms);
+        tags.budget_error_ratio = String(report.budget.errorRatio);
+      }
+      all[p.scenario] = Object.assign({}, all[p.scenario], { tags });
+    }
+  }
   return {
-    scenarios: Object.assign({}, scenarios, { runner_lag: lagScenario(loadEndMs(scenarios)) }),
+    scenarios: all,
     thresholds,
     summaryTrendStats: PERCENTILE_STATS,
     discardResponseBodies: true,

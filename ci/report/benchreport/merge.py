@@ -177,17 +177,9 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
 
     # Latency: one histogram, the sum of every runner's (and every label set's) cumulative histogram.
     hist = f"sum({q.hist('k6_http_req_duration_seconds', load)})"
-    latency = {"min": None, "avg": None, "max": None}
-    latency.update({p: None for p in PERCENTILES})
-    latency_count = _int(q.scalar(f"histogram_count({hist})"))
+    latency, latency_count = latency_of(q, hist)
     ratio = None
     if latency_count:
-        latency_sum = q.scalar(f"histogram_sum({hist})")
-        latency["avg"] = _round(1000 * latency_sum / latency_count) if latency_sum is not None else None
-        for p in PERCENTILES:
-            latency[p] = _round(_ms(q.scalar(f"histogram_quantile({float(p[1:]) / 100!r}, {hist})")))
-        latency["min"] = _round(_ms(q.scalar(f"histogram_quantile(0, {hist})")))
-        latency["max"] = _round(_ms(q.scalar(f"histogram_quantile(1, {hist})")))
         raw = q.vector(hist)
         ratio = bucket_ratio(raw[0]["histogram"][1]) if raw and "histogram" in raw[0] else None
     elif total:
@@ -263,6 +255,7 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
     runtime_sampled = [r for r in runners if r["runtime_bound"] is not None]
     worst = max(sampled, key=lambda r: (r["cpu_bound"], r["lag_ms"]["p95"] or 0), default=None)
 
+    by_path, steps = merge_parts(q, load)
     if len(experiments) > 1 or len(controllers) > 1:
         notes.append(f"run id {testid} carries several experiments {experiments} or controllers "
                      f"{controllers}: the series of more than one run are mixed")
@@ -284,7 +277,7 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
         "error_causes": error_causes,
         "convergence_ms": convergence,
         "scale_events": sum(r["scale_events"] for r in runners),
-        "by_path": {},
+        "by_path": by_path,
         "throughput": {
             "bytes_received": received,
             "bytes_received_per_s": _round(received / duration_s, 0) if duration_s else None,
@@ -316,7 +309,75 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
             "notes": notes,
         },
     }
+    if steps is not None:
+        summary["max_rps"] = steps
     return summary
+
+
+def latency_of(q, hist):
+    """({min, avg, max, percentiles...} in ms or nulls, request count) of a histogram expression."""
+    latency = {"min": None, "avg": None, "max": None}
+    latency.update({p: None for p in PERCENTILES})
+    count = _int(q.scalar(f"histogram_count({hist})"))
+    if count:
+        latency_sum = q.scalar(f"histogram_sum({hist})")
+        latency["avg"] = _round(1000 * latency_sum / count) if latency_sum is not None else None
+        for p in PERCENTILES:
+            latency[p] = _round(_ms(q.scalar(f"histogram_quantile({float(p[1:]) / 100!r}, {hist})")))
+        latency["min"] = _round(_ms(q.scalar(f"histogram_quantile(0, {hist})")))
+        latency["max"] = _round(_ms(q.scalar(f"histogram_quantile(1, {hist})")))
+    return latency, count
+
+
+# The tags scenarios/lib/load.js baseOptions puts on each part's and step's k6 scenario.
+PART_LABELS = ("scenario", "part", "part_kind", "part_rate", "part_ms", "budget_p99_ms", "budget_error_ratio")
+
+
+def merge_parts(q, load):
+    """(by_path, max_rps or None) of the whole run: each part and step summed over the runners from
+    its k6 scenario's series, with the rate and length its tags name. Steps with a budget (max-rps)
+    are judged as scenarios/lib/knee.js judgeStep does, on the whole step: no dropped iterations,
+    >= 95% of the rate, p99 and the failed-request ratio within the budget; the knee is the highest."""
+    tagged = load[:-1] + ', part!=""}'
+    parts = q.vector(f"count by ({', '.join(PART_LABELS)}) ({q.last('k6_http_reqs_total', tagged)})")
+    by_path, steps, budget = {}, [], None
+    for r in sorted(parts, key=lambda r: r["metric"].get("scenario", "")):
+        m = r["metric"]
+        sel = selector_with(load, scenario=m.get("scenario", ""))
+        rate, duration_s = float(m.get("part_rate", "nan")), float(m.get("part_ms", "nan")) / 1000
+        total = _int(q.scalar(f"sum({q.last('k6_http_reqs_total', sel)})"))
+        by_class = q.by(f"sum by (class) ({q.last('k6_bench_errors_total', sel)})", "class")
+        errors = {c: _int(by_class.get(c)) for c in ERROR_CLASSES}
+        latency, _ = latency_of(q, f"sum({q.hist('k6_http_req_duration_seconds', sel)})")
+        requests = {
+            "total": total,
+            "rate_target": _round(rate, 1),
+            "rate_achieved": _round(total / duration_s, 1) if duration_s > 0 else None,
+            "dropped_iterations": _int(q.scalar(f"sum({q.last('k6_dropped_iterations_total', sel)})")),
+        }
+        if m.get("part_kind") == "path":
+            by_path[m.get("part", "")] = {"requests": requests, "latency_ms": latency, "errors": errors}
+        elif m.get("part_kind") == "step" and m.get("budget_p99_ms"):
+            budget = {"p99_ms": float(m["budget_p99_ms"]), "error_ratio": float(m.get("budget_error_ratio", "0"))}
+            failed = sum(errors.values())
+            error_ratio = failed / total if total else 1
+            steps.append({
+                "rate_target": requests["rate_target"],
+                "rate_target_run": requests["rate_target"],
+                "rate_achieved": requests["rate_achieved"],
+                "p99_ms": latency["p99"],
+                "error_ratio": round(error_ratio, 6),
+                "dropped_iterations": requests["dropped_iterations"],
+                "ok": bool(total > 0 and requests["dropped_iterations"] == 0
+                           and requests["rate_achieved"] >= 0.95 * requests["rate_target"]
+                           and latency["p99"] is not None and latency["p99"] <= budget["p99_ms"]
+                           and error_ratio <= budget["error_ratio"]),
+            })
+    if not steps:
+        return by_path, None
+    steps.sort(key=lambda j: j["rate_target"])
+    held = [j["rate_target"] for j in steps if j["ok"]]
+    return by_path, {"budget": budget, "knee_rate": max(held) if held else None, "steps": steps}
 
 
 def selector_with(sel, **labels):
