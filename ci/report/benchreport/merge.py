@@ -344,21 +344,23 @@ def merge_parts(q, load):
     for r in sorted(parts, key=lambda r: r["metric"].get("scenario", "")):
         m = r["metric"]
         sel = selector_with(load, scenario=m.get("scenario", ""))
-        rate, duration_s = float(m.get("part_rate", "nan")), float(m.get("part_ms", "nan")) / 1000
+        rate, duration_s = _number(m.get("part_rate")), _number(m.get("part_ms")) / 1000
+        if not (math.isfinite(rate) and duration_s > 0):
+            continue  # not tagged by baseOptions: nothing to judge it against
         total = _int(q.scalar(f"sum({q.last('k6_http_reqs_total', sel)})"))
         by_class = q.by(f"sum by (class) ({q.last('k6_bench_errors_total', sel)})", "class")
         errors = {c: _int(by_class.get(c)) for c in ERROR_CLASSES}
         latency, _ = latency_of(q, f"sum({q.hist('k6_http_req_duration_seconds', sel)})")
         requests = {
             "total": total,
-            "rate_target": _round(rate, 1),
-            "rate_achieved": _round(total / duration_s, 1) if duration_s > 0 else None,
+            "rate_target": rate,
+            "rate_achieved": _round(total / duration_s, 1),
             "dropped_iterations": _int(q.scalar(f"sum({q.last('k6_dropped_iterations_total', sel)})")),
         }
         if m.get("part_kind") == "path":
             by_path[m.get("part", "")] = {"requests": requests, "latency_ms": latency, "errors": errors}
         elif m.get("part_kind") == "step" and m.get("budget_p99_ms"):
-            budget = {"p99_ms": float(m["budget_p99_ms"]), "error_ratio": float(m.get("budget_error_ratio", "0"))}
+            budget = {"p99_ms": _number(m["budget_p99_ms"]), "error_ratio": _number(m.get("budget_error_ratio"))}
             failed = sum(errors.values())
             error_ratio = failed / total if total else 1
             steps.append({
@@ -378,6 +380,16 @@ def merge_parts(q, load):
     steps.sort(key=lambda j: j["rate_target"])
     held = [j["rate_target"] for j in steps if j["ok"]]
     return by_path, {"budget": budget, "knee_rate": max(held) if held else None, "steps": steps}
+
+
+def _number(text):
+    """A number a scenario tag carries ("400", "0.001") as the runner's summary writes it: an int
+    when whole; NaN when the tag is missing."""
+    try:
+        v = float(text)
+    except (TypeError, ValueError):
+        return math.nan
+    return int(v) if v.is_integer() else v
 
 
 def selector_with(sel, **labels):
