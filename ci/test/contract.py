@@ -12,6 +12,9 @@ Usage (ci/test/report.sh runs each as one check; exit 0 = equal, 1 = a differenc
   contract.py k6-errors DUMP            scenarios/lib/errors.js ERROR_CAUSES / ERROR_CLASSES
   contract.py k6-percentiles DUMP       scenarios/lib/summary-writer.js percentiles (keys, k6 stats)
   contract.py k6-metrics DUMP           scenarios/lib/metrics.js + route-metrics.js names and types
+  contract.py k6-variables DUMP         scenarios/lib/config.js DEFAULTS (every BENCH_* and its default)
+  contract.py chart-variables           the TestRun's BENCH_* (_pod.tpl) and their values.yaml keys
+  contract.py readme-variables          README.md's Scenario configuration table
   contract.py dashboards-fixture        ci/dashboards/fixtures/metrics.json, its k6 metrics
   contract.py readme-metrics README     the Metrics table of README.md or scenarios/README.md
   contract.py readme-errors             README.md's bench_errors row, scenarios/README.md's class table
@@ -36,6 +39,7 @@ METRICS = CONTRACT["metrics"]["list"]
 BUILTIN = "k6 built-in"
 OWN_METRICS = [m for m in METRICS if m["module"] != BUILTIN]
 SCHEMA = CONTRACT["summarySchema"]
+VARIABLES = CONTRACT["variables"]["list"]
 # How the READMEs name a k6 type.
 README_TYPES = {("counter", "default"): "Counter", ("gauge", "default"): "Gauge", ("trend", "time"): "Trend"}
 
@@ -128,6 +132,62 @@ def check_k6_metrics(dump):
     return ["k6 metrics defined by scenarios/lib (name, k6 type, contents, module) differ from the contract:\n"
             f"  only in the modules:  {sorted(set(got) - set(want))}\n"
             f"  only in the contract: {sorted(set(want) - set(got))}"]
+
+
+def check_k6_variables(dump):
+    d = load_dump(dump)
+    return [b for b in (differ("scenarios/lib/config.js DEFAULTS (name, default; in order)",
+                               list(d["variables"].items()), [(v["name"], v["default"]) for v in VARIABLES]),) if b]
+
+
+def values_at(values, dotted):
+    node = values
+    for key in dotted.split("."):
+        if not isinstance(node, dict) or key not in node:
+            return KeyError
+        node = node[key]
+    return node
+
+
+def check_chart_variables():
+    """The TestRun sets exactly the variables the contract says it sets, and every values key the
+    contract names exists in charts/bench/values.yaml with the scenario's default or empty (0 for a
+    count: the scenario's default)."""
+    import yaml  # the report venv has it (ci/report/requirements.txt)
+    pod = (ROOT / "charts/bench/templates/loadtest/_pod.tpl").read_text()
+    got = sorted(set(re.findall(r"\{name: (BENCH_[A-Z_]+),", pod)))
+    bad = [differ("charts/bench/templates/loadtest/_pod.tpl: the BENCH_* the TestRun sets", got,
+                  sorted(v["name"] for v in VARIABLES if v["chartSets"]))]
+    values = yaml.safe_load((ROOT / "charts/bench/values.yaml").read_text())
+    for v in VARIABLES:
+        if not v["valuesKey"]:
+            continue
+        have = values_at(values, v["valuesKey"])
+        if have is KeyError:
+            bad.append(f"charts/bench/values.yaml: no {v['valuesKey']} (sets {v['name']})")
+            continue
+        text = str(have).lower() if isinstance(have, bool) else str(have)
+        if text not in (v["default"], "", "0"):
+            bad.append(f"charts/bench/values.yaml: {v['valuesKey']} = {have!r}, the contract's default of "
+                       f"{v['name']} is {v['default']!r} (or empty: the scenario's default)")
+    return [b for b in bad if b]
+
+
+def check_readme_variables():
+    """README.md's table: the same variables; a default given as a literal equals the contract's,
+    'empty' is '', and a default in words (= connections) stands for the contract's ''."""
+    rows = table_rows((ROOT / "README.md").read_text(), "| variable | default | meaning |")
+    by_name = {v["name"]: v["default"] for v in VARIABLES}
+    bad, seen = [], []
+    for row in rows:
+        for name in re.findall(r"`(BENCH_[A-Z_]+)`", row[0]):
+            seen.append(name)
+            literal = re.match(r"`([^`]*)`", row[1])
+            got = literal.group(1) if literal else ""
+            if name in by_name and got != by_name[name]:
+                bad.append(f"README.md: {name} default {row[1]!r}, the contract says {by_name[name]!r}")
+    bad.append(differ("README.md: the variables in the Scenario configuration table", sorted(seen), sorted(by_name)))
+    return [b for b in bad if b]
 
 
 def check_dashboards_fixture():
@@ -271,7 +331,9 @@ def main(argv):
         return 0
     checks = {
         "self": check_self, "k6-errors": check_k6_errors, "k6-percentiles": check_k6_percentiles,
-        "k6-metrics": check_k6_metrics, "dashboards-fixture": check_dashboards_fixture,
+        "k6-metrics": check_k6_metrics, "k6-variables": check_k6_variables,
+        "chart-variables": check_chart_variables, "readme-variables": check_readme_variables,
+        "dashboards-fixture": check_dashboards_fixture,
         "readme-metrics": check_readme_metrics, "readme-errors": check_readme_errors,
         "readme-summary": check_readme_summary, "valid": check_valid, "rejects": check_rejects,
     }

@@ -289,6 +289,10 @@ test_contract() {
   check "contract: scenarios/lib/summary-writer.js percentiles (keys, k6 stats) equal it" contract_check k6-percentiles "$dump"
   check "contract: the metrics of scenarios/lib/metrics.js and route-metrics.js (names, k6 types) equal it" \
     contract_check k6-metrics "$dump"
+  check "contract: scenarios/lib/config.js DEFAULTS (every BENCH_* and its default) equal it" contract_check k6-variables "$dump"
+  check "contract: the chart's TestRun sets its BENCH_* and values.yaml has their keys with their defaults" \
+    contract_check chart-variables
+  check "contract: README.md Scenario configuration table (variables, defaults)" contract_check readme-variables
   check "contract: every k6 series of ci/dashboards/fixtures/metrics.json is a contract metric of that type" \
     contract_check dashboards-fixture
   check "contract: README.md Metrics table (names, types, Prometheus series)" contract_check readme-metrics README.md

@@ -2,6 +2,7 @@
 // themselves in a real k6 (the scripts keep literal copies: a VU must not parse the contract).
 // ci/test/contract.py compares this output with the contract.
 // Usage: k6 run --quiet scenarios/tests/contract-dump.js > dump.json (one JSON object on stdout).
+import { DEFAULTS } from '../lib/config.js';
 import { ERROR_CAUSES, ERROR_CLASSES } from '../lib/errors.js';
 import * as metrics from '../lib/metrics.js';
 import * as routeMetrics from '../lib/route-metrics.js';
@@ -32,6 +33,7 @@ export function handleSummary(data) {
   const values = { count: 1, min: 0, avg: 0, max: 0 };
   stats.forEach((s, i) => { values[s] = i + 1; });
   const dump = {
+    variables: DEFAULTS,
     errorCauses: ERROR_CAUSES,
     errorClasses: ERROR_CLASSES,
     latencyKeys: Object.keys(latencyFrom(null)),
