@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Go binaries the e2e deploys besides the cluster and k6: Traefik and the k6-operator
 # manager, each from the Go module proxy through go_build_tool (cached in $BENCH_CACHE/bin: a warm
-# run is a stamp check). Usage: build-binaries.sh [traefik|k6-operator]... (default: both).
+# run is a stamp check); and finds the CRDs the e2e and ci/test/routes.sh apply in their Go modules.
+# Usage: build-binaries.sh [traefik|k6-operator|crd-path|gateway-api-crds]... (default: both builds).
 # Heavy: Traefik takes about 8 min and 3 GB RSS on 2 busy cores; run one build at a time.
 . "$(dirname "$0")/../lib/common.sh"
 
@@ -9,6 +10,10 @@
 TRAEFIK_VERSION=v3.6.12
 # Pinned: k6-operator v1.5.0 (chart 4.5.0) is the newest the proxy serves (v1.6.0 is refused).
 K6_OPERATOR_VERSION=v1.5.0
+# The Gateway API version and channel charts/bench/Chart.yaml pins (its annotations, the one place
+# they are written; v1.4.0 standard is also what Traefik v3.6.12's go.mod requires).
+GATEWAY_API_VERSION=$(sed -n 's/^  bench.dev\/gateway-api-version: //p' "$BENCH_ROOT/charts/bench/Chart.yaml")
+GATEWAY_API_CHANNEL=$(sed -n 's/^  bench.dev\/gateway-api-channel: //p' "$BENCH_ROOT/charts/bench/Chart.yaml")
 
 build_traefik() {
   # Traefik's go.mod has three remote replace lines; a go.mod's replaces only apply in the main
@@ -38,6 +43,19 @@ k6_operator_crd_path() {
   printf '%s\n' "$dir/config/crd/bases/k6.io_testruns.yaml"
 }
 
+# gateway_api_crds: the pinned channel's CRDs of the pinned Gateway API module (module zip only),
+# the folder to `kubectl apply --server-side -f`.
+gateway_api_crds() {
+  local dir
+  [ -n "$GATEWAY_API_VERSION" ] && [ -n "$GATEWAY_API_CHANNEL" ] ||
+    die "no bench.dev/gateway-api-version/-channel annotation in charts/bench/Chart.yaml"
+  dir=$(cd "$BENCH_CACHE" && go mod download -json "sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION" |
+    sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  [ -f "$dir/config/crd/$GATEWAY_API_CHANNEL/gateway.networking.k8s.io_httproutes.yaml" ] ||
+    die "Gateway API CRDs not found in sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION ($dir/config/crd/$GATEWAY_API_CHANNEL)"
+  printf '%s\n' "$dir/config/crd/$GATEWAY_API_CHANNEL"
+}
+
 main() {
   local what
   [ $# -gt 0 ] || set -- traefik k6-operator
@@ -46,7 +64,8 @@ main() {
       traefik) build_traefik ;;
       k6-operator) build_k6_operator ;;
       crd-path) k6_operator_crd_path ;;
-      *) die "unknown binary '$what'; allowed: traefik, k6-operator, crd-path" ;;
+      gateway-api-crds) gateway_api_crds ;;
+      *) die "unknown binary '$what'; allowed: traefik, k6-operator, crd-path, gateway-api-crds" ;;
     esac
   done
 }

@@ -58,7 +58,8 @@ wait_crd_established() {
   die "CRD $1 not Established after 60 s"
 }
 
-# deploy_stack: namespace of the release, k6-operator CRDs + manager, Prometheus, Traefik.
+# deploy_stack: namespace of the release, k6-operator CRDs + manager, Gateway API CRDs, Prometheus,
+# Traefik (Ingress and Gateway providers, GatewayClass traefik).
 deploy_stack() {
   local crd_dir
   kubectl create namespace "$E2E_NAMESPACE" --dry-run=client -o yaml | kubectl apply -f - >/dev/null
@@ -68,6 +69,15 @@ deploy_stack() {
     -f "$crd_dir/k6.io_privateloadzones.yaml" >/dev/null
   wait_crd_established testruns.k6.io
   wait_crd_established privateloadzones.k6.io
+  # Gateway API (the chart's pin, from the sigs.k8s.io/gateway-api module): Traefik's Gateway
+  # provider waits for an informer on each kind, and the manifest's GatewayClass needs its CRD.
+  local gateway_crds crd
+  gateway_crds=$(bash "$E2E_DIR/build-binaries.sh" gateway-api-crds)
+  kubectl apply --server-side --force-conflicts -f "$gateway_crds" >/dev/null
+  for crd in "$gateway_crds"/*.yaml; do
+    crd=${crd##*/gateway.networking.k8s.io_}
+    wait_crd_established "${crd%.yaml}.gateway.networking.k8s.io"
+  done
   local m
   for m in k6-operator prometheus traefik; do
     render_manifest "$E2E_DIR/manifests/$m.yaml" | python3 "$E2E_DIR/traefik-preset.py" "$TRAEFIK_PRESET" - |

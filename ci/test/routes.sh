@@ -11,13 +11,9 @@
 # run's summary.json there, e.g. for ci/report/testdata). Closing line: "routes: N passed, N failed, N skipped".
 . "$(dirname "$0")/../lib/common.sh"
 . "$BENCH_ROOT/ci/lib/apiserver.sh"
-# TRAEFIK_VERSION and build_traefik: the e2e's pin and build (sourced: it runs nothing itself).
+# TRAEFIK_VERSION, build_traefik, GATEWAY_API_VERSION/_CHANNEL and gateway_api_crds (the e2e's
+# pins and the CRDs it applies too; sourced: it runs nothing itself).
 . "$BENCH_ROOT/ci/e2e/build-binaries.sh"
-
-# The Gateway API version and channel charts/bench/Chart.yaml pins (its annotations, the one place
-# they are written; v1.4.0 standard is also what Traefik v3.6.12's go.mod requires).
-GATEWAY_API_VERSION=$(sed -n 's/^  bench.dev\/gateway-api-version: //p' "$BENCH_ROOT/charts/bench/Chart.yaml")
-GATEWAY_API_CHANNEL=$(sed -n 's/^  bench.dev\/gateway-api-channel: //p' "$BENCH_ROOT/charts/bench/Chart.yaml")
 NS=bench-test
 
 passed=0 failed=0 skipped=0
@@ -62,18 +58,6 @@ ensure_binaries() {
   ensure_kube_binaries
   # Traefik from the Go proxy, as the e2e builds it (cold: about 9 min; stamped, so warm is instant).
   build_traefik >&2
-}
-
-# gateway_api_crds: the pinned channel's CRDs of the pinned Gateway API module (module zip only).
-gateway_api_crds() {
-  local dir
-  [ -n "$GATEWAY_API_VERSION" ] && [ -n "$GATEWAY_API_CHANNEL" ] ||
-    die "no bench.dev/gateway-api-version/-channel annotation in charts/bench/Chart.yaml"
-  dir=$(cd "$BENCH_CACHE" && go mod download -json "sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION" |
-    sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-  [ -f "$dir/config/crd/$GATEWAY_API_CHANNEL/gateway.networking.k8s.io_httproutes.yaml" ] ||
-    die "Gateway API CRDs not found in sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION ($dir/config/crd/$GATEWAY_API_CHANNEL)"
-  printf '%s\n' "$dir/config/crd/$GATEWAY_API_CHANNEL"
 }
 
 # ---- the API server, the Role, the CRDs --------------------------------------------------------
