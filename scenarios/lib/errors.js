@@ -39,6 +39,16 @@ function tagsFor(cls, cause) {
 const RESET = 1220;
 const EOF = 1000;
 
+// startsWithWord(text, word): text starts with word as a whole word (what /^word\b/ tests). No regex
+// on this path: a VU's first regex builds its own RegExp machinery, about 16 KB of memory, and a
+// stall makes every VU fail at once (ci/calibrate/README.md, "Memory per VU").
+function startsWithWord(text, word) {
+  if (!text.startsWith(word)) return false;
+  const c = text.charCodeAt(word.length); // NaN past the end
+  const wordChar = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+  return !wordChar;
+}
+
 // classifyError(status, errorCode, message, written, tls) -> {class, cause}, or null for a success.
 // message: k6's error text ("dial: connection reset by peer"); written: whether the request was
 // written to a connection (k6 times `sending` and `waiting` only after that); tls: an https target.
@@ -54,7 +64,7 @@ export function classifyError(status, errorCode, message, written, tls) {
   const broken = errorCode === EOF || (errorCode >= 1200 && errorCode <= 1202) || errorCode === RESET;
   if (!broken) return { class: 'other', cause: 'other' };
   const text = String(message || '');
-  if (/^dial\b/.test(text)) return { class: 'connection', cause: errorCode === RESET ? 'reset' : 'other' };
+  if (startsWithWord(text, 'dial')) return { class: 'connection', cause: errorCode === RESET ? 'reset' : 'other' };
   // Nothing written: the connection failed on the way up; over TLS that is the handshake.
   if (!written) return { class: 'connection', cause: tls ? 'tls_handshake' : errorCode === RESET ? 'reset' : 'other' };
   if (errorCode === RESET) return { class: 'read', cause: 'reset' };
@@ -72,7 +82,8 @@ export function countError(res, extraTags) {
   if (!errorCode) return null;
   const timings = res.timings;
   const written = timings.sending > 0 || timings.waiting > 0;
-  const found = classifyError(res.status, errorCode, res.error, written, /^https:/i.test(res.url));
+  const found = classifyError(res.status, errorCode, res.error, written,
+    String(res.url).slice(0, 6).toLowerCase() === 'https:');
   if (found !== null) {
     const tags = tagsFor(found.class, found.cause);
     errors.add(1, extraTags ? Object.assign({}, tags, extraTags) : tags);

@@ -199,6 +199,10 @@ function errorTests() {
     // a connect the server reset: k6's code is the read error's, the message says dial
     [0, 1220, 'dial: connection reset by peer', false, false, 'connection', 'reset'],
     [0, 1220, 'dial: connection reset by peer', true, false, 'connection', 'reset'],
+    // "dial" as a whole word only (regex-free in errors.js): a message that merely starts with it is not
+    [0, 1220, 'dial tcp 127.0.0.1:1: connection reset by peer', true, false, 'connection', 'reset'],
+    [0, 1000, 'dial', true, false, 'connection', 'other'], [0, 1000, 'dialer_EOF', true, false, 'read', 'eof'],
+    [0, 1000, 'dial9 EOF', true, false, 'read', 'eof'], [0, 1000, 'dial-up EOF', true, false, 'connection', 'other'],
     // nothing written on plain HTTP: the connection failed on the way up
     [0, 1220, 'write: connection reset by peer', false, false, 'connection', 'reset'],
     [0, 1000, 'EOF', false, false, 'connection', 'other'],
