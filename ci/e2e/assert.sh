@@ -479,6 +479,171 @@ two_runners_find_a_knee() {
     jq -e '.max_rps.knee_rate != null and (.max_rps.steps | length) == 10' "$dir/summary.json" >/dev/null
 }
 
+# --- Gateway API: a dynamic run through the HTTPRoute and a route-propagation run (issue 15) ----------------
+# Two more runs of this release, each a helm upgrade (as the matrix runner makes them) with the
+# overlay users add for Traefik's Gateway provider (values/traefik-gateway.yaml) on values/local.yaml.
+# Traefik runs outside the release here, so its address is given. The Ingress is left out: on one
+# entry point Traefik's Ingress router for the same host wins (priority = its rule's length, 38,
+# against 13 for the HTTPRoute's Host + PathPrefix("/")), and the load would not take the HTTPRoute.
+GATEWAY_ARGS=(-f "$BENCH_ROOT/values/traefik-gateway.yaml" --set routes.ingress.enabled=false
+  --set-string loadtest.gatewayUrl=https://traefik.bench-traefik.svc.cluster.local)
+declare -A GATEWAY_RUNS=()
+
+# gateway_dir NAME: the evidence of gateway_run NAME.
+gateway_dir() { printf '%s\n' "$E2E_WORK/runs/$TESTID-$1"; }
+
+# gateway_run NAME HELM_ARGS...: runs once (later calls return its status): installs run id
+# $TESTID-NAME with GATEWAY_ARGS and HELM_ARGS and follows its TestRun like the first run. Keeps in
+# gateway_dir NAME: stage, runner log and exit code, summary.json, end (the run's end, unix time, for
+# Prometheus) and traefik-gateway (requests Traefik's Gateway-provider services counted meanwhile).
+gateway_run() {
+  local name=$1 dir testrun before log; shift
+  if [ -n "${GATEWAY_RUNS[$name]:-}" ]; then return "${GATEWAY_RUNS[$name]}"; fi
+  GATEWAY_RUNS[$name]=1
+  dir=$(gateway_dir "$name")
+  rm -rf "$dir"; mkdir -p "$dir"
+  kubectl -n "$E2E_NAMESPACE" delete testruns.k6.io --all --wait=true >/dev/null
+  before=$(traefik_metric_sum traefik_service_requests_total '@kubernetesgateway"')
+  install_chart "$TESTID-$name" "${GATEWAY_ARGS[@]}" "$@" > "$dir/helm.out" 2>&1 ||
+    { tail -n 20 "$dir/helm.out" >&2; return 1; }
+  testrun=$(testrun_name)
+  follow_testrun "$testrun" "$dir" 300 || return 1
+  echo $(( $(date +%s) + 2 )) > "$dir/end"
+  sleep 2
+  echo $(( $(traefik_metric_sum traefik_service_requests_total '@kubernetesgateway"') - before )) > "$dir/traefik-gateway"
+  log=$(find "$dir" -name '*.log' -print -quit)
+  [ -n "$log" ] && extract_summary "$log" "$dir/summary.json" ||
+    { echo "no summary JSON in the runner log of $TESTID-$name" >&2; return 1; }
+  echo "run $TESTID-$name: stages $(paste -sd' ' "$dir/stage"), runner exit $(cat "$dir"/*.exit 2>/dev/null)" >&2
+  GATEWAY_RUNS[$name]=0
+}
+
+# in_gateway_run NAME CHECK...: an e2e check of the first run (it reads RUN_DIR, RUN_SUMMARY,
+# TESTID, PROM_TIME) applied to gateway run NAME instead.
+in_gateway_run() {
+  local name=$1 dir; shift
+  gateway_run "$name" || return 1
+  dir=$(gateway_dir "$name")
+  ( RUN_DIR=$dir RUN_SUMMARY=$dir/summary.json TESTID=$TESTID-$name PROM_TIME=$(cat "$dir/end"); "$@" )
+}
+
+# gateway_programmed LISTENER...: as Traefik reports them in the API: GatewayClass traefik Accepted,
+# the release's Gateway Accepted and Programmed for its current generation with exactly these
+# listeners, each Programmed, and the HTTPRoute Accepted with its backend resolved by Traefik's
+# controller (waits up to 30 s: Traefik writes status after its configuration throttle).
+gateway_programmed() {
+  local want _ got=""
+  want=$(printf '%s\n' "$@" | sort | paste -sd,)
+  for _ in $(seq 30); do
+    got=$( { kubectl get gatewayclass traefik -o json; kubectl -n "$E2E_NAMESPACE" get gateway "$E2E_RELEASE" -o json
+      kubectl -n "$E2E_NAMESPACE" get httproute "$E2E_RELEASE-backend" -o json; } | jq -s -c --arg want "$want" '
+      def ok($t): any(.conditions[]?; .type == $t and .status == "True");
+      (.[0].status | ok("Accepted")) as $class
+      | (.[1] | .metadata.generation as $g | .status | ok("Accepted") and ok("Programmed")
+          and all(.conditions[]; .observedGeneration == $g)) as $gateway
+      | (.[1].status.listeners // [] | map(select(ok("Programmed")) | .name) | sort | join(",")) as $listeners
+      | (.[2].status.parents // [] | map(select(.controllerName == "traefik.io/gateway-controller"
+          and ok("Accepted") and ok("ResolvedRefs"))) | length) as $route
+      | {class: $class, gateway: $gateway, programmed_listeners: $listeners, route_parents_ok: $route,
+         pass: ($class and $gateway and $listeners == $want and $route == 1)}')
+    jq -e .pass <<<"$got" >/dev/null && break
+    sleep 1
+  done
+  echo "Gateway API status: $got (want listeners $want)" >&2
+  jq -e .pass <<<"$got" >/dev/null
+}
+
+# as_traefik EXPECTED CAN_I_ARGS...: kubectl auth can-i as the e2e Traefik's ServiceAccount answers EXPECTED.
+as_traefik() {
+  local want=$1 got; shift
+  # can-i exits 1 when the answer is "no": the printed answer is what counts.
+  got=$(kubectl auth can-i "$@" --as system:serviceaccount:bench-traefik:traefik 2>/dev/null) || true
+  echo "Traefik can-i $*: $got (want $want)" >&2
+  [ "$got" = "$want" ]
+}
+
+# traefik_rights_least: Traefik's ServiceAccount (ci/e2e/manifests/traefik.yaml) reads Gateway API
+# objects in the release namespace only and writes their status only, and the status of its own
+# GatewayClass only.
+traefik_rights_least() {
+  local ok=0
+  as_traefik yes list httproutes.gateway.networking.k8s.io -n "$E2E_NAMESPACE" || ok=1
+  as_traefik yes update httproutes.gateway.networking.k8s.io --subresource=status -n "$E2E_NAMESPACE" || ok=1
+  as_traefik yes update gatewayclasses.gateway.networking.k8s.io/traefik --subresource=status || ok=1
+  as_traefik no update httproutes.gateway.networking.k8s.io -n "$E2E_NAMESPACE" || ok=1
+  as_traefik no create gateways.gateway.networking.k8s.io -n "$E2E_NAMESPACE" || ok=1
+  as_traefik no list httproutes.gateway.networking.k8s.io -n default || ok=1
+  as_traefik no update gatewayclasses.gateway.networking.k8s.io/other --subresource=status || ok=1
+  as_traefik no update gatewayclasses.gateway.networking.k8s.io/traefik || ok=1
+  return $ok
+}
+
+# The dynamic run through the HTTPRoute: 30 s of the dynamic scenario (5 <-> 7 churn) at 200 req/s.
+gateway_dynamic() { gateway_run gateway --set-string loadtest.duration=30s; }
+
+gateway_dynamic_programmed() { gateway_dynamic && gateway_programmed https; }
+
+# gateway_dynamic_finished: the run ended well and churned (scale events in its own summary; the
+# Prometheus check below reads them for its testid too).
+gateway_dynamic_finished() {
+  in_gateway_run gateway testrun_reached_finished && in_gateway_run gateway runners_exited_zero || return 1
+  local dir; dir=$(gateway_dir gateway)
+  echo "gateway run: $(jq -c '{requests: .requests.total, rate: .requests.rate_achieved, scale_events, p99: .latency_ms.p99,
+    errors: (.errors | with_entries(select(.value > 0)))}' "$dir/summary.json")" >&2
+  jq -e '.scale_events > 0' "$dir/summary.json" >/dev/null
+}
+
+# traefik_served_gateway: Traefik's services of its Gateway provider (names ending @kubernetesgateway)
+# counted at least 99% of k6's load requests during the run (more: the churn probes go there too).
+traefik_served_gateway() {
+  gateway_dynamic || return 1
+  local dir served total
+  dir=$(gateway_dir gateway)
+  served=$(cat "$dir/traefik-gateway") total=$(jq -r .requests.total "$dir/summary.json")
+  echo "Traefik Gateway-provider service requests during the run: $served; k6 load requests: $total" >&2
+  [ "$served" -gt 0 ] && [ "$((served * 100))" -ge "$((total * 99))" ]
+}
+
+# The route-propagation run: 10 HTTPRoutes, one a second, on the routes listener while 50 req/s flow
+# through the HTTPRoute bench-backend, 30 s.
+ROUTE_COUNT=10
+gateway_propagation() {
+  gateway_run propagation --set-string loadtest.scenario=route-propagation \
+    --set-string loadtest.routes.count=$ROUTE_COUNT --set-string loadtest.routes.interval=1s \
+    --set-string loadtest.routes.gatewayUrl=http://traefik.bench-traefik.svc.cluster.local \
+    --set-string loadtest.duration=30s --set loadtest.rate=50 --set loadtest.connections=50
+}
+
+gateway_propagation_programmed() { gateway_propagation && gateway_programmed https routes; }
+
+# propagation_in_summary_and_prometheus: every route served, one propagation sample each in the
+# summary and in Prometheus (k6_bench_route_propagation_seconds, kind httproute), as many routes
+# created in both, the base route answered 2xx only, and the runner exited 0.
+propagation_in_summary_and_prometheus() {
+  in_gateway_run propagation testrun_reached_finished && in_gateway_run propagation runners_exited_zero || return 1
+  local dir t samples created
+  dir=$(gateway_dir propagation) t="testid=\"$TESTID-propagation\""
+  samples=$(PROM_TIME=$(cat "$dir/end") prom_value "histogram_count(sum(k6_bench_route_propagation_seconds{$t, kind=\"httproute\"}))")
+  created=$(PROM_TIME=$(cat "$dir/end") prom_value "sum(k6_bench_routes_created_total{$t, kind=\"httproute\"})")
+  echo "route propagation: summary $(jq -c '.routes.by_kind.httproute | {created, serving, unconverged, propagation_ms, pre_ready_statuses, load_non_2xx}' "$dir/summary.json");" \
+    "Prometheus: ${samples:-no} propagation samples, ${created:-no} routes created" >&2
+  jq -e --argjson n "$ROUTE_COUNT" '.routes.by_kind.httproute | .created == $n and .serving == $n and .unconverged == 0
+    and .propagation_ms.count == $n and .propagation_ms.min > 0 and .propagation_ms.min <= .propagation_ms.max
+    and .load_non_2xx == 0' "$dir/summary.json" >/dev/null &&
+    jq -e '.by_path.httproute.requests.total > 0' "$dir/summary.json" >/dev/null &&
+    [ "${samples%.*}" = "$ROUTE_COUNT" ] && [ "${created%.*}" = "$ROUTE_COUNT" ]
+}
+
+# propagation_routes_deleted: no HTTPRoute or Ingress labelled bench/route-run is left after the run.
+propagation_routes_deleted() {
+  gateway_propagation || return 1
+  local left
+  left=$(kubectl -n "$E2E_NAMESPACE" get httproutes.gateway.networking.k8s.io,ingresses -l bench/route-run -o name)
+  echo "routes labelled bench/route-run after the run: ${left:-none};" \
+    "runner: $(grep -h -o 'routes: httproute: deleted the [0-9]* route(s) this phase created' "$(gateway_dir propagation)"/*.log)" >&2
+  grep -q "routes: httproute: deleted the $ROUTE_COUNT route(s)" "$(gateway_dir propagation)"/*.log && [ -z "$left" ]
+}
+
 # --- uninstall removes everything the chart created ---------------------------------------------------------
 uninstall_removes_everything() {
   local objs left=0 o
@@ -558,6 +723,16 @@ run_assertions() {
   check "3 runners: merged p99 near the 1-runner p99 at the same rate" merged_p99_near_one_runner
   check "2 runners, dynamic: churn from exactly one runner" two_runners_churn_on_one
   check "2 runners, max-rps: each finds a knee on its half of each step, so does the merged result" two_runners_find_a_knee
+  check "Traefik's rights: Gateway API objects of the release namespace, status writes only" traefik_rights_least
+  check "Gateway run: GatewayClass, Gateway (https listener) and HTTPRoute Accepted/Programmed by Traefik" gateway_dynamic_programmed
+  check "Gateway run (dynamic, 30 s): finished, runner exited 0, backend churned" gateway_dynamic_finished
+  check "Gateway run: Traefik served the load through its Gateway provider" traefik_served_gateway
+  check "Gateway run: summary consistent, each error class the sum of its causes" in_gateway_run gateway summary_is_consistent
+  check "Gateway run: Prometheus holds the testid's series" in_gateway_run gateway prometheus_holds_series
+  check "Gateway run: summary request count matches Prometheus" in_gateway_run gateway summary_matches_prometheus
+  check "route propagation: Gateway with its routes listener Programmed" gateway_propagation_programmed
+  check "route propagation: $ROUTE_COUNT HTTPRoutes served, one propagation sample each in the summary and Prometheus" propagation_in_summary_and_prometheus
+  check "route propagation: routes labelled bench/route-run deleted after the run" propagation_routes_deleted
   check "uninstall removes everything" uninstall_removes_everything
   check "uninstall during a run removes everything" uninstall_mid_run_removes_everything
   check "uninstall with an unpullable runner image removes everything" uninstall_unpullable_runner_removes_everything
