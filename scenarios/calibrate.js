@@ -13,7 +13,7 @@
 //   held; calibrate.limited_by says what broke the next one: runner-cpu or connections-or-target.
 //   The result is per runner: run it with loadtest.parallelism 1 and size runners from it.
 // Churn: none. Thresholds: none (failing steps past the ceiling are the point).
-import { loadConfig } from './lib/config.js';
+import { runConfig } from './lib/run-config.js';
 import { target, hit, staircase, baseOptions, checkTarget } from './lib/load.js';
 import { setLagPhases, lagCpuBound, LAG_LIMIT_MS, LAG_LIMIT_P99_MS } from './lib/lag.js';
 import {
@@ -23,7 +23,7 @@ import { judgeRunnerStep, kneeRate, limitedBy } from './lib/knee.js';
 
 const STEPS = 10;
 
-const cfg = loadConfig(__ENV, { BENCH_PATH: '/bytes/1k' });
+const cfg = runConfig(__ENV, { BENCH_PATH: '/bytes/1k' });
 if (cfg.durationMs < STEPS * 1000) {
   throw new Error(`invalid BENCH_DURATION=${JSON.stringify(__ENV.BENCH_DURATION)}: calibrate needs at least ${STEPS}s (${STEPS} steps of 1s or more)`);
 }

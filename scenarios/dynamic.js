@@ -9,11 +9,11 @@
 //   the end of the churn, teardown or the next run's setup puts it back. With TestRun parallelism
 //   > 1 exactly one runner churns. Load VUs never touch the API.
 // Thresholds: no dropped iterations (the rate must be held for the latency to mean anything).
-import { loadConfig } from './lib/config.js';
+import { runConfig } from './lib/run-config.js';
 import { scalePlan } from './lib/churn.js';
 import { churnExperiment } from './lib/churn-experiment.js';
 
-const cfg = loadConfig(__ENV);
+const cfg = runConfig(__ENV);
 const experiment = churnExperiment('dynamic', cfg, scalePlan(cfg), { churnPattern: cfg.churnPatternText });
 
 export const options = experiment.options;

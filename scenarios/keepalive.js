@@ -8,11 +8,11 @@
 // Thresholds: no dropped iterations.
 // Summary: by_path has the two variants, "keep-alive" and "close"; settings.keepalive is null (both).
 import exec from 'k6/execution';
-import { loadConfig } from './lib/config.js';
+import { runConfig } from './lib/run-config.js';
 import { target, hit, loadScenario, baseOptions, checkTarget, gapMs } from './lib/load.js';
 import { summaryThresholds, singleTargetReport, makeHandleSummary } from './lib/summary.js';
 
-const cfg = loadConfig(__ENV);
+const cfg = runConfig(__ENV);
 const VARIANTS = [
   { name: 'keep-alive', scenario: 'keepalive_on', keepalive: true },
   { name: 'close', scenario: 'keepalive_off', keepalive: false },

@@ -9,7 +9,7 @@
 //   BENCH_DURATION must be at least 10s (k6 runs each step for 1 s or more).
 // Churn: none.
 // Thresholds: none (dropping iterations past the knee is expected; the budget decides).
-import { loadConfig } from './lib/config.js';
+import { runConfig } from './lib/run-config.js';
 import { target, hit, loadScenario, baseOptions, checkTarget } from './lib/load.js';
 import {
   summaryThresholds, singleTargetReport, makeHandleSummary, requestsFor, latencyFrom, errorsFor,
@@ -19,7 +19,7 @@ import { judgeStep, kneeRate } from './lib/knee.js';
 const STEPS = 10;
 const BUDGET = { p99Ms: 50, errorRatio: 0.001 };
 
-const cfg = loadConfig(__ENV);
+const cfg = runConfig(__ENV);
 if (cfg.durationMs < STEPS * 1000) {
   // k6 runs a constant-arrival-rate scenario for at least 1 s.
   throw new Error(`invalid BENCH_DURATION=${JSON.stringify(__ENV.BENCH_DURATION)}: max-rps needs at least ${STEPS}s (${STEPS} steps of 1s or more)`);

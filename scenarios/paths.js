@@ -10,11 +10,11 @@
 // Thresholds: no dropped iterations.
 // Summary: by_path has one entry per path and body, keyed "<path>-<body>" (e.g. "ingress-4k").
 import exec from 'k6/execution';
-import { loadConfig } from './lib/config.js';
+import { runConfig } from './lib/run-config.js';
 import { target, hit, loadScenario, baseOptions, checkTarget, gapMs } from './lib/load.js';
 import { summaryThresholds, singleTargetReport, makeHandleSummary } from './lib/summary.js';
 
-const cfg = loadConfig(__ENV, { BENCH_PATH: '/bytes/4k' });
+const cfg = runConfig(__ENV, { BENCH_PATH: '/bytes/4k' });
 const BODIES = __ENV.BENCH_PATH ? [cfg.path] : ['/bytes/4k', '/bytes/100k'];
 
 const pathNames = Object.keys(cfg.pathUrls);

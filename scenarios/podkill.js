@@ -5,11 +5,11 @@
 // Churn: one 1-VU scenario deletes a random Ready pod matching BENCH_POD_SELECTOR in
 //   BENCH_NAMESPACE (first after one interval), measuring convergence and replicas like dynamic.js.
 // Thresholds: no dropped iterations.
-import { loadConfig } from './lib/config.js';
+import { runConfig } from './lib/run-config.js';
 import { podkillPlan } from './lib/churn.js';
 import { churnExperiment } from './lib/churn-experiment.js';
 
-const cfg = loadConfig(__ENV);
+const cfg = runConfig(__ENV);
 const experiment = churnExperiment('podkill', cfg, podkillPlan(cfg));
 
 export const options = experiment.options;

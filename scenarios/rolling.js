@@ -5,11 +5,11 @@
 // Churn: one 1-VU scenario sets the pod-template annotation kubectl.kubernetes.io/restartedAt on
 //   BENCH_DEPLOYMENT (first after one interval), measuring convergence and replicas like dynamic.js.
 // Thresholds: no dropped iterations.
-import { loadConfig } from './lib/config.js';
+import { runConfig } from './lib/run-config.js';
 import { rolloutPlan } from './lib/churn.js';
 import { churnExperiment } from './lib/churn-experiment.js';
 
-const cfg = loadConfig(__ENV);
+const cfg = runConfig(__ENV);
 const experiment = churnExperiment('rolling', cfg, rolloutPlan(cfg));
 
 export const options = experiment.options;

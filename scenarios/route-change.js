@@ -9,10 +9,10 @@
 //   get, set the backendRef, update (retried on 409). BENCH_ROUTE_KIND both runs it with HTTPRoutes,
 //   then with Ingresses (the migration A/B). Result: routes.by_kind.<kind>.change_errors and changes.
 // Thresholds: no dropped iterations; bench_route_errors count==0 (exit 99 on any non-2xx).
-import { loadConfig } from './lib/config.js';
+import { runConfig } from './lib/run-config.js';
 import { routeExperiment } from './lib/route-experiment.js';
 
-const experiment = routeExperiment('route-change', loadConfig(__ENV, { BENCH_ROUTE_COUNT: '10', BENCH_ROUTE_INTERVAL: '1s' }),
+const experiment = routeExperiment('route-change', runConfig(__ENV, { BENCH_ROUTE_COUNT: '10', BENCH_ROUTE_INTERVAL: '1s' }),
   'change');
 
 export const options = experiment.options;

@@ -11,10 +11,10 @@
 //   Result per kind: routes.by_kind.<kind>.propagation_ms (count, min, p50, p90, p99, max) and the
 //   answers before the 200 (pre_ready_statuses: 404, 503, ...). The routes are deleted at the end.
 // Thresholds: no dropped iterations.
-import { loadConfig } from './lib/config.js';
+import { runConfig } from './lib/run-config.js';
 import { routeExperiment } from './lib/route-experiment.js';
 
-const experiment = routeExperiment('route-propagation', loadConfig(__ENV), 'propagation');
+const experiment = routeExperiment('route-propagation', runConfig(__ENV), 'propagation');
 
 export const options = experiment.options;
 export const setup = experiment.setup;

@@ -11,10 +11,10 @@
 //   serving / unconverged, propagation_ms per route; bench_routes_serving over time. The routes
 //   are deleted at the end. BENCH_ROUTE_KIND both: HTTPRoutes, then Ingresses.
 // Thresholds: no dropped iterations.
-import { loadConfig } from './lib/config.js';
+import { runConfig } from './lib/run-config.js';
 import { routeExperiment } from './lib/route-experiment.js';
 
-const experiment = routeExperiment('route-scale', loadConfig(__ENV, { BENCH_ROUTE_COUNT: '1000' }), 'scale');
+const experiment = routeExperiment('route-scale', runConfig(__ENV, { BENCH_ROUTE_COUNT: '1000' }), 'scale');
 
 export const options = experiment.options;
 export const setup = experiment.setup;

@@ -5,10 +5,10 @@
 // Churn: none.
 // Thresholds: no dropped iterations. If k6 could not hold the rate the run fails (exit 99) and the
 //   summary says so: its latency would not be the latency at the target rate.
-import { loadConfig } from './lib/config.js';
+import { runConfig } from './lib/run-config.js';
 import { steadyExperiment } from './lib/experiment.js';
 
-const experiment = steadyExperiment('static', loadConfig(__ENV));
+const experiment = steadyExperiment('static', runConfig(__ENV));
 
 export const options = experiment.options;
 export const setup = experiment.setup;

@@ -5,10 +5,10 @@
 // Churn: none.
 // Thresholds: no dropped iterations.
 // Summary: throughput.bytes_received_per_s is the result; the latency is the full-body time.
-import { loadConfig } from './lib/config.js';
+import { runConfig } from './lib/run-config.js';
 import { steadyExperiment } from './lib/experiment.js';
 
-const experiment = steadyExperiment('throughput', loadConfig(__ENV, { BENCH_PATH: '/bytes/1m' }));
+const experiment = steadyExperiment('throughput', runConfig(__ENV, { BENCH_PATH: '/bytes/1m' }));
 
 export const options = experiment.options;
 export const setup = experiment.setup;

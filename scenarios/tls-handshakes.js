@@ -6,11 +6,11 @@
 // Churn: none.
 // Thresholds: no dropped iterations.
 // Summary: requests.rate_achieved is the handshake rate; tls_handshake_ms has the handshake times.
-import { loadConfig } from './lib/config.js';
+import { runConfig } from './lib/run-config.js';
 import { target, hit, loadScenario, baseOptions, checkTarget } from './lib/load.js';
 import { summaryThresholds, singleTargetReport, makeHandleSummary, latencyFrom } from './lib/summary.js';
 
-const cfg = loadConfig(__ENV, { BENCH_PATH: '/bytes/0' });
+const cfg = runConfig(__ENV, { BENCH_PATH: '/bytes/0' });
 if (!cfg.targetUrl.startsWith('https://')) {
   throw new Error(`invalid BENCH_TARGET_URL=${JSON.stringify(cfg.targetUrl)}: tls-handshakes needs an https:// URL`);
 }

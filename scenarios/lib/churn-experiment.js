@@ -1,9 +1,15 @@
 // The churn experiment shape (dynamic, rolling, podkill): steadyExperiment's load (experiment.js) plus
 // the 1-VU churn scenario. An entry script builds one and exports its parts under the names k6 looks
 // for (options, setup, load, churn, teardown, handleSummary).
-import { target, hit, loadScenario, baseOptions, checkTarget } from './load.js';
-import { churnScenario, runChurn, checkApi, restoreInTeardown } from './churn.js';
-import { summaryThresholds, singleTargetReport, makeHandleSummary } from './summary.js';
+import { target, hit } from './request.js';
+import { runChurn } from './churn.js';
+
+// VU 0 builds the options and runs setup, teardown and handleSummary; the other VUs load none of
+// that code (ci/calibrate/README.md, "Memory per VU"). Every VU keeps the churn code: k6 hands the
+// churn scenario to a VU at run time, after init, so any VU may be the one that churns.
+const vu0 = __VU === 0
+  ? { load: require('./load.js'), summary: require('./summary.js'), churn: require('./churn.js') }
+  : null;
 
 // churnExperiment: steadyExperiment's load plus the 1-VU churn scenario running `plan` (churn.js)
 // against the Deployment; setup() also checks the API access the churn needs and restores a backend
@@ -11,8 +17,20 @@ import { summaryThresholds, singleTargetReport, makeHandleSummary } from './summ
 export function churnExperiment(name, cfg, plan, reportExtra) {
   const request = target(cfg, cfg.targetUrl, cfg.path, cfg.keepalive);
   const probe = target(cfg, cfg.targetUrl, '/healthz', false);
+  const experiment = {
+    load() {
+      hit(request);
+    },
+    churn() {
+      runChurn(cfg, plan, probe);
+    },
+  };
+  if (!vu0) return experiment;
+  const { loadScenario, baseOptions, checkTarget } = vu0.load;
+  const { summaryThresholds, singleTargetReport, makeHandleSummary } = vu0.summary;
+  const { churnScenario, checkApi, restoreInTeardown } = vu0.churn;
   const report = singleTargetReport(name, cfg, reportExtra);
-  return {
+  return Object.assign(experiment, {
     options: baseOptions(report,
       {
         load: loadScenario(cfg, { exec: 'load', rate: cfg.rate, durationMs: cfg.durationMs }),
@@ -24,17 +42,11 @@ export function churnExperiment(name, cfg, plan, reportExtra) {
       checkTarget(request, 'BENCH_TARGET_URL + BENCH_PATH');
       return Object.assign(checkApi(cfg), { startedAt: Date.now() });
     },
-    load() {
-      hit(request);
-    },
-    churn() {
-      runChurn(cfg, plan, probe);
-    },
     // Every end k6 itself survives puts the backend back; a killed runner leaves the record on the
     // Deployment for the next run's setup (checkApi).
     teardown(data) {
       restoreInTeardown(cfg, data);
     },
     handleSummary: makeHandleSummary(report),
-  };
+  });
 }

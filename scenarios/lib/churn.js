@@ -13,7 +13,7 @@ import exec from 'k6/execution';
 import { sleep } from 'k6';
 import { convergence, replicasDesired, replicasReady, scaleEvents } from './metrics.js';
 import { ConvergenceTracker } from './convergence.js';
-import { k6Duration } from './config.js';
+import { k6Duration } from './request.js';
 import {
   connect, getDeployment, scaleDeployment, restartDeployment, restoreDeployment, readRestoreRecord, listBackendPods,
   deletePod, isPodReady, describeApiError,

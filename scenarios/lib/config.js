@@ -1,6 +1,7 @@
 // Scenario configuration: every BENCH_* variable, its default and its validation, in one place.
-// Entry scripts call loadConfig(__ENV, overrides) in the init context; a bad value throws an
-// Error naming the variable, the value and what is allowed, so `k6 run` stops before any load.
+// Entry scripts take it through run-config.js (runConfig(__ENV, overrides): loadConfig in VU 0, the
+// other VUs read its result) in the init context; a bad value throws an Error naming the variable,
+// the value and what is allowed, so `k6 run` stops before any load.
 
 // Defaults for every variable (README "Interfaces" lists the same table).
 export const DEFAULTS = Object.freeze({
@@ -303,9 +304,4 @@ export function loadConfig(env, overrides) {
         ? '' : parseDnsName('BENCH_INGRESS_CLASS', raw.BENCH_INGRESS_CLASS),
     }),
   });
-}
-
-// k6 duration string for options ("1500ms").
-export function k6Duration(ms) {
-  return `${Math.round(ms)}ms`;
 }

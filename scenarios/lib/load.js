@@ -1,12 +1,14 @@
 // The load model: open model (constant arrival rate, like wrk2 -R) with a fixed connection budget
 // (pre-allocated VUs, like wrk -c), keep-alive unless told otherwise, request timeout like wrk's,
-// response bodies discarded. Plus the k6 options every entry script shares.
+// response bodies discarded. Plus the k6 options every entry script shares. The request itself
+// (target, hit) is request.js, re-exported here for entry scripts that build their own options.
 import http from 'k6/http';
 import { sleep } from 'k6';
-import bench from 'k6/x/bench';
-import { countError, startErrorSeries } from './errors.js';
-import { k6Duration, parseDuration } from './config.js';
-import { lagScenario, isLagVu, runLag } from './lag.js';
+import { startErrorSeries } from './errors.js';
+import { k6Duration, target, hit } from './request.js';
+import { lagScenario } from './lag.js';
+
+export { k6Duration, target, hit };
 
 export const PERCENTILE_STATS = ['min', 'avg', 'max', 'p(50)', 'p(90)', 'p(95)', 'p(99)', 'p(99.9)', 'p(99.99)',
   'p(99.999)', 'p(99.9999)', 'count'];
@@ -18,43 +20,6 @@ export function gracefulStopMs(cfg) {
 }
 export function gapMs(cfg) {
   return gracefulStopMs(cfg) + 1000;
-}
-
-// target(cfg, baseUrl, path, keepalive): everything one request needs, built once per VU.
-// keepalive false: a new connection for every request (ab without -k), whatever the server does:
-// the VU's transport stops reusing connections and sends `Connection: close` itself.
-export function target(cfg, baseUrl, path, keepalive) {
-  const headers = {};
-  if (cfg.targetHost) headers.Host = cfg.targetHost;
-  return {
-    url: baseUrl + path,
-    keepalive,
-    params: { headers, timeout: k6Duration(cfg.timeoutMs) },
-  };
-}
-
-// useTargetConnections(t): puts this VU's transport in t's keep-alive mode when it is not already
-// (k6/x/bench, which also counts requests the transport replayed: errors.js). One comparison per
-// request; a VU's module state is its own.
-let vuKeepAlive = null;
-export function useTargetConnections(t) {
-  if (t.keepalive === vuKeepAlive) return;
-  bench.useConnections(t.keepalive);
-  vuKeepAlive = t.keepalive;
-}
-
-// hit(t): one request; a failure is classified into bench_errors. Returns the response.
-// A VU of the runner_lag scenario (lag.js) runs the same exported `load` function: it samples the
-// runner's lag instead and returns null (one property read on the hot path).
-export function hit(t) {
-  if (isLagVu(__ENV)) {
-    runLag();
-    return null;
-  }
-  useTargetConnections(t);
-  const res = http.get(t.url, t.params);
-  countError(res);
-  return res;
 }
 
 // loadScenario: constant-arrival-rate at `rate` req/s. With TestRun parallelism k6 splits the rate
@@ -106,9 +71,12 @@ export function rampScenario(cfg, opts) {
   };
 }
 
-// durationMs(text): a k6 duration option back in ms ('0ms' included, which parseDuration refuses).
+// durationMs(name, text): a duration option k6Duration built ("1500ms") back in ms.
 function durationMs(name, text) {
-  return /^0+(ms|s)?$/.test(String(text)) ? 0 : parseDuration(name, text);
+  const t = String(text);
+  const ms = t.endsWith('ms') ? Number(t.slice(0, -2)) : NaN;
+  if (t.length < 3 || !(ms >= 0)) throw new Error(`scenario ${name}: duration ${JSON.stringify(text)} is not k6Duration's`);
+  return ms;
 }
 
 // loadEndMs(scenarios): when the last load scenario (role=load) ends, from their k6 options.

@@ -6,7 +6,7 @@
 import exec from 'k6/execution';
 import { target, hit, loadScenario, baseOptions, checkTarget, gapMs } from './load.js';
 import { summaryThresholds, singleTargetReport, makeHandleSummary } from './summary.js';
-import { k6Duration } from './config.js';
+import { k6Duration } from './request.js';
 import { startErrorSeries } from './errors.js';
 import { routeChanges, routeErrors, routeScale } from './route-metrics.js';
 import {
