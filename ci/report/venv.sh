@@ -2,12 +2,14 @@
 # ensure_report_venv: creates (once) the Python venv the report generator runs in, from the pinned
 # ci/report/requirements.txt, in $BENCH_CACHE (it survives fresh clones) and links it as
 # .tools/report-venv. A matching stamp (requirements hash + Python version) makes a warm call a
-# file read. Prints nothing on stdout; sets REPORT_PYTHON.
+# file read. One venv per requirements hash: a run of another commit beside this one (another
+# clone, CI) must not rebuild the venv this one is using. Prints nothing on stdout; sets REPORT_PYTHON.
 ensure_report_venv() {
   local req="$BENCH_ROOT/ci/report/requirements.txt"
-  local venv="$BENCH_CACHE/venvs/report"
-  local stamp
-  stamp="$(sha256sum "$req" | cut -d' ' -f1) $(python3 --version 2>&1)"
+  local hash venv stamp
+  hash=$(sha256sum "$req" | cut -d' ' -f1)
+  venv="$BENCH_CACHE/venvs/report-${hash:0:12}"
+  stamp="$hash $(python3 --version 2>&1)"
   mkdir -p "$BENCH_CACHE/venvs" "$BENCH_TOOLS"
   # Several callers (matrix runner, tests) may start at once: one install at a time.
   exec {venv_lock}>"$BENCH_CACHE/venvs/report.lock"
