@@ -437,8 +437,8 @@ three_runners_one_result() {
 # merged_p99_near_one_runner: the 3-runner run and the 1-runner run at the same total rate and
 # connections on the same path: merged p99 within a factor of 2 of the 1-runner p99, or 2 ms apart
 # when both are small. Why so wide: they are two runs one after the other on a 2-core machine that
-# also runs the cluster (p99 of back-to-back 1-runner runs differs by up to about 1.5x here), and the
-# three runners share the same cores. It catches a merge that is off by a runner count (sum of
+# also runs the cluster, where p99 moves with the load (the report part's identical three-runner run
+# gave merged p99s from 3.2 to 37 ms on different runs), and the three runners share the same cores. It catches a merge that is off by a runner count (sum of
 # percentiles: 3x) or a unit (1000x), not small shifts.
 merged_p99_near_one_runner() {
   run_matrix || return 1
