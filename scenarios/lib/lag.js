@@ -15,7 +15,7 @@ import bench from 'k6/x/bench';
 import { runnerGcCpu, runnerLag, runnerSchedP99 } from './metrics.js';
 
 // k6 splits these VUs between runners by execution segment, like any scenario's: 32 give every
-// runner of a TestRun with parallelism up to 32 at least one (a VU costs about 0.3 MB), and a
+// runner of a TestRun with parallelism up to 32 at least one (a VU costs about 0.2 MB), and a
 // single runner 80 samples a second.
 export const LAG_VUS = 32;
 export const LAG_INTERVAL_MS = 400;
