@@ -492,6 +492,11 @@ declare -A GATEWAY_RUNS=()
 # gateway_dir NAME: the evidence of gateway_run NAME.
 gateway_dir() { printf '%s\n' "$E2E_WORK/runs/$TESTID-$1"; }
 
+# traefik_metrics FILE: Traefik's own metrics page, as evidence.
+traefik_metrics() {
+  kubectl get --raw "/api/v1/namespaces/bench-traefik/services/traefik-metrics:$TRAEFIK_METRICS_PORT/proxy/metrics" > "$1"
+}
+
 # gateway_run NAME HELM_ARGS...: runs once (later calls return its status): installs run id
 # $TESTID-NAME with GATEWAY_ARGS and HELM_ARGS and follows its TestRun like the first run. Keeps in
 # gateway_dir NAME: stage, runner log and exit code, summary.json, end (the run's end, unix time, for
@@ -504,6 +509,7 @@ gateway_run() {
   rm -rf "$dir"; mkdir -p "$dir"
   kubectl -n "$E2E_NAMESPACE" delete testruns.k6.io --all --wait=true >/dev/null
   before=$(traefik_metric_sum traefik_service_requests_total '@kubernetesgateway"')
+  traefik_metrics "$dir/traefik-before.prom"
   install_chart "$TESTID-$name" "${GATEWAY_ARGS[@]}" "$@" > "$dir/helm.out" 2>&1 ||
     { tail -n 20 "$dir/helm.out" >&2; return 1; }
   testrun=$(testrun_name)
@@ -511,6 +517,10 @@ gateway_run() {
   echo $(( $(date +%s) + 2 )) > "$dir/end"
   sleep 2
   echo $(( $(traefik_metric_sum traefik_service_requests_total '@kubernetesgateway"') - before )) > "$dir/traefik-gateway"
+  # evidence: Traefik's metrics (configuration reloads, ...) before and after, its log over the run
+  traefik_metrics "$dir/traefik-after.prom"
+  kubectl -n bench-traefik logs deployment/traefik --since=5m > "$dir/traefik.log" 2>&1 || true  # evidence only
+  echo "Traefik configuration reloads: $(grep -h '^traefik_config_reloads_total ' "$dir/traefik-before.prom" "$dir/traefik-after.prom" | awk '{print $2}' | paste -sd' ') (before, after)" >&2
   log=$(find "$dir" -name '*.log' -print -quit)
   [ -n "$log" ] && extract_summary "$log" "$dir/summary.json" ||
     { echo "no summary JSON in the runner log of $TESTID-$name" >&2; return 1; }
@@ -588,8 +598,9 @@ gateway_dynamic_programmed() { gateway_dynamic && gateway_programmed https; }
 gateway_dynamic_finished() {
   in_gateway_run gateway testrun_reached_finished && in_gateway_run gateway runners_exited_zero || return 1
   local dir; dir=$(gateway_dir gateway)
-  echo "gateway run: $(jq -c '{requests: .requests.total, rate: .requests.rate_achieved, scale_events, p99: .latency_ms.p99,
-    errors: (.errors | with_entries(select(.value > 0)))}' "$dir/summary.json")" >&2
+  echo "gateway run: $(jq -c '{requests: .requests.total, rate: .requests.rate_achieved, dropped: .requests.dropped_iterations,
+    scale_events, p90: .latency_ms.p90, p99: .latency_ms.p99, errors: (.errors | with_entries(select(.value > 0)))}' "$dir/summary.json");" \
+    "timeouts by second: $(grep -h 'request timeout' "$dir"/*.log | sed -n 's/^time="[^T]*T\([0-9:]*\)Z".*/\1/p' | uniq -c | awk '{printf "%s:%s ", $2, $1}')" >&2
   jq -e '.scale_events > 0' "$dir/summary.json" >/dev/null
 }
 
