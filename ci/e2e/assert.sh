@@ -485,7 +485,7 @@ two_runners_find_a_knee() {
 # Traefik runs outside the release here, so its address is given. The Ingress is left out: on one
 # entry point Traefik's Ingress router for the same host wins (priority = its rule's length, 38,
 # against 13 for the HTTPRoute's Host + PathPrefix("/")), and the load would not take the HTTPRoute.
-GATEWAY_ARGS=(-f "$BENCH_ROOT/values/traefik-gateway.yaml" --set routes.ingress.enabled=false
+GATEWAY_ARGS=(-f "$BENCH_ROOT/values/traefik-gateway.yaml"
   --set-string loadtest.gatewayUrl=https://traefik.bench-traefik.svc.cluster.local)
 declare -A GATEWAY_RUNS=()
 
