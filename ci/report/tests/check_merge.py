@@ -12,6 +12,9 @@ import sys
 import urllib.parse
 import urllib.request
 
+import checklog
+from checklog import check
+
 # The error classes from their one statement, not from the generator.
 ERRORS = list(json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "..", "scenarios",
                                           "contract.json")))["errorClasses"]["causes"])
@@ -21,14 +24,6 @@ SCHEMA3_RATIO = 2 ** (1 / 8)
 # Percentiles are rounded to 0.001 ms in both summaries: allow that beside the bucket width.
 ROUNDING_MS = 0.002
 
-failures = 0
-
-
-def check(name, ok, detail=""):
-    global failures
-    print(f"{'ok' if ok else 'FAIL'}: {name}" + (f" ({detail})" if detail else ""))
-    if not ok:
-        failures += 1
 
 
 def prometheus_scalar(url, query):
@@ -121,8 +116,8 @@ def main(merged_path, prom_url, runner_paths):
             check(f"runner {iid}: its Go runtime's figures and verdict", m["sched_p99_ms"] is not None
                   and isinstance(m["runtime_bound"], bool), f"sched p99 {m['sched_p99_ms']} (own {own_sched})")
     check("merged lag verdict: CPU-bound if any runner is", merged["runner"]["cpu_bound"] == any(r["cpu_bound"] for r in merged["runners"]))
-    print(f"check_merge: {failures} failed")
-    return 1 if failures else 0
+    print(f"check_merge: {checklog.failures} failed")
+    return 1 if checklog.failures else 0
 
 
 if __name__ == "__main__":

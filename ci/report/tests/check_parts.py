@@ -9,14 +9,8 @@ baseOptions). Prints one line per check, exit 1 if any fails.
 import json
 import sys
 
-failures = 0
-
-
-def check(name, ok, detail=""):
-    global failures
-    print(f"{'ok' if ok else 'FAIL'}: {name}" + (f" ({detail})" if detail else ""))
-    if not ok:
-        failures += 1
+import checklog
+from checklog import check
 
 
 def near(a, b, rel):
@@ -76,7 +70,7 @@ def main(merged_path, runner_paths):
         check_by_path(merged, runners)
     if not any(r.get("max_rps") or r.get("by_path") for r in runners):
         check("the runners have parts or steps", False)
-    return 1 if failures else 0
+    return 1 if checklog.failures else 0
 
 
 if __name__ == "__main__":
