@@ -511,9 +511,11 @@ test_runner_lag() {
   check "runner lag: a runner limited to 25% of a core is flagged CPU-bound (lag p95/p99 $(total .runner.lag_ms.p95)/$(total .runner.lag_ms.p99) ms)" \
     sj '.runner.cpu_bound == true and (.runner.lag_ms.p95 > .runner.lag_limit_ms or .runner.lag_ms.p99 > .runner.lag_limit_p99_ms)'
   check "runner lag: its table says CPU-BOUND" runner_cpu_bound_warning_consistent_in "$RUN"
-  check "runtime: the Go runtime saw it too (scheduling p99 $(total .runner.sched_latency_ms.p99) ms)" \
-    sj '.runner.runtime_bound == true and .runner.sched_latency_ms.p99 > .runner.sched_limit_p99_ms'
-  check "runtime: its table says the runner PAUSED ITSELF" grep -q 'k6 runner PAUSED ITSELF' "$RUN/summary.txt"
+  # Not a check: Go's scheduling latency sees a CFS quota only now and then (the quota stops every
+  # thread at once, so few goroutines wait for a P): scheduling p99 5.2 ms on 2026-11-23, 1.3 ms on
+  # 2026-11-24 against its 5 ms limit. The lag sampler above is the witness of CPU starvation; the
+  # runtime's is of the runner's own pauses (test_runner_runtime).
+  log "runtime witness on the CPU-starved runner (informational): scheduling p99 $(total .runner.sched_latency_ms.p99) ms, runtime_bound $(total .runner.runtime_bound)"
 }
 
 # The Go runtime's witnesses (k6/x/bench): Go's default collector at a busy rate pauses the runner
