@@ -142,52 +142,29 @@ run_simulated_churn() {
   json_get "$dir/k6-export.json" "int(r['metrics']['bench_scale_events']['count'])" > "$dir/scale_events.count"
 }
 
-# run_runners TESTID RATE: one run split over three real k6 processes the way k6-operator splits it
-# (execution segments of one sequence, --tag instance_id=N, one testid), all remote-writing into
-# the same Prometheus. Runner 1 loads nginx; runner 2 a server that refuses connections after the
-# setup check (connection errors), runner 3 one that resets them (read errors): the merge must add
-# up different classes. Each writes its own summary to $WORK/runs/TESTID/runner-N/.
+# run_runners TESTID SCRIPT TARGET_URL...: one run of SCRIPT split over one real k6 process per
+# TARGET_URL the way k6-operator splits it (execution segments (i-1)/N:i/N of one sequence,
+# --tag instance_id=i, one testid), all remote-writing into the same Prometheus, with the caller's
+# BENCH_* environment; runner i loads TARGET_URL i. Each writes $WORK/runs/TESTID/runner-i/summary.json
+# and must exit 0 (these rates hold on local nginx; 99 is a failed check, anything else stops the part).
 run_runners() {
-  local testid=$1 rate=$2 i rc dir
-  local -a segments=("0:1/3" "1/3:2/3" "2/3:1") pids=()
-  local -a targets=("http://127.0.0.1:$NGINX_PORT" "http://127.0.0.1:$REFUSE_PORT" "http://127.0.0.1:$RESET_PORT")
-  for i in 1 2 3; do
+  local testid=$1 script=$2 n i rc dir sequence=0; shift 2
+  local -a targets=("$@") pids=()
+  n=${#targets[@]}
+  for i in $(seq "$n"); do sequence+=",$i/$n"; done
+  for i in $(seq "$n"); do
     dir="$WORK/runs/$testid/runner-$i"
     mkdir -p "$dir"
-    BENCH_TARGET_URL="${targets[i-1]}" BENCH_RATE="$rate" BENCH_DURATION=10s BENCH_CONNECTIONS=60 \
-    BENCH_TESTID="$testid" BENCH_SUMMARY_DIR="$dir" \
-      run_k6_remote_write "$PROM_PORT" "$testid" "$BENCH_ROOT/scenarios/static.js" --tag "instance_id=$i" \
-        --execution-segment "${segments[i-1]}" --execution-segment-sequence 0,1/3,2/3,1 > "$dir/k6.log" 2>&1 &
+    BENCH_TARGET_URL="${targets[i-1]}" BENCH_TESTID="$testid" BENCH_SUMMARY_DIR="$dir" \
+      run_k6_remote_write "$PROM_PORT" "$testid" "$script" --tag "instance_id=$i" \
+        --execution-segment "$((i - 1))/$n:$i/$n" --execution-segment-sequence "$sequence" > "$dir/k6.log" 2>&1 &
     pids+=($!)
   done
-  for i in 1 2 3; do
+  for i in $(seq "$n"); do
     rc=0; wait "${pids[i-1]}" || rc=$?
     dir="$WORK/runs/$testid/runner-$i"
     [ "$rc" -eq 0 ] || [ "$rc" -eq 99 ] || die "runner $i of $testid failed (exit $rc): $(tail -n 20 "$dir/k6.log")"
     [ -s "$dir/summary.json" ] || die "runner $i of $testid wrote no summary.json"
-    k6_held_rate "runner $i of $testid" "$rc" "$dir/summary.json"
-  done
-}
-
-# run_two_runners TESTID SCRIPT: SCRIPT split over two real k6 processes as k6-operator splits it
-# (execution segments 0:1/2 and 1/2:1, --tag instance_id=N, one testid) against local nginx, with
-# the caller's BENCH_* environment; each writes $WORK/runs/TESTID/runner-N/summary.json and must
-# exit 0 (these rates hold on local nginx).
-run_two_runners() {
-  local testid=$1 script=$2 i rc dir
-  local -a segments=("0:1/2" "1/2:1") pids=()
-  for i in 1 2; do
-    dir="$WORK/runs/$testid/runner-$i"
-    mkdir -p "$dir"
-    BENCH_TARGET_URL="http://127.0.0.1:$NGINX_PORT" BENCH_TESTID="$testid" BENCH_SUMMARY_DIR="$dir" \
-      run_k6_remote_write "$PROM_PORT" "$testid" "$script" --tag "instance_id=$i" \
-        --execution-segment "${segments[i-1]}" --execution-segment-sequence 0,1/2,1 > "$dir/k6.log" 2>&1 &
-    pids+=($!)
-  done
-  for i in 1 2; do
-    rc=0; wait "${pids[i-1]}" || rc=$?
-    dir="$WORK/runs/$testid/runner-$i"
-    [ -s "$dir/summary.json" ] || die "runner $i of $testid wrote no summary.json (exit $rc): $(tail -n 20 "$dir/k6.log")"
     k6_held_rate "runner $i of $testid ($(basename "$script"))" "$rc" "$dir/summary.json"
   done
 }
@@ -330,7 +307,10 @@ main() {
   REFUSE_PORT=$(free_port) RESET_PORT=$(free_port)
   start_error_server refuse "$REFUSE_PORT"
   start_error_server reset "$RESET_PORT"
-  run_runners report-merge 150
+  # runner 1 loads nginx; runner 2 a server that refuses connections after the setup check
+  # (connection errors), runner 3 one that resets them (read errors): the merge must add up classes.
+  BENCH_RATE=150 BENCH_DURATION=10s BENCH_CONNECTIONS=60 run_runners report-merge "$BENCH_ROOT/scenarios/static.js" \
+    "http://127.0.0.1:$NGINX_PORT" "http://127.0.0.1:$REFUSE_PORT" "http://127.0.0.1:$RESET_PORT"
   log "three-runner run done at $((SECONDS - t0)) s"
   local merged="$out/merged" runner_summaries=("$WORK"/runs/report-merge/runner-*/summary.json)
   check "three runners: Prometheus holds every runner's last samples" wait_series_stable report-merge
@@ -368,8 +348,9 @@ json.dump(r, open(sys.argv[2], "w"))' "$merged/summary.json" "$WORK/tampered-mer
   # -- parts and steps over two runners: by_path (paths) and the knee (max-rps), merged
   BENCH_URL_CLUSTERIP="http://127.0.0.1:$NGINX_PORT" BENCH_URL_POD="http://127.0.0.1:$NGINX_PORT" \
   BENCH_PATH=/bytes/4k BENCH_RATE=100 BENCH_DURATION=3s BENCH_CONNECTIONS=20 \
-    run_two_runners report-paths "$BENCH_ROOT/scenarios/paths.js"
-  BENCH_RATE=400 BENCH_DURATION=10s BENCH_CONNECTIONS=40 run_two_runners report-knee "$BENCH_ROOT/scenarios/max-rps.js"
+    run_runners report-paths "$BENCH_ROOT/scenarios/paths.js" "http://127.0.0.1:$NGINX_PORT" "http://127.0.0.1:$NGINX_PORT"
+  BENCH_RATE=400 BENCH_DURATION=10s BENCH_CONNECTIONS=40 \
+    run_runners report-knee "$BENCH_ROOT/scenarios/max-rps.js" "http://127.0.0.1:$NGINX_PORT" "http://127.0.0.1:$NGINX_PORT"
   local kind
   for kind in paths knee; do
     check "two runners ($kind): Prometheus holds every runner's last samples" wait_series_stable "report-$kind"
