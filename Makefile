@@ -45,14 +45,14 @@ calibrate: ## Load-generator calibration: wrk, vegeta, bare k6 and bench side by
 	bash ci/calibrate/run.sh $(ARGS)
 
 report: ## Report from summaries: make report OUT=out/report SUMMARIES="a/summary.json b/summary.json"
-	bash ci/report/report.sh --out "$(or $(OUT),out/report)" $(SUMMARIES)
+	bash dashboards/report/report.sh --out "$(or $(OUT),out/report)" $(SUMMARIES)
 
 matrix: ## One run per variant, then a comparison: make matrix OUT=out/paths VARIANTS="clusterip:loadtest.target=clusterip pod:loadtest.target=pod" [ARGS="--kubeconfig F -n NS --release R -f PRESET"]
-	bash ci/report/matrix.sh --out "$(or $(OUT),out/matrix)" $(ARGS) $(VARIANTS)
+	bash dashboards/report/matrix.sh --out "$(or $(OUT),out/matrix)" $(ARGS) $(VARIANTS)
 
 .PHONY: results
 results: ## One run's runners merged from Prometheus, summary.json + report: make results TESTID=<id> PROMETHEUS=http://127.0.0.1:9090 OUT=out/<id> [ARGS="--rate 30000 --duration 180s"]
-	bash ci/report/report.sh results --testid "$(TESTID)" --prometheus "$(PROMETHEUS)" --out "$(or $(OUT),out/$(TESTID))" $(ARGS)
+	bash dashboards/report/report.sh results --testid "$(TESTID)" --prometheus "$(PROMETHEUS)" --out "$(or $(OUT),out/$(TESTID))" $(ARGS)
 
 ##@ Tests
 .PHONY: test test-chart test-scenarios test-dashboards test-cluster test-e2e test-report

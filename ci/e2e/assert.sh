@@ -152,7 +152,7 @@ summary_matches_prometheus() {
 report_from_the_run() {
   local out="$RUN_DIR/report"
   rm -rf "$out"
-  bash "$BENCH_ROOT/ci/report/report.sh" --out "$out" "$RUN_SUMMARY" --prometheus "$PROM_URL" \
+  bash "$BENCH_ROOT/dashboards/report/report.sh" --out "$out" "$RUN_SUMMARY" --prometheus "$PROM_URL" \
     > "$RUN_DIR/report.log" 2>&1 || { tail -n 20 "$RUN_DIR/report.log" >&2; return 1; }
   echo "report: $(jq -c '.runs[0] | {verdict, timeseries, scale_events_seen}' "$out/report.json")" >&2
   # The churn sections from real numbers: scale events on the time axis, convergence rows, and the
@@ -364,7 +364,7 @@ summary_survives_prometheus_down() {
 }
 
 # --- the matrix runner and several runners: one matrix of five runs, read by the checks below ------------
-# run_matrix: the matrix runner (ci/report/matrix.sh) runs five variants one after the other through
+# run_matrix: the matrix runner (dashboards/report/matrix.sh) runs five variants one after the other through
 # helm upgrades of this release, merges each from Prometheus (benchreport results, every runner) and
 # writes their comparison report with the time series of every run. Runs once; later calls reuse it.
 #   clusterip  static, ClusterIP, 1 runner      (the paths comparison and the 1-runner reference)
@@ -379,7 +379,7 @@ run_matrix() {
   local static="loadtest.scenario=static,loadtest.duration=15s,loadtest.rate=300,loadtest.connections=60"
   rm -rf "$MATRIX_OUT"
   MATRIX_STATUS=0
-  bash "$BENCH_ROOT/ci/report/matrix.sh" --out "$MATRIX_OUT" --cooldown 3 --timeout 300 \
+  bash "$BENCH_ROOT/dashboards/report/matrix.sh" --out "$MATRIX_OUT" --cooldown 3 --timeout 300 \
     "clusterip:loadtest.target=clusterip,loadtest.parallelism=1,$static" \
     "pod:loadtest.target=pod,loadtest.parallelism=1,$static" \
     "three:loadtest.target=clusterip,loadtest.parallelism=3,$static" \

@@ -52,7 +52,7 @@ def differ(what, got, want):
 
 
 def validator():
-    import jsonschema  # the report venv has it (ci/report/requirements.txt)
+    import jsonschema  # the report venv has it (dashboards/report/requirements.txt)
     jsonschema.Draft202012Validator.check_schema(SCHEMA)
     return jsonschema.Draft202012Validator(SCHEMA)
 
@@ -153,7 +153,7 @@ def check_chart_variables():
     """The TestRun sets exactly the variables the contract says it sets, and every values key the
     contract names exists in charts/bench/values.yaml with the scenario's default or empty (0 for a
     count: the scenario's default)."""
-    import yaml  # the report venv has it (ci/report/requirements.txt)
+    import yaml  # the report venv has it (dashboards/report/requirements.txt)
     pod = (ROOT / "charts/bench/templates/loadtest/_pod.tpl").read_text()
     got = sorted(set(re.findall(r"\{name: (BENCH_[A-Z_]+),", pod)))
     bad = [differ("charts/bench/templates/loadtest/_pod.tpl: the BENCH_* the TestRun sets", got,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Tests the report generator (ci/report/) on summaries of real short k6 runs (scenarios/static.js
+# Tests the report generator (dashboards/report/) on summaries of real short k6 runs (scenarios/static.js
 # against the chart's backend nginx on 127.0.0.1, remote-writing into a real Prometheus 2.42) and on
 # crafted edge cases (zero requests, only errors, dropped iterations, incomparable runs, by_path).
 # Every HTML report is rendered in headless Debian chromium (no console message allowed, a
@@ -8,7 +8,7 @@
 # run with SIMULATED churn telemetry (this fast tier has no cluster); its summary is a crafted file.
 # Usage: ci/test/report.sh       (closing line: "report: N passed, N failed")
 . "$(dirname "$0")/../lib/common.sh"
-. "$BENCH_ROOT/ci/report/venv.sh"
+. "$BENCH_ROOT/dashboards/report/venv.sh"
 # Real nginx, Prometheus and k6 remote-write helpers shared with the dashboards test.
 . "$BENCH_ROOT/ci/dashboards/lib.sh"
 
@@ -31,7 +31,7 @@ check() {
   if "$@" > "$WORK/check.out" 2>&1; then pass "$name"; else fail "$name"; sed 's/^/    /' "$WORK/check.out" >&2; fi
 }
 
-report() { PYTHONPATH="$BENCH_ROOT/ci/report" "$REPORT_PYTHON" -m benchreport "$@"; }
+report() { PYTHONPATH="$BENCH_ROOT/dashboards/report" "$REPORT_PYTHON" -m benchreport "$@"; }
 
 # expect_exit CODE CMD...: runs CMD, which must exit with CODE.
 expect_exit() {
@@ -57,15 +57,15 @@ rejected() {
     || { echo "exit $rc, wanted 2 and messages [$want1] [$want2]; got:"; cat "$WORK/bad.err"; return 1; }
 }
 
-# matrix_rejected WANT ARGS...: ci/report/matrix.sh must exit non-zero before touching any cluster,
+# matrix_rejected WANT ARGS...: dashboards/report/matrix.sh must exit non-zero before touching any cluster,
 # with WANT in its message.
 matrix_rejected() {
   local want=$1 rc=0; shift
-  bash "$BENCH_ROOT/ci/report/matrix.sh" --values "$WORK/matrix-values.yaml" "$@" > /dev/null 2> "$WORK/matrix.err" || rc=$?
+  bash "$BENCH_ROOT/dashboards/report/matrix.sh" --values "$WORK/matrix-values.yaml" "$@" > /dev/null 2> "$WORK/matrix.err" || rc=$?
   [ "$rc" -ne 0 ] && grep -qF -- "$want" "$WORK/matrix.err" || { echo "exit $rc, wanted [$want]; got:"; cat "$WORK/matrix.err"; return 1; }
 }
 
-markdown_matches_json() { "$REPORT_PYTHON" "$BENCH_ROOT/ci/report/tests/check_markdown.py" "$1"; }
+markdown_matches_json() { "$REPORT_PYTHON" "$BENCH_ROOT/ci/test/report/checks/check_markdown.py" "$1"; }
 
 chromium_flags() {
   printf '%s\n' --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
@@ -138,7 +138,7 @@ run_simulated_churn() {
     run_k6_remote_write "$PROM_PORT" "$testid" "$BENCH_ROOT/ci/dashboards/testdata/emit.js" \
       --summary-export "$dir/k6-export.json" > "$dir/k6.log" 2>&1 \
     || die "k6 churn run failed: $(tail -n 20 "$dir/k6.log")"
-  sed "s/TESTID/$testid/" "$BENCH_ROOT/ci/report/testdata/churn-template.json" > "$dir/summary.json"
+  sed "s/TESTID/$testid/" "$BENCH_ROOT/ci/test/report/testdata/churn-template.json" > "$dir/summary.json"
   json_get "$dir/k6-export.json" "int(r['metrics']['bench_scale_events']['count'])" > "$dir/scale_events.count"
 }
 
@@ -214,7 +214,7 @@ PY
 # request count, the read errors and runner 1's lag count.
 merge_checker_catches() {
   local rc=0
-  "$REPORT_PYTHON" "$BENCH_ROOT/ci/report/tests/check_merge.py" "$@" > "$WORK/tampered.out" 2>&1 || rc=$?
+  "$REPORT_PYTHON" "$BENCH_ROOT/ci/test/report/checks/check_merge.py" "$@" > "$WORK/tampered.out" 2>&1 || rc=$?
   [ "$rc" -eq 1 ] && grep -q "^FAIL: merged requests = sum of the runners" "$WORK/tampered.out" &&
     grep -q "^FAIL: errors.read = sum over runners" "$WORK/tampered.out" &&
     grep -q "^FAIL: runner 1: lag samples = its own" "$WORK/tampered.out" ||
@@ -224,7 +224,7 @@ merge_checker_catches() {
 # parts_checker_catches TAMPERED RUNNER_SUMMARY...: check_parts.py must exit 1 on the knee and the step.
 parts_checker_catches() {
   local rc=0 tampered=$1; shift
-  "$REPORT_PYTHON" "$BENCH_ROOT/ci/report/tests/check_parts.py" "$tampered" "$@" > "$WORK/tampered-parts.out" 2>&1 || rc=$?
+  "$REPORT_PYTHON" "$BENCH_ROOT/ci/test/report/checks/check_parts.py" "$tampered" "$@" > "$WORK/tampered-parts.out" 2>&1 || rc=$?
   [ "$rc" -eq 1 ] && grep -q "^FAIL: max_rps: the knee is the highest held step" "$WORK/tampered-parts.out" &&
     grep -q "^FAIL: max_rps step .*: achieved = sum of the runners'" "$WORK/tampered-parts.out" ||
     { echo "exit $rc; output:"; cat "$WORK/tampered-parts.out"; return 1; }
@@ -286,7 +286,7 @@ test_contract() {
 }
 
 main() {
-  local t0=$SECONDS td="$BENCH_ROOT/ci/report/testdata" out="$WORK/out" prom
+  local t0=$SECONDS td="$BENCH_ROOT/ci/test/report/testdata" out="$WORK/out" prom
   install_dependencies
   log "dependencies ready in $((SECONDS - t0)) s"
   mkdir -p "$WORK/screenshots" "$out"
@@ -317,7 +317,7 @@ main() {
   check "results: merged summary and report written" report results --testid report-merge --prometheus "$prom" \
     --out "$merged" --rate 150 --duration 10s --runner-summary "${runner_summaries[0]}" --budget p50=1s
   check "results: merged counts, classes, percentiles and lag match the runners and Prometheus" \
-    "$REPORT_PYTHON" "$BENCH_ROOT/ci/report/tests/check_merge.py" "$merged/summary.json" "$prom" "${runner_summaries[@]}"
+    "$REPORT_PYTHON" "$BENCH_ROOT/ci/test/report/checks/check_merge.py" "$merged/summary.json" "$prom" "${runner_summaries[@]}"
   check "results: the report shows what each class was made of (refused connects, resets after the write)" \
     grep -Eq '\| *connection/refused *\|(.*\|)? *read/reset *\|' "$merged/report.md"
   [ ! -s "$merged/summary.json" ] || log "merged: $(json_get "$merged/summary.json" "'requests %(total)s, %(rate_achieved)s req/s, dropped %(dropped_iterations)s' % r['requests'] + ', errors %s' % {k: v for k, v in r['errors'].items() if v} + ', p99 %s ms' % r['latency_ms']['p99'] + ', bucket ratio %s' % r['merge']['histogram_bucket_ratio'] + ', runners ' + '; '.join('%s: %s req, p99 %s ms, lag n=%s %s' % (x['instance_id'], x['requests'], x['latency_ms']['p99'], x['lag_ms']['count'], 'CPU-BOUND' if x['cpu_bound'] else 'ok') for x in r['runners'])")"
@@ -357,7 +357,7 @@ json.dump(r, open(sys.argv[2], "w"))' "$merged/summary.json" "$WORK/tampered-mer
     check "two runners ($kind): merged by results" report results --testid "report-$kind" --prometheus "$prom" \
       --out "$out/merged-$kind" --runner-summary "$WORK/runs/report-$kind/runner-1/summary.json"
     check "two runners ($kind): merged parts and steps match the runners' own" \
-      "$REPORT_PYTHON" "$BENCH_ROOT/ci/report/tests/check_parts.py" "$out/merged-$kind/summary.json" \
+      "$REPORT_PYTHON" "$BENCH_ROOT/ci/test/report/checks/check_parts.py" "$out/merged-$kind/summary.json" \
       "$WORK"/runs/report-$kind/runner-*/summary.json
   done
   [ ! -s "$out/merged-knee/summary.json" ] || log "merged max-rps: $(json_get "$out/merged-knee/summary.json" \
@@ -481,7 +481,7 @@ json.dump(r, open(sys.argv[2], "w"))' "$out/merged-knee/summary.json" "$WORK/tam
   check "bad input: budget given twice" rejected 'given more than once for errors' 'give each key once' --budget errors=0 --budget errors=1 "$a"
   check "bad input: Prometheus URL" rejected "--prometheus 'ftp://x'" 'expected an http(s) URL' --prometheus ftp://x "$a"
 
-  # -- matrix runner: argument checks (a cluster run is documented in ci/report/README.md)
+  # -- matrix runner: argument checks (a cluster run is documented in dashboards/report/README.md)
   printf 'loadtest:\n  rate: 100\n' > "$WORK/matrix-values.yaml"
   check "matrix: one variant is refused" matrix_rejected 'at least two variants' --out "$WORK/m" a:loadtest.rate=1
   check "matrix: bad variant name is refused" matrix_rejected "variant 'A B:x=1' is not NAME:SPEC" --out "$WORK/m" 'A B:x=1' b:loadtest.rate=1

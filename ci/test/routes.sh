@@ -8,7 +8,7 @@
 # range) and the Services' EndpointSlices, written by hand (no controllers here), point at it.
 # The scenarios run as a user holding exactly the Role of scenarios/contract.json (runnerRole).
 # Called by ci/test/scenarios.sh; alone: bash ci/test/routes.sh (ROUTES_KEEP_SUMMARIES=DIR keeps each
-# run's summary.json there, e.g. for ci/report/testdata). Closing line: "routes: N passed, N failed, N skipped".
+# run's summary.json there, e.g. for ci/test/report/testdata). Closing line: "routes: N passed, N failed, N skipped".
 . "$(dirname "$0")/../lib/common.sh"
 . "$BENCH_ROOT/ci/lib/apiserver.sh"
 # TRAEFIK_VERSION, build_traefik, GATEWAY_API_VERSION/_CHANNEL and gateway_api_crds (the e2e's

@@ -10,7 +10,7 @@ can be rebuilt from Prometheus afterwards:
   histograms at the end of the run (the buckets of one schema add up exactly; percentiles of
   runners are never averaged), so the merged
   p99 is as exact as one bucket: k6 writes schema 3 (bucket factor 1.1 -> 2^(1/8) = 1.0905), about
-  9% relative width at any percentile (ci/report/README.md, "How exact are merged percentiles");
+  9% relative width at any percentile (dashboards/report/README.md, "How exact are merged percentiles");
 - the runner-lag verdict is computed per runner (instance_id), with the limits of scenarios/lib/lag.js.
 Prometheus knows nothing of the run's settings (target rate, duration, connections): they come from
 the chart values, a runner's own summary, or the command line (results.py)."""

@@ -1,11 +1,11 @@
-# Sourced by ci/report/*.sh and ci/test/report.sh after ci/lib/common.sh.
+# Sourced by dashboards/report/*.sh and ci/test/report.sh after ci/lib/common.sh.
 # ensure_report_venv: creates (once) the Python venv the report generator runs in, from the pinned
-# ci/report/requirements.txt, in $BENCH_CACHE (it survives fresh clones) and links it as
+# dashboards/report/requirements.txt, in $BENCH_CACHE (it survives fresh clones) and links it as
 # .tools/report-venv. A matching stamp (requirements hash + Python version) makes a warm call a
 # file read. One venv per requirements hash: a run of another commit beside this one (another
 # clone, CI) must not rebuild the venv this one is using. Prints nothing on stdout; sets REPORT_PYTHON.
 ensure_report_venv() {
-  local req="$BENCH_ROOT/ci/report/requirements.txt"
+  local req="$BENCH_ROOT/dashboards/report/requirements.txt"
   local hash venv stamp
   hash=$(sha256sum "$req" | cut -d' ' -f1)
   venv="$BENCH_CACHE/venvs/report-${hash:0:12}"
@@ -16,7 +16,7 @@ ensure_report_venv() {
   flock "$venv_lock"
   if [ ! -x "$venv/bin/python" ] || [ "$(cat "$venv/.bench-stamp" 2>/dev/null)" != "$stamp" ]; then
     python3 -c 'import venv, ensurepip' 2>/dev/null || apt_install python3-venv
-    log "creating the report venv in $venv (pinned ci/report/requirements.txt)"
+    log "creating the report venv in $venv (pinned dashboards/report/requirements.txt)"
     rm -rf "$venv"
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$req" >&2

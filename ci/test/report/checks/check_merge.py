@@ -16,7 +16,7 @@ import checklog
 from checklog import check
 
 # The error classes from their one statement, not from the generator.
-ERRORS = list(json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "..", "scenarios",
+ERRORS = list(json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "scenarios",
                                           "contract.json")))["errorClasses"]["causes"])
 # k6's remote-write output asks client_golang for a bucket factor of 1.1, which picks schema 3:
 # neighbouring bucket bounds differ by 2^(1/8). An estimate and the true value share one bucket.

@@ -11,7 +11,7 @@ import os
 import sys
 
 # The percentiles and error classes from their one statement, not from the generator.
-CONTRACT = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "..", "scenarios", "contract.json")))
+CONTRACT = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "scenarios", "contract.json")))
 LATENCY = ["min", "avg"] + [p["key"] for p in CONTRACT["percentiles"]["list"]] + ["max"]
 ERRORS = list(CONTRACT["errorClasses"]["causes"])
 TOLERANCE = 0.0005  # the tables show at most 3 decimals

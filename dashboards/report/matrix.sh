@@ -4,20 +4,20 @@
 # a fresh backend and a cool-down between runs; merges each run from Prometheus with the results
 # command (every runner, benchreport results) and writes the comparison report.
 #
-# Usage: ci/report/matrix.sh --out DIR [--kubeconfig FILE] [--namespace NS] [--release NAME]
+# Usage: dashboards/report/matrix.sh --out DIR [--kubeconfig FILE] [--namespace NS] [--release NAME]
 #          [-f PRESET ...] [--chart DIR] [--prometheus URL] [--cooldown S] [--timeout S]
 #          [--budget KEY=VALUE ...] [--offline] NAME:SPEC NAME:SPEC...
 #   SPEC is a comma-separated list; each item is a values file (*.yaml, passed as -f) or KEY=VALUE
 #   (--set-string for strings, --set for numbers and booleans). -f presets apply to every variant.
 #   Without --prometheus it port-forwards to the release's kube-prometheus-stack Prometheus.
 # Examples (a cluster you may load test, the release installed once with its presets):
-#   ci/report/matrix.sh --out out/paths --kubeconfig ~/.kube/config --namespace bench --release bench \
+#   dashboards/report/matrix.sh --out out/paths --kubeconfig ~/.kube/config --namespace bench --release bench \
 #     -f values/traefik.yaml clusterip:loadtest.target=clusterip pod:loadtest.target=pod
-#   ci/report/matrix.sh --out out/ctl -f values/static.yaml traefik:values/traefik.yaml nginx:values/ingress-nginx.yaml
+#   dashboards/report/matrix.sh --out out/ctl -f values/static.yaml traefik:values/traefik.yaml nginx:values/ingress-nginx.yaml
 # --offline: the project's own local cluster (ci/cluster) with the e2e stand-ins (ci/e2e/lib.sh
 # deploys them if missing, installs an offline copy of the chart with values/local.yaml unless -f
 # is given, reads the e2e Prometheus); implied when the kubeconfig is that cluster's.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../ci/lib/common.sh"
 
 usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
 
@@ -130,7 +130,7 @@ run_variant() {
   wait_testrun "$testid" "$dir"
   [ -s "$dir/testrun.json" ] || die "variant $name: no TestRun with label bench/testid=$testid appeared"
   log "variant $name: merging every runner of $testid from $PROM_URL"
-  bash "$BENCH_ROOT/ci/report/report.sh" results --testid "$testid" --prometheus "$PROM_URL" --out "$dir" \
+  bash "$BENCH_ROOT/dashboards/report/report.sh" results --testid "$testid" --prometheus "$PROM_URL" --out "$dir" \
     --testrun "$dir/testrun.json" --wait-settled 60 "${BUDGETS[@]}" > "$dir/results.log" 2>&1 \
     || die "variant $name: results failed: $(tail -n 20 "$dir/results.log")"
   log "variant $name: $(head -n 1 "$dir/results.log")"
@@ -177,7 +177,7 @@ main() {
   fi
 
   # The project's own local cluster (ci/cluster) has no registry and no internet: --offline.
-  # shellcheck source=../cluster/config.sh
+  # shellcheck source=../../ci/cluster/config.sh
   . "$BENCH_ROOT/ci/cluster/config.sh"
   OFFLINE=$offline_flag
   if [ "$OFFLINE" = false ] && [ "${KUBECONFIG:-}" = "$BENCH_KUBECONFIG" ]; then
@@ -186,7 +186,7 @@ main() {
   fi
   PRESET_ARGS=()
   if [ "$OFFLINE" = true ]; then
-    # shellcheck source=../e2e/lib.sh
+    # shellcheck source=../../ci/e2e/lib.sh
     . "$BENCH_ROOT/ci/e2e/lib.sh"
     export KUBECONFIG=${KUBECONFIG:-$BENCH_KUBECONFIG}
     # the e2e harness' release and namespace unless given
@@ -221,7 +221,7 @@ main() {
     run_variant "$name" "matrix-$stamp-$name" "$OUT/$name" "${helm_args[@]}"
     summaries+=("$OUT/$name/summary.json")
   done
-  bash "$BENCH_ROOT/ci/report/report.sh" --out "$OUT/report" --prometheus "$PROM_URL" "${BUDGETS[@]}" "${summaries[@]}"
+  bash "$BENCH_ROOT/dashboards/report/report.sh" --out "$OUT/report" --prometheus "$PROM_URL" "${BUDGETS[@]}" "${summaries[@]}"
 }
 
 main "$@"

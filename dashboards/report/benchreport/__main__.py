@@ -14,7 +14,7 @@ from .verdict import ALL_BUDGET_KEYS, DEFAULT_BUDGETS, BudgetError, comparabilit
 
 def parse_args(argv):
     p = argparse.ArgumentParser(
-        prog="ci/report/report.sh",
+        prog="dashboards/report/report.sh",
         description="Write a self-contained report (HTML with embedded SVG, Markdown, JSON) from "
                     "bench.summary/v1 files; several files are compared side by side.",
         epilog="Budget keys: " + ", ".join(ALL_BUDGET_KEYS) + ". Each is a maximum. Default budgets: "

@@ -1,1 +1,0 @@
-"""bench report generator (ci/report/report.sh)."""
