@@ -169,7 +169,7 @@ report_from_the_run() {
 dashboards_return_data() {
   # The dashboards part's checker: every query parses against this Prometheus, and every k6,
   # Traefik and cAdvisor panel returns data for this run.
-  python3 "$BENCH_ROOT/ci/dashboards/check.py" --quiet --prometheus "$PROM_URL" --testid "$TESTID" \
+  python3 "$BENCH_ROOT/ci/test/dashboards/check.py" --quiet --prometheus "$PROM_URL" --testid "$TESTID" \
     --start "$RUN_START" --end now --require-data @k6,@traefik,@cadvisor \
     --report "$RUN_DIR/dashboards-report.json" >&2
 }

@@ -3,7 +3,7 @@
 
 The contract is the one statement of the error classes and causes, the percentiles, the metric
 names and types, the runner's Role rules and the bench.summary/v1 JSON Schema. Readers that can
-load it do (the chart, ci/dashboards/generate.py, the report package); the copies that must stay
+load it do (the chart, dashboards/generator/generate.py, the report package); the copies that must stay
 literal (the k6 modules: every VU runs them) or are prose (the READMEs) are compared here, and
 each check fails on any difference, naming it.
 
@@ -15,7 +15,7 @@ Usage (ci/test/report.sh runs each as one check; exit 0 = equal, 1 = a differenc
   contract.py k6-variables DUMP         scenarios/lib/config.js DEFAULTS (every BENCH_* and its default)
   contract.py chart-variables           the TestRun's BENCH_* (_pod.tpl) and their values.yaml keys
   contract.py readme-variables          README.md's Scenario configuration table
-  contract.py dashboards-fixture        ci/dashboards/fixtures/metrics.json, its k6 metrics
+  contract.py dashboards-fixture        ci/test/dashboards/fixtures/metrics.json, its k6 metrics
   contract.py readme-metrics README     the Metrics table of README.md or scenarios/README.md
   contract.py readme-errors             README.md's bench_errors row, scenarios/README.md's class table
   contract.py readme-summary            README.md's summary example validates against the schema
@@ -193,15 +193,15 @@ def check_readme_variables():
 def check_dashboards_fixture():
     """Every k6 series the dashboards may query (their fixture) is a contract metric with the same
     Prometheus name and type; check.py holds the dashboards to the fixture."""
-    fixture = json.loads((ROOT / "ci/dashboards/fixtures/metrics.json").read_text())
+    fixture = json.loads((ROOT / "ci/test/dashboards/fixtures/metrics.json").read_text())
     listed = fixture["sources"]["k6"]["metrics"]
     by_prom = {m["prometheus"]: m["prometheusType"] for m in METRICS}
     bad = []
     for name, kind in listed.items():
         if name not in by_prom:
-            bad.append(f"ci/dashboards/fixtures/metrics.json: {name} is no metric of the contract")
+            bad.append(f"ci/test/dashboards/fixtures/metrics.json: {name} is no metric of the contract")
         elif kind != by_prom[name]:
-            bad.append(f"ci/dashboards/fixtures/metrics.json: {name} is a {kind}, the contract says {by_prom[name]}")
+            bad.append(f"ci/test/dashboards/fixtures/metrics.json: {name} is a {kind}, the contract says {by_prom[name]}")
     return bad
 
 

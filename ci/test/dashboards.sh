@@ -7,13 +7,13 @@
 # cluster in this tier; the e2e run checks those panels against real churn.
 # Closing line: `dashboards: N passed, N failed`.
 . "$(dirname "$0")/../lib/common.sh"
-. "$BENCH_ROOT/ci/dashboards/lib.sh"
+. "$BENCH_ROOT/ci/test/dashboards/lib.sh"
 
 PASSED=0
 FAILED=0
 SKIPPED=0
 WORK=$(mktemp -d /tmp/bench-dashboards.XXXXXX)
-CHECK="$BENCH_ROOT/ci/dashboards/check.py"
+CHECK="$BENCH_ROOT/ci/test/dashboards/check.py"
 
 cleanup() {
   stop_started_processes
@@ -50,12 +50,12 @@ install_dependencies() {
 }
 
 check_generated_and_conventions() {
-  expect "dashboards/*.json are what ci/dashboards/generate.py writes" \
-    python3 "$BENCH_ROOT/ci/dashboards/generate.py" --check
+  expect "dashboards/*.json are what dashboards/generator/generate.py writes" \
+    python3 "$BENCH_ROOT/dashboards/generator/generate.py" --check
   expect "conventions hold for every dashboard (offline checker)" python3 "$CHECK"
   # One check per unit test: broken dashboards are rejected with their message, CLI errors are clear.
   local unit_status=0 line
-  python3 -m unittest -v "$BENCH_ROOT/ci/dashboards/test_check.py" > "$WORK/unit.log" 2>&1 || unit_status=$?
+  python3 -m unittest -v "$BENCH_ROOT/ci/test/dashboards/test_check.py" > "$WORK/unit.log" 2>&1 || unit_status=$?
   while IFS= read -r line; do
     case $line in
       *" ... ok") pass "checker unit: ${line%% (*}" ;;
@@ -103,7 +103,7 @@ run_k6_data() {
   log "k6 run $TESTID: 30 s at 50 req/s against nginx 127.0.0.1:$NGINX_PORT, remote write to $PROM"
   BENCH_TARGET_URL="http://127.0.0.1:$NGINX_PORT" BENCH_CLOSED_URL="http://127.0.0.1:$(free_port)" \
   BENCH_STALL_URL="http://127.0.0.1:$stall_port" BENCH_RATE=50 BENCH_DURATION=30s \
-    run_k6_remote_write "$PROM_PORT" "$TESTID" "$BENCH_ROOT/ci/dashboards/testdata/emit.js" \
+    run_k6_remote_write "$PROM_PORT" "$TESTID" "$BENCH_ROOT/ci/test/dashboards/testdata/emit.js" \
       --summary-export "$WORK/summary.json" > "$WORK/k6.log" 2>&1 ||
     { sed 's/^/      /' "$WORK/k6.log"; die "k6 run failed"; }
   sleep 2 # last remote-write push
@@ -113,7 +113,7 @@ check_series_names() {
   # Every k6 name in the fixture exists in Prometheus for this run: the fixture is what k6 writes.
   local name
   for name in $(python3 -c 'import json, sys; print(" ".join(json.load(open(sys.argv[1]))["sources"]["k6"]["metrics"]))' \
-      "$BENCH_ROOT/ci/dashboards/fixtures/metrics.json"); do
+      "$BENCH_ROOT/ci/test/dashboards/fixtures/metrics.json"); do
     if [ -n "$(query_value "count($name{testid=\"$TESTID\"})")" ]; then
       pass "remote write produced $name for testid $TESTID"
     else
@@ -245,7 +245,7 @@ check_real_static_scenario() {
 check_render() {
   local svg="$WORK/run-overview.svg"
   expect "render.py draws run-overview from its queries" \
-    python3 "$BENCH_ROOT/ci/dashboards/render.py" "$BENCH_ROOT/dashboards/run-overview.json" \
+    python3 "$BENCH_ROOT/dashboards/generator/render.py" "$BENCH_ROOT/dashboards/run-overview.json" \
       --prometheus "$PROM" --testid "$TESTID" --start "$((RUN_START - 10))" --end now --out "$svg"
   local lines empty
   lines=$(python3 -c 'import sys; print(open(sys.argv[1]).read().count("<polyline"))' "$svg")
@@ -265,8 +265,8 @@ check_traefik_panels() {
     skip "Traefik v3.6.12 panels: no $BENCH_CACHE/bin/traefik yet (ci/e2e/build-binaries.sh builds it; the e2e part checks @traefik)"
     return 0
   fi
-  expect "Traefik v3.6.12 panels have data with real Traefik churn (ci/dashboards/verify-traefik.sh)" \
-    bash "$BENCH_ROOT/ci/dashboards/verify-traefik.sh"
+  expect "Traefik v3.6.12 panels have data with real Traefik churn (ci/test/dashboards/verify-traefik.sh)" \
+    bash "$BENCH_ROOT/ci/test/dashboards/verify-traefik.sh"
 }
 
 check_failure_paths() {

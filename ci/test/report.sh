@@ -4,13 +4,13 @@
 # crafted edge cases (zero requests, only errors, dropped iterations, incomparable runs, by_path).
 # Every HTML report is rendered in headless Debian chromium (no console message allowed, a
 # screenshot taken) and every Markdown table is compared with the JSON numbers.
-# The churn time series (scale events, replicas) come from ci/dashboards/testdata/emit.js, a real k6
+# The churn time series (scale events, replicas) come from ci/test/dashboards/testdata/emit.js, a real k6
 # run with SIMULATED churn telemetry (this fast tier has no cluster); its summary is a crafted file.
 # Usage: ci/test/report.sh       (closing line: "report: N passed, N failed")
 . "$(dirname "$0")/../lib/common.sh"
 . "$BENCH_ROOT/dashboards/report/venv.sh"
 # Real nginx, Prometheus and k6 remote-write helpers shared with the dashboards test.
-. "$BENCH_ROOT/ci/dashboards/lib.sh"
+. "$BENCH_ROOT/ci/test/dashboards/lib.sh"
 
 WORK=$(mktemp -d /tmp/bench-report-test.XXXXXX)
 # nginx workers run as nobody: they must reach the /bytes/ bodies under $WORK.
@@ -128,14 +128,14 @@ k6_held_rate() {
   fi
 }
 
-# run_simulated_churn TESTID: ci/dashboards/testdata/emit.js (real requests, simulated scale steps)
+# run_simulated_churn TESTID: ci/test/dashboards/testdata/emit.js (real requests, simulated scale steps)
 # with a crafted summary for the same testid; k6's own count of scale events in scale_events.count.
 run_simulated_churn() {
   local testid=$1 dir="$WORK/runs/$1"
   mkdir -p "$dir"
   BENCH_TARGET_URL="http://127.0.0.1:$NGINX_PORT" BENCH_CLOSED_URL="http://127.0.0.1:$CLOSED_PORT" \
   BENCH_RATE=50 BENCH_DURATION=13s \
-    run_k6_remote_write "$PROM_PORT" "$testid" "$BENCH_ROOT/ci/dashboards/testdata/emit.js" \
+    run_k6_remote_write "$PROM_PORT" "$testid" "$BENCH_ROOT/ci/test/dashboards/testdata/emit.js" \
       --summary-export "$dir/k6-export.json" > "$dir/k6.log" 2>&1 \
     || die "k6 churn run failed: $(tail -n 20 "$dir/k6.log")"
   sed "s/TESTID/$testid/" "$BENCH_ROOT/ci/test/report/testdata/churn-template.json" > "$dir/summary.json"
@@ -270,7 +270,7 @@ test_contract() {
   check "contract: the chart's TestRun sets its BENCH_* and values.yaml has their keys with their defaults" \
     contract_check chart-variables
   check "contract: README.md Scenario configuration table (variables, defaults)" contract_check readme-variables
-  check "contract: every k6 series of ci/dashboards/fixtures/metrics.json is a contract metric of that type" \
+  check "contract: every k6 series of ci/test/dashboards/fixtures/metrics.json is a contract metric of that type" \
     contract_check dashboards-fixture
   check "contract: README.md Metrics table (names, types, Prometheus series)" contract_check readme-metrics README.md
   check "contract: scenarios/README.md Metrics table (names, types)" contract_check readme-metrics scenarios/README.md

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Unit tests of check.py: the real dashboards pass, and each broken copy fails with its message.
-Run: python3 -m unittest -v ci/dashboards/test_check.py"""
+Run: python3 -m unittest -v ci/test/dashboards/test_check.py"""
 import contextlib
 import copy
 import io

@@ -5,10 +5,10 @@
 # file provider's server list changes every few seconds (endpoint churn as Traefik sees it: config
 # reloads). Then check.py requires data in every k6 panel and the @traefik panels.
 # Needs the Traefik binary from ci/e2e/build-binaries.sh (8 min build): this script never builds it.
-# Usage: ci/dashboards/verify-traefik.sh [--render-to DIR]   (prints `verify-traefik: ok` or fails)
+# Usage: ci/test/dashboards/verify-traefik.sh [--render-to DIR]   (prints `verify-traefik: ok` or fails)
 #   --render-to DIR: also draw the controller view from this run into DIR/controllers.svg
-. "$(dirname "$0")/../lib/common.sh"
-. "$BENCH_ROOT/ci/dashboards/lib.sh"
+. "$(dirname "$0")/../../lib/common.sh"
+. "$BENCH_ROOT/ci/test/dashboards/lib.sh"
 
 TRAEFIK="$BENCH_CACHE/bin/traefik"
 WORK=$(mktemp -d /tmp/bench-verify-traefik.XXXXXX)
@@ -99,11 +99,11 @@ main() {
   local churn=$!
   BENCH_TARGET_URL="http://127.0.0.1:$web_port" BENCH_CLOSED_URL="http://127.0.0.1:$(free_port)" \
   BENCH_RATE=50 BENCH_DURATION=35s \
-    run_k6_remote_write "$prom_port" "$testid" "$BENCH_ROOT/ci/dashboards/testdata/emit.js" > "$WORK/k6.log" 2>&1 ||
+    run_k6_remote_write "$prom_port" "$testid" "$BENCH_ROOT/ci/test/dashboards/testdata/emit.js" > "$WORK/k6.log" 2>&1 ||
     { sed 's/^/  /' "$WORK/k6.log"; die "k6 run through Traefik failed"; }
   wait "$churn"
   sleep 6 # one more scrape
-  python3 "$BENCH_ROOT/ci/dashboards/check.py" --quiet --prometheus "http://127.0.0.1:$prom_port" \
+  python3 "$BENCH_ROOT/ci/test/dashboards/check.py" --quiet --prometheus "http://127.0.0.1:$prom_port" \
     --testid "$testid" --start "$((start - 30))" --require-data @k6,@traefik --report "$WORK/report.json" ||
     die "Traefik or k6 panels without data (see above)"
   # The file-provider churn must show up as configuration reloads in the reloads panel's metric.
@@ -113,7 +113,7 @@ main() {
     python3 -c 'import json, sys; r = json.load(sys.stdin)["data"]["result"]; print(int(float(r[0]["value"][1])) if r else 0)')
   [ "$reloads" -ge 5 ] || die "expected at least 5 Traefik configuration reloads from 6 server-list changes, saw $reloads"
   if [ -n "$render_dir" ]; then
-    python3 "$BENCH_ROOT/ci/dashboards/render.py" "$BENCH_ROOT/dashboards/controllers.json" \
+    python3 "$BENCH_ROOT/dashboards/generator/render.py" "$BENCH_ROOT/dashboards/controllers.json" \
       --prometheus "http://127.0.0.1:$prom_port" --testid "$testid" --start "$((start - 5))" --end now \
       --rate-interval 15s --out "$render_dir/controllers.svg"
   fi

@@ -18,7 +18,9 @@ import pathlib
 import re
 import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+# The query walking, variable substitution and Prometheus client of the dashboards' checker (the
+# test harness), so a picture runs exactly the queries the checks run.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "ci" / "test" / "dashboards"))
 import check  # noqa: E402
 
 COL_W, ROW_H, PAD = 54, 30, 6  # pixels per grid column / grid row, panel padding

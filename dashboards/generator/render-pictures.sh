@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Re-draws the README pictures (dashboards/images/*.svg) from the dashboards' own queries against a
 # real Prometheus 2.42 fed by real k6 runs on 127.0.0.1: scenarios/static.js for 10 s, then
-# ci/dashboards/testdata/emit.js for 90 s (errors, timeouts, dropped iterations; simulated churn
-# telemetry), and the controller view from ci/dashboards/verify-traefik.sh (needs the cached
+# ci/test/dashboards/testdata/emit.js for 90 s (errors, timeouts, dropped iterations; simulated churn
+# telemetry), and the controller view from ci/test/dashboards/verify-traefik.sh (needs the cached
 # Traefik build). About 3 min.
-# Usage: ci/dashboards/render-pictures.sh [OUT_DIR]   (default dashboards/images)
-. "$(dirname "$0")/../lib/common.sh"
-. "$BENCH_ROOT/ci/dashboards/lib.sh"
+# Usage: dashboards/generator/render-pictures.sh [OUT_DIR]   (default dashboards/images)
+. "$(dirname "$0")/../../ci/lib/common.sh"
+. "$BENCH_ROOT/ci/test/dashboards/lib.sh"
 
 OUT=${1:-$BENCH_ROOT/dashboards/images}
 WORK=$(mktemp -d /tmp/bench-render.XXXXXX)
@@ -17,7 +17,7 @@ cleanup() {
 trap cleanup EXIT
 
 render() {
-  python3 "$BENCH_ROOT/ci/dashboards/render.py" "$BENCH_ROOT/dashboards/$1.json" --prometheus "$PROM" \
+  python3 "$BENCH_ROOT/dashboards/generator/render.py" "$BENCH_ROOT/dashboards/$1.json" --prometheus "$PROM" \
     --testid "$2" --start "$3" --end "$4" --rate-interval 15s --out "$OUT/$1.svg"
 }
 
@@ -39,13 +39,13 @@ main() {
   [ "$rc" -eq 0 ] || [ "$rc" -eq 99 ] || { cat "$WORK/static.log"; die "static.js failed (exit $rc)"; }
   BENCH_TARGET_URL="http://127.0.0.1:$nginx_port" BENCH_CLOSED_URL="http://127.0.0.1:$(free_port)" \
   BENCH_STALL_URL="http://127.0.0.1:$stall_port" BENCH_RATE=150 BENCH_DURATION=90s \
-    run_k6_remote_write "$prom_port" emit-demo "$BENCH_ROOT/ci/dashboards/testdata/emit.js" > "$WORK/emit.log" 2>&1 ||
+    run_k6_remote_write "$prom_port" emit-demo "$BENCH_ROOT/ci/test/dashboards/testdata/emit.js" > "$WORK/emit.log" 2>&1 ||
     { cat "$WORK/emit.log"; die "emit.js failed"; }
   sleep 2
   t1=$(date +%s)
   render run-overview emit-demo "$((t0 + 15))" "$((t1 + 5))"
   render comparison static-demo,emit-demo "$((t0 - 10))" "$((t1 + 5))"
-  bash "$BENCH_ROOT/ci/dashboards/verify-traefik.sh" --render-to "$OUT"
+  bash "$BENCH_ROOT/ci/test/dashboards/verify-traefik.sh" --render-to "$OUT"
 }
 
 main "$@"

@@ -13,13 +13,13 @@ import { sleep } from 'k6';
 import bench from 'k6/x/bench';
 // The scenarios' own classification (class and cause tags) and metric objects, not copies of them;
 // the route experiments' metrics are simulated like the churn below.
-import { countError } from '../../../scenarios/lib/errors.js';
+import { countError } from '../../../../scenarios/lib/errors.js';
 import {
   convergence, replicasDesired, replicasReady, runnerGcCpu, runnerLag, runnerSchedP99, scaleEvents,
-} from '../../../scenarios/lib/metrics.js';
+} from '../../../../scenarios/lib/metrics.js';
 import {
   routeChanges, routeErrors, routePreReady, routePropagation, routesCreated, routesServing,
-} from '../../../scenarios/lib/route-metrics.js';
+} from '../../../../scenarios/lib/route-metrics.js';
 
 const target = __ENV.BENCH_TARGET_URL || 'http://127.0.0.1:8080';
 const closed = __ENV.BENCH_CLOSED_URL || 'http://127.0.0.1:9';

@@ -30,7 +30,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 DEFAULT_DASHBOARDS = ROOT / "dashboards"
 DEFAULT_FIXTURE = pathlib.Path(__file__).resolve().parent / "fixtures" / "metrics.json"
 
