@@ -2,7 +2,7 @@
 # `make demo`: from nothing to a real dynamic benchmark on this machine, results printed.
 #   ci/demo/demo.sh          build and start the local cluster (ci/cluster), build the images, deploy
 #                            k6-operator, Prometheus and Traefik, install charts/bench with
-#                            values/local.yaml, run the dynamic scenario (about a minute), print the
+#                            charts/bench/ci/08-local-cluster-values.yaml, run the dynamic scenario (about a minute), print the
 #                            summary tables. The release and the cluster stay up for a look around.
 #   ci/demo/demo.sh --clean  uninstall the release and stop the cluster (`make demo-clean`).
 # Which cluster: BENCH_DEMO_CLUSTER=auto (default) takes kind when kind and a running Docker are

@@ -481,7 +481,7 @@ two_runners_find_a_knee() {
 
 # --- Gateway API: a dynamic run through the HTTPRoute and a route-propagation run (issue 15) ----------------
 # Two more runs of this release, each a helm upgrade (as the matrix runner makes them) with the
-# overlay users add for Traefik's Gateway provider (values/traefik-gateway.yaml) on values/local.yaml.
+# overlay users add for Traefik's Gateway provider (values/traefik-gateway.yaml) on charts/bench/ci/08-local-cluster-values.yaml.
 # Traefik runs outside the release here, so its address is given. The Ingress is left out: on one
 # entry point Traefik's Ingress router for the same host wins (priority = its rule's length, 38,
 # against 13 for the HTTPRoute's Host + PathPrefix("/")), and the load would not take the HTTPRoute.

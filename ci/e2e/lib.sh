@@ -9,7 +9,7 @@ E2E_RELEASE=${BENCH_E2E_RELEASE:-bench}
 E2E_NAMESPACE=${BENCH_E2E_NAMESPACE:-bench}
 # Where one run keeps its evidence (logs, watches, summary); printed at the end.
 E2E_WORK=${BENCH_E2E_WORK:-$BENCH_CACHE/e2e}
-E2E_VALUES=${BENCH_E2E_VALUES:-$BENCH_ROOT/values/local.yaml}
+E2E_VALUES=${BENCH_E2E_VALUES:-$BENCH_ROOT/charts/bench/ci/08-local-cluster-values.yaml}
 
 # shellcheck source=../cluster/config.sh
 . "$BENCH_ROOT/ci/cluster/config.sh"
@@ -99,7 +99,7 @@ prometheus_url() {
 
 # --- chart ---------------------------------------------------------------------------------------
 # offline_chart_copy DIR: copies charts/bench (symlinks resolved) into DIR/bench and drops the
-# dependency list from its Chart.yaml: the subcharts cannot be downloaded here, and values/local.yaml
+# dependency list from its Chart.yaml: the subcharts cannot be downloaded here, and charts/bench/ci/08-local-cluster-values.yaml
 # disables all of them, so the templates users get are rendered unchanged without them.
 offline_chart_copy() {
   local dst=$1/bench

@@ -4,7 +4,7 @@
 # Steps: build and start the cluster (ci/cluster), build and import the images (ci/images), deploy
 # what the subcharts would bring (k6-operator CRDs + manager, Prometheus, Traefik; see
 # ci/e2e/manifests), install charts/bench from a copy without its dependency list with
-# values/local.yaml, follow the TestRun, print the summary tables and where the results are.
+# charts/bench/ci/08-local-cluster-values.yaml, follow the TestRun, print the summary tables and where the results are.
 # --assert  also run the CI assertions (ci/test/e2e.sh) and print "e2e: N passed, N failed".
 # --keep    leave the release installed at the end (the demo does; the test uninstalls it).
 # Evidence of the run (runner logs, replica watch, summary.json) is kept in $BENCH_CACHE/e2e.

@@ -15,7 +15,7 @@
 #     -f values/traefik.yaml clusterip:loadtest.target=clusterip pod:loadtest.target=pod
 #   dashboards/report/matrix.sh --out out/ctl -f values/static.yaml traefik:values/traefik.yaml nginx:values/ingress-nginx.yaml
 # --offline: the project's own local cluster (ci/cluster) with the e2e stand-ins (ci/e2e/lib.sh
-# deploys them if missing, installs an offline copy of the chart with values/local.yaml unless -f
+# deploys them if missing, installs an offline copy of the chart with charts/bench/ci/08-local-cluster-values.yaml unless -f
 # is given, reads the e2e Prometheus); implied when the kubeconfig is that cluster's.
 . "$(dirname "$0")/../../ci/lib/common.sh"
 
