@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# e2e part of the test command: the real dynamic benchmark on the local cluster with every assertion
-# of issue 5 (ci/e2e/assert.sh). Installs what it needs (through ci/e2e/run.sh), uninstalls the
+# e2e part of the test command: the real dynamic benchmark on the local cluster, every assertion in
+# ci/e2e/assert.sh. Installs what it needs (through ci/e2e/run.sh), uninstalls the
 # release (that is one of the checks) and stops the cluster at the end unless BENCH_E2E_KEEP_CLUSTER=1.
 # Closing line: "e2e: N passed, N failed".
 . "$(dirname "$0")/../lib/common.sh"

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from .summary import CONVERGENCE_EVENTS, ERROR_CLASSES, PERCENTILES
 
-# Used when no --budget is given: no error of any class and p99.99 under 100 ms (issue 7), and a
+# Used when no --budget is given: no error of any class and p99.99 under 100 ms (a clean run of the
+# published test), and a
 # load generator that kept up (otherwise the latencies are the generator's, not the path's).
 DEFAULT_BUDGETS = ["errors=0", "p99.99=100ms", "dropped_iterations=0"]
 # Runs whose achieved rate is below this share of the target did not get the load they were asked for.
