@@ -4,7 +4,7 @@
 # run is a stamp check); and finds the CRDs the e2e and ci/test/routes.sh apply in their Go modules.
 # Usage: build-binaries.sh [traefik|k6-operator|crd-path|gateway-api-crds]... (default: both builds).
 # Heavy: Traefik takes about 8 min and 3 GB RSS on 2 busy cores; run one build at a time.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 
 # Pinned: v3.6.12 is the newest Traefik that builds from this proxy (v3.7's nested module is refused).
 TRAEFIK_VERSION=v3.6.12

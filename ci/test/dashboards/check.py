@@ -426,8 +426,8 @@ class Prometheus:
         return r["data"].get("version", "?")
 
     def query(self, expr, start, end, step, instant):
-        if instant:
-            return self.call("/api/v1/query", {"query": expr, "time": end})
+        if instant:  # end None: Prometheus' now
+            return self.call("/api/v1/query", {"query": expr} if end is None else {"query": expr, "time": end})
         return self.call("/api/v1/query_range", {"query": expr, "start": start, "end": end, "step": step})
 
     def label_values(self, label, match, start, end):

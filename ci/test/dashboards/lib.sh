@@ -14,6 +14,34 @@ wait_for_http() {
   done
 }
 
+# wait_for_port PORT SECONDS: waits until 127.0.0.1:PORT accepts a TCP connection, or fails.
+wait_for_port() {
+  local deadline=$((SECONDS + $2))
+  until (exec 3<> "/dev/tcp/127.0.0.1/$1") 2>/dev/null; do
+    [ "$SECONDS" -lt "$deadline" ] || die "nothing accepts connections on 127.0.0.1:$1 after $2 s"
+    sleep 0.1
+  done
+}
+
+# prom_value URL EXPR: the summed value of an instant query (empty if no series).
+prom_value() {
+  python3 "$BENCH_ROOT/ci/test/dashboards/assertions.py" query "$1" "$2"
+}
+
+# wait_for_prom_value URL EXPR WANT SECONDS: waits until EXPR's value is WANT. Remote write is
+# asynchronous: k6's last push can land after k6 has exited, so readers wait for the count k6
+# itself reported. Returns 1 with a log line on timeout (the caller's checks then show the gap).
+wait_for_prom_value() {
+  local url=$1 expr=$2 want=$3 deadline=$((SECONDS + $4)) got
+  while got=$(prom_value "$url" "$expr"); [ "$got" != "$want" ]; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      log "after $4 s Prometheus has $expr = '${got}', want $want"
+      return 1
+    fi
+    sleep 0.2
+  done
+}
+
 # start_prometheus WORKDIR PORT [SCRAPE_CONFIGS]: Prometheus 2.42 as our own process (never the
 # packaged service), its own config and data dir, remote-write receiver and native histograms on.
 # SCRAPE_CONFIGS: optional YAML appended to the config (a `scrape_configs:` block); default none.
@@ -50,6 +78,7 @@ s.bind(("127.0.0.1", int(sys.argv[1])))
 s.listen(1024)
 time.sleep(86400)' "$1" &
   DASH_PIDS+=($!)
+  wait_for_port "$1" 15
 }
 
 # run_k6_remote_write PROM_PORT TESTID SCRIPT [k6 args...]: a real k6 run pushing into Prometheus
