@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Dashboards part (fast tier): the dashboards are up to date with their generator, follow the
-# conventions (checker unit tests, broken copies rejected), and every query runs against a real
+# Dashboards part (fast tier): the dashboards are up to date with their generator, follow bench's
+# conventions and grafana/dashboard-linter's rules (lint.py), conform to the dashboard schema Grafana
+# publishes (npm @grafana/schema, schema_check.py), each rule and the schema shown to reject a
+# broken copy (unit tests), and every query runs against a real
 # Prometheus 2.42 (remote-write receiver, native histograms) holding real k6 data: a real k6 v0.51
 # run against the backend nginx on 127.0.0.1, with errors, timeouts and dropped iterations provoked
 # for real. Churn telemetry (replicas, scale events, convergence) is simulated by the k6 script: no
@@ -80,19 +82,47 @@ install_dependencies() {
   command -v k6 > /dev/null || die "k6 is not on PATH after ci/k6/build.sh"
 }
 
+# run_assertions WHAT CMD...: CMD prints assertion lines (see record) on stdout, details on
+# stderr; a non-zero exit that no FAIL line explains is one failure of its own.
+run_assertions() {
+  local what=$1 status=0; shift
+  "$@" > "$WORK/assertions.lines" 2> "$WORK/assertions.log" || status=$?
+  record < "$WORK/assertions.lines"
+  if [ "$status" -ne 0 ]; then
+    [ "$(cat "$WORK/record.failed")" -gt 0 ] || fail "$what exited $status without a failing assertion"
+    sed 's/^/      /' "$WORK/assertions.log"
+  fi
+}
+
+# install_schema_tools: @grafana/schema and tsc from npm (ci/tools/grafana-schema.sh); where npm's
+# registry cannot be reached the schema checks are SKIPPED with the reason, never silently dropped.
+install_schema_tools() {
+  GRAFANA_SCHEMA_TOOLS=""
+  if GRAFANA_SCHEMA_TOOLS=$(bash "$BENCH_ROOT/ci/tools/grafana-schema.sh" 2> "$WORK/npm.log"); then
+    export GRAFANA_SCHEMA_TOOLS
+  else
+    skip "dashboards against @grafana/schema: ci/tools/grafana-schema.sh could not install it ($(tail -n 1 "$WORK/npm.log"))"
+  fi
+}
+
 check_generated_and_conventions() {
   expect "dashboards/*.json are what dashboards/generator/generate.py writes" \
     python3 "$BENCH_ROOT/dashboards/generator/generate.py" --check
-  expect "conventions hold for every dashboard (offline checker)" python3 "$CHECK"
-  # One check per unit test: broken dashboards are rejected with their message, CLI errors are clear.
-  local unit_status=0
-  python3 "$ASSERT" unittest "$BENCH_ROOT/ci/test/dashboards/test_check.py" > "$WORK/unit.lines" 2> "$WORK/unit.log" || unit_status=$?
-  record < "$WORK/unit.lines"
-  if [ "$unit_status" -ne 0 ]; then
-    # No test ran at all (nothing found): one failure of its own; details in either case.
-    [ -s "$WORK/unit.lines" ] || fail "checker unit tests: none ran (exit $unit_status)"
-    sed 's/^/      /' "$WORK/unit.log"
+  expect "bench conventions hold for every dashboard (check.py offline)" python3 "$CHECK"
+  # grafana/dashboard-linter's rules: one assertion per rule, over every dashboard.
+  run_assertions "lint.py" python3 "$BENCH_ROOT/ci/test/dashboards/lint.py"
+  # Grafana's published schema: one assertion per dashboard (the dashboard and its panels' options).
+  install_schema_tools
+  if [ -n "$GRAFANA_SCHEMA_TOOLS" ]; then
+    run_assertions "schema_check.py" python3 "$BENCH_ROOT/ci/test/dashboards/schema_check.py" \
+      --tools "$GRAFANA_SCHEMA_TOOLS" --assertions
   fi
+  # One assertion per unit test: broken dashboards are rejected with their message (checker
+  # conventions, each linter rule, the schema), CLI errors are clear.
+  local tests
+  for tests in test_check.py test_lint.py; do
+    run_assertions "$tests" python3 "$ASSERT" unittest "$BENCH_ROOT/ci/test/dashboards/$tests"
+  done
 }
 
 # query_value EXPR: the value of an instant query against this part's Prometheus (empty if none).

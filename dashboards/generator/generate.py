@@ -168,8 +168,7 @@ def table(title, description, tgts, unit, renames, *, order=None, overrides=None
         {"id": "organize", "options": {"excludeByName": {"Time": True}, "renameByName": renames,
                                        "indexByName": index}},
     ]
-    p["options"] = {"showHeader": True, "cellHeight": "sm",
-                    "footer": {"show": False, "reducer": ["sum"], "fields": ""}}
+    p["options"] = {"showHeader": True, "cellHeight": "sm"}
     return p
 
 
@@ -238,16 +237,17 @@ class Layout:
 # ---------------------------------------------------------------------------------------------
 # Variables and dashboard shell
 
+# No `current` on the datasource and query variables: Grafana picks the default datasource and the
+# first value (the schema's `current` needs a real text and value, which only a live Grafana knows).
 def datasource_variable():
     return {"name": "datasource", "label": "Data source", "type": "datasource", "query": "prometheus",
-            "current": {}, "hide": 0, "refresh": 1, "regex": "", "options": [], "includeAll": False,
-            "multi": False}
+            "hide": 0, "refresh": 1, "regex": "", "options": [], "includeAll": False, "multi": False}
 
 
 def query_variable(name, label, query, *, multi=False, include_all=False, all_value=None):
     v = {"name": name, "label": label, "type": "query", "datasource": DS,
-         "definition": query, "query": {"query": query, "refId": f"{name}-query", "qryType": 1},
-         "refresh": 2, "sort": 1, "regex": "", "current": {}, "options": [], "hide": 0,
+         "query": {"query": query, "refId": f"{name}-query", "qryType": 1},
+         "refresh": 2, "sort": 1, "regex": "", "options": [], "hide": 0,
          "multi": multi, "includeAll": include_all}
     if all_value is not None:
         v["allValue"] = all_value
@@ -271,12 +271,15 @@ def dashboard(uid, title, description, layout, variables, *, annotations=(), tim
                "type": "dashboard"}
     return {
         "uid": uid, "title": title, "description": description, "tags": list(tags),
-        "editable": True, "graphTooltip": 1, "schemaVersion": 39, "version": 1, "style": "dark",
+        # Provisioned from the chart's ConfigMaps: a change belongs in this generator, not in the UI
+        # (grafana/dashboard-linter's uneditable-dashboard rule).
+        "editable": False, "graphTooltip": 1, "schemaVersion": 39, "version": 1,
         "time": {"from": time_from, "to": "now"}, "refresh": refresh, "timezone": "browser",
         "fiscalYearStartMonth": 0, "liveNow": False, "weekStart": "",
         "timepicker": {}, "links": [
             {"title": "bench dashboards", "type": "dashboards", "tags": ["bench"], "asDropdown": True,
-             "includeVars": True, "keepTime": True}],
+             "includeVars": True, "keepTime": True, "icon": "external link", "tooltip": "",
+             "targetBlank": False}],
         "annotations": {"list": [builtin, *annotations]},
         "templating": {"list": variables},
         "panels": layout.panels,
@@ -460,10 +463,13 @@ def run_overview():
         targets((k6_rate("k6_data_sent_total"), "sent"), (k6_rate("k6_data_received_total"), "received")),
         "Bps", minimum=0), 24, 7)
 
+    # The query in `target` (expr, interval), the display keys beside it: where Grafana's Prometheus
+    # datasource reads them (it moves a top-level expr/step there itself, for old dashboards).
     scale_annotation = {
         "datasource": DS, "enable": True, "iconColor": "orange", "name": "Scale events",
-        "expr": "sum by (action) (increase(k6_bench_scale_events_total{%s}[$__rate_interval])) > 0" % RUN,
-        "step": "10s", "titleFormat": "{{action}}", "textFormat": "churn: {{action}}",
+        "target": {"refId": "Anno", "interval": "10s",
+                   "expr": "sum by (action) (increase(k6_bench_scale_events_total{%s}[$__rate_interval])) > 0" % RUN},
+        "titleFormat": "{{action}}", "textFormat": "churn: {{action}}",
         "tagKeys": "action", "useValueForTime": False}
     return dashboard(
         "bench-run-overview", "bench / run overview",

@@ -67,7 +67,7 @@ class LineResult(unittest.TestResult):
     """One assertion line per test; failure details on stderr."""
 
     def _line(self, state, test, note=""):
-        print(f"{state}\tchecker unit: {test._testMethodName}{note}", flush=True)
+        print(f"{state}\tunit {type(test).__module__}: {test._testMethodName}{note}", flush=True)
 
     def addSuccess(self, test):
         super().addSuccess(test)

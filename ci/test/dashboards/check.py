@@ -105,8 +105,10 @@ def queries_of(dash):
     for i, a in enumerate(dash.get("annotations", {}).get("list", [])):
         if a.get("builtIn"):
             continue
+        # A Prometheus annotation's query is in its target (older dashboards: expr beside it).
+        expr = (a.get("target") or {}).get("expr") or a.get("expr", "")
         out.append({"where": f'annotation "{a.get("name")}"', "kind": "annotation",
-                    "expr": a.get("expr", ""), "instant": False, "annotation": a, "index": i})
+                    "expr": expr, "instant": False, "annotation": a, "index": i})
     for v in dash.get("templating", {}).get("list", []):
         if v.get("type") != "query":
             continue
