@@ -5,6 +5,8 @@
 # shellcheck shell=bash
 
 PASSED=0 FAILED=0
+# error classes, causes and percentiles are read from the one file that states them
+CONTRACT=$BENCH_ROOT/scenarios/contract.json
 # check NAME CMD...: runs one assertion; its stdout/stderr explain a failure.
 check() {
   local name=$1; shift
@@ -76,14 +78,16 @@ PY
 }
 
 # --- Traefik saw the requests over TLS ---------------------------------------------------------------
+# traefik_metric_sum NAME MATCHER...: the sum of a Traefik sample's values on its /metrics page
+# (matchers key=value or key=~regex, as prom_cli text-sum takes them).
 traefik_metric_sum() {
   kubectl get --raw "/api/v1/namespaces/bench-traefik/services/traefik-metrics:$TRAEFIK_METRICS_PORT/proxy/metrics" |
-    awk -v m="$1" -v f="$2" 'index($0, m"{") == 1 && index($0, f) {s += $NF} END {printf "%d\n", s}'
+    prom_cli "" text-sum "$@"
 }
 
 traefik_served_tls() {
   local tls total
-  tls=$(( $(traefik_metric_sum traefik_entrypoint_requests_tls_total 'entrypoint="websecure"') - TRAEFIK_TLS_BEFORE ))
+  tls=$(( $(traefik_metric_sum traefik_entrypoint_requests_tls_total entrypoint=websecure) - TRAEFIK_TLS_BEFORE ))
   total=$(jq -r '.requests.total' "$RUN_SUMMARY")
   echo "Traefik TLS requests on websecure during the run: $tls; k6 load requests: $total" >&2
   # At least 99% of what k6 sent (requests cut by the end of the run may not be counted); more is
@@ -104,11 +108,13 @@ prometheus_holds_series() {
   prom_has requests "sum(k6_http_reqs_total{$t})" || ok=1
   prom_has "latency native histogram count" "histogram_count(sum(k6_http_req_duration_seconds{$t}))" || ok=1
   prom_has "latency p99 (s)" "histogram_quantile(0.99, sum(k6_http_req_duration_seconds{$t}))" || ok=1
-  # Every class has a series (started at 0 in setup) whether or not this run saw it.
-  prom_has "error classes with a series (want 6)" "count(count by (class) (k6_bench_errors_total{$t})) == 6" || ok=1
-  # ... and every cause under them (the summary's error_causes lists them: scenarios/lib/errors.js).
-  local causes
-  causes=$(jq '[.error_causes[] | keys[]] | length' "$RUN_SUMMARY")
+  # Every class and every cause under it has a series (started at 0 in setup) whether or not this
+  # run saw it; the classes and causes are the contract's.
+  local classes causes
+  classes=$(jq '.errorClasses.causes | length' "$CONTRACT")
+  causes=$(jq '[.errorClasses.causes[] | length] | add' "$CONTRACT")
+  prom_has "error classes with a series (want $classes)" \
+    "count(count by (class) (k6_bench_errors_total{$t})) == $classes" || ok=1
   prom_has "error causes with a series (want $causes)" \
     "count(count by (class, cause) (k6_bench_errors_total{$t})) == ${causes:-0}" || ok=1
   # The runner's Go runtime figures (k6/x/bench) reached Prometheus.
@@ -129,12 +135,16 @@ prometheus_holds_series() {
 # is the sum of its causes (counted by separate tagged series), the same classes in both, no more
 # failures than requests, and requests were made.
 summary_is_consistent() {
-  jq -e '(.latency_ms | [.min, .p50, .p90, .p99, .["p99.9"], .["p99.99"], .["p99.999"], .["p99.9999"], .max]) as $p
+  jq -e --slurpfile contract "$CONTRACT" '
+    ($contract[0].percentiles.list | map(.key)) as $keys
+    | (.latency_ms | [.min] + [.[$keys[]]] + [.max]) as $p
     | .error_causes as $causes
     | .requests.total > 0 and ($p | all(type == "number"))
       and ([range(1; $p | length) as $i | $p[$i - 1] <= $p[$i]] | all)
       and ([.errors | to_entries[] | .value == ([$causes[.key][]?] | add)] | all)
-      and (.errors | keys) == ($causes | keys) and ([.errors[]] | add) <= .requests.total' "$RUN_SUMMARY" >/dev/null ||
+      and (.errors | keys) == ($causes | keys)
+      and (.errors | keys) == ($contract[0].errorClasses.causes | keys)
+      and ([.errors[]] | add) <= .requests.total' "$RUN_SUMMARY" >/dev/null ||
     { echo "summary numbers disagree: $(jq -c '{requests, latency_ms, errors, error_causes}' "$RUN_SUMMARY")" >&2; return 1; }
 }
 
@@ -479,7 +489,7 @@ two_runners_find_a_knee() {
     jq -e '.max_rps.knee_rate != null and (.max_rps.steps | length) == 10' "$dir/summary.json" >/dev/null
 }
 
-# --- Gateway API: a dynamic run through the HTTPRoute and a route-propagation run (issue 15) ----------------
+# --- Gateway API: a dynamic run through the HTTPRoute and a route-propagation run ----------------
 # Two more runs of this release, each a helm upgrade (as the matrix runner makes them) with the
 # overlay users add for Traefik's Gateway provider (values/traefik-gateway.yaml) on charts/bench/ci/08-local-cluster-values.yaml.
 # Traefik runs outside the release here, so its address is given. The Ingress is left out: on one
@@ -508,20 +518,19 @@ gateway_run() {
   dir=$(gateway_dir "$name")
   rm -rf "$dir"; mkdir -p "$dir"
   kubectl -n "$E2E_NAMESPACE" delete testruns.k6.io --all --wait=true >/dev/null
-  before=$(traefik_metric_sum traefik_service_requests_total '@kubernetesgateway"')
+  before=$(traefik_metric_sum traefik_service_requests_total 'service=~.*@kubernetesgateway')
   traefik_metrics "$dir/traefik-before.prom"
   install_chart "$TESTID-$name" "${GATEWAY_ARGS[@]}" "$@" > "$dir/helm.out" 2>&1 ||
     { tail -n 20 "$dir/helm.out" >&2; return 1; }
   testrun=$(testrun_name)
   follow_testrun "$testrun" "$dir" 300 || return 1
-  echo $(( $(date +%s) + 2 )) > "$dir/end"
-  sleep 2
-  echo $(( $(traefik_metric_sum traefik_service_requests_total '@kubernetesgateway"') - before )) > "$dir/traefik-gateway"
+  prom_settled "$TESTID-$name" > "$dir/end" || return 1
+  echo $(( $(traefik_metric_sum traefik_service_requests_total 'service=~.*@kubernetesgateway') - before )) > "$dir/traefik-gateway"
   # evidence: Traefik's metrics (configuration reloads, ...) before and after, its log over the run
   traefik_metrics "$dir/traefik-after.prom"
   # not *.log: the runner's log is the one *.log file of the run's folder (found below, as run.sh finds it)
   kubectl -n bench-traefik logs deployment/traefik --since=5m > "$dir/traefik-log.txt" 2>&1 || true  # evidence only
-  echo "Traefik configuration reloads: $(grep -h '^traefik_config_reloads_total ' "$dir/traefik-before.prom" "$dir/traefik-after.prom" | awk '{print $2}' | paste -sd' ') (before, after)" >&2
+  echo "Traefik configuration reloads: $(prom_cli "" text-sum traefik_config_reloads_total < "$dir/traefik-before.prom"), $(prom_cli "" text-sum traefik_config_reloads_total < "$dir/traefik-after.prom") (before, after)" >&2
   log=$(find "$dir" -name '*.log' -print -quit)
   [ -n "$log" ] && extract_summary "$log" "$dir/summary.json" ||
     { echo "no summary JSON in the runner log of $TESTID-$name" >&2; return 1; }

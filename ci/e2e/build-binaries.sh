@@ -12,8 +12,13 @@ TRAEFIK_VERSION=v3.6.12
 K6_OPERATOR_VERSION=v1.5.0
 # The Gateway API version and channel charts/bench/Chart.yaml pins (its annotations, the one place
 # they are written; v1.4.0 standard is also what Traefik v3.6.12's go.mod requires).
-GATEWAY_API_VERSION=$(sed -n 's/^  bench.dev\/gateway-api-version: //p' "$BENCH_ROOT/charts/bench/Chart.yaml")
-GATEWAY_API_CHANNEL=$(sed -n 's/^  bench.dev\/gateway-api-channel: //p' "$BENCH_ROOT/charts/bench/Chart.yaml")
+apt_install python3-yaml jq
+chart_annotation() {
+  python3 -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["annotations"].get(sys.argv[2], ""))' \
+    "$BENCH_ROOT/charts/bench/Chart.yaml" "$1"
+}
+GATEWAY_API_VERSION=$(chart_annotation bench.dev/gateway-api-version)
+GATEWAY_API_CHANNEL=$(chart_annotation bench.dev/gateway-api-channel)
 
 build_traefik() {
   # Traefik's go.mod has three remote replace lines; a go.mod's replaces only apply in the main
@@ -38,7 +43,7 @@ build_k6_operator() {
 # crd_path prints the TestRun CRD shipped in the k6-operator module (downloaded on demand).
 k6_operator_crd_path() {
   local dir
-  dir=$(go mod download -json "github.com/grafana/k6-operator@$K6_OPERATOR_VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+  dir=$(go mod download -json "github.com/grafana/k6-operator@$K6_OPERATOR_VERSION" | jq -r .Dir)
   [ -f "$dir/config/crd/bases/k6.io_testruns.yaml" ] || die "k6.io_testruns.yaml not found in $dir"
   printf '%s\n' "$dir/config/crd/bases/k6.io_testruns.yaml"
 }
@@ -49,8 +54,7 @@ gateway_api_crds() {
   local dir
   [ -n "$GATEWAY_API_VERSION" ] && [ -n "$GATEWAY_API_CHANNEL" ] ||
     die "no bench.dev/gateway-api-version/-channel annotation in charts/bench/Chart.yaml"
-  dir=$(cd "$BENCH_CACHE" && go mod download -json "sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION" |
-    sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  dir=$(cd "$BENCH_CACHE" && go mod download -json "sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION" | jq -r .Dir)
   [ -f "$dir/config/crd/$GATEWAY_API_CHANNEL/gateway.networking.k8s.io_httproutes.yaml" ] ||
     die "Gateway API CRDs not found in sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION ($dir/config/crd/$GATEWAY_API_CHANNEL)"
   printf '%s\n' "$dir/config/crd/$GATEWAY_API_CHANNEL"

@@ -13,6 +13,9 @@ E2E_VALUES=${BENCH_E2E_VALUES:-$BENCH_ROOT/charts/bench/ci/08-local-cluster-valu
 
 # shellcheck source=../cluster/config.sh
 . "$BENCH_ROOT/ci/cluster/config.sh"
+# the report's venv and its Prometheus client (prom_cli), the harness' one client
+# shellcheck source=../../dashboards/report/venv.sh
+. "$BENCH_ROOT/dashboards/report/venv.sh"
 # The e2e Traefik takes its arguments and metrics port from the preset users install
 # (ci/e2e/traefik-preset.py fills the manifests' BENCH_TRAEFIK_* placeholders from it).
 TRAEFIK_PRESET=$BENCH_ROOT/values/traefik.yaml
@@ -98,20 +101,6 @@ prometheus_url() {
 }
 
 # --- chart ---------------------------------------------------------------------------------------
-# offline_chart_copy DIR: copies charts/bench (symlinks resolved) into DIR/bench and drops the
-# dependency list from its Chart.yaml: the subcharts cannot be downloaded here, and charts/bench/ci/08-local-cluster-values.yaml
-# disables all of them, so the templates users get are rendered unchanged without them.
-offline_chart_copy() {
-  local dst=$1/bench
-  rm -rf "$dst"; mkdir -p "$1"
-  cp -rL "$BENCH_ROOT/charts/bench" "$dst"
-  rm -f "$dst/Chart.lock"; rm -rf "$dst/charts"
-  awk '/^dependencies:/ {skip=1; next} skip && /^[^[:space:]#-]/ {skip=0} !skip' \
-    "$BENCH_ROOT/charts/bench/Chart.yaml" > "$dst/Chart.yaml"
-  grep -q '^dependencies:' "$dst/Chart.yaml" && die "could not drop dependencies from $dst/Chart.yaml"
-  printf '%s\n' "$dst"
-}
-
 # install_chart TESTID [HELM_ARGS...]: installs (or upgrades) the release from the offline copy.
 install_chart() {
   local testid=$1 chart; shift
@@ -213,17 +202,13 @@ print_summary_tables() {
 # prom_value EXPR: prints the first sample's value of an instant query ("" when empty), evaluated
 # at PROM_TIME when set (the end of the run: native histograms have no last_over_time in 2.42, so
 # the run's last samples are read within the 5 min lookback of that instant).
-prom_value() {
-  curl -fsS --max-time 10 "$PROM_URL/api/v1/query" --data-urlencode "query=$1" \
-    ${PROM_TIME:+--data-urlencode "time=$PROM_TIME"} |
-    jq -r '.data.result[0].value[1] // empty'
-}
+prom_value() { prom_cli "$PROM_URL" value "$1" ${PROM_TIME:+--at "$PROM_TIME"}; }
 
-# first_sample_time TESTID START: unix time of the run's first k6_http_reqs_total sample (k6 pushes
-# every 5 s, so this is within 5 s after the first request); empty without data.
-first_sample_time() {
-  curl -fsS --max-time 10 "$PROM_URL/api/v1/query_range" \
-    --data-urlencode "query=sum(k6_http_reqs_total{testid=\"$1\"})" \
-    --data-urlencode "start=$2" --data-urlencode "end=$(date +%s)" --data-urlencode "step=1" |
-    jq -r '.data.result[0].values[0][0] // empty'
-}
+# prom_settled TESTID: waits (30 s at most) until the run's last remote-write push has landed (its
+# request count reads the same twice, a second apart; the runners have exited) and prints that
+# instant, at which the run's queries are evaluated.
+prom_settled() { prom_cli "$PROM_URL" settled "$1"; }
+
+# first_sample_time TESTID: unix time of the run's first k6_http_reqs_total sample (k6 pushes every
+# 5 s, so this is within 5 s after the first request); empty without data.
+first_sample_time() { local span; span=$(prom_cli "$PROM_URL" span "$1") && printf '%s\n' "${span%% *}"; }

@@ -29,6 +29,7 @@ prepare_tools() {
   apt_install jq curl
   bash "$BENCH_ROOT/ci/tools/install.sh" >&2
   command -v helm >/dev/null || die "helm not found in $BENCH_TOOLS/bin after ci/tools/install.sh"
+  ensure_report_venv   # the report, and the Prometheus client of the checks (prom_cli)
 }
 
 start_cluster() {
@@ -51,7 +52,7 @@ run_benchmark() {
   kubectl -n "$E2E_NAMESPACE" delete testruns.k6.io --all --wait=true >/dev/null
   RUN_START=$(date +%s)
   # Traefik's TLS request counter before the run (it counts every run since Traefik started).
-  TRAEFIK_TLS_BEFORE=$(traefik_metric_sum traefik_entrypoint_requests_tls_total 'entrypoint="websecure"')
+  TRAEFIK_TLS_BEFORE=$(traefik_metric_sum traefik_entrypoint_requests_tls_total entrypoint=websecure)
   timed install-chart install_chart "$testid"
   watch_backend_replicas "$RUN_DIR/replicas.watch"
   RUN_TESTRUN=$(testrun_name)
@@ -59,9 +60,8 @@ run_benchmark() {
   timed testrun follow_testrun "$RUN_TESTRUN" "$RUN_DIR" "${BENCH_E2E_TIMEOUT:-600}" ||
     { kill "$WATCH_PID"; die "TestRun $RUN_TESTRUN did not finish; evidence in $RUN_DIR"; }
   kill "$WATCH_PID"
-  # k6 pushes its last samples when the runner ends; Prometheus queries are evaluated at this instant.
-  PROM_TIME=$(( $(date +%s) + 2 ))
-  sleep 2
+  # k6 pushes its last samples when the runner ends; Prometheus queries are evaluated once they landed.
+  PROM_TIME=$(prom_settled "$testid") || die "no Prometheus data for run $testid; evidence in $RUN_DIR"
   RUN_RUNNER_LOG=$(find "$RUN_DIR" -name '*.log' -print -quit)
   [ -n "$RUN_RUNNER_LOG" ] || die "no runner log captured for TestRun $RUN_TESTRUN (stages: $(paste -sd' ' "$RUN_DIR/stage"))"
   RUN_SUMMARY="$RUN_DIR/summary.json"
@@ -80,7 +80,7 @@ print_results() {
   echo "Dashboards: $BENCH_ROOT/dashboards/*.json (shipped as ConfigMaps by the chart: kubectl -n $E2E_NAMESPACE get configmaps -l grafana_dashboard)"
   echo "Phases:     ${E2E_TIMINGS[*]}"
   local first
-  first=$(first_sample_time "$TESTID" "$RUN_START")
+  first=$(first_sample_time "$TESTID")
   if [ -n "$first" ]; then
     echo "First request: $(( ${first%.*} - E2E_T0 )) s after start (first k6 sample in Prometheus, 5 s resolution)"
   fi

@@ -79,3 +79,18 @@ build_tool_once() {
   ln -sf "$out" "$BENCH_TOOLS/bin/$name"
   log "built $name in $((SECONDS - t0)) s"
 }
+
+# offline_chart_copy DIR: copies charts/bench (symlinks resolved) into DIR/bench and drops the
+# dependency list from its Chart.yaml: the subcharts cannot be downloaded here, so this chart's own
+# templates render unchanged without them (as with every subchart disabled, as the local cluster's
+# values charts/bench/ci/08-local-cluster-values.yaml have it). Prints DIR/bench.
+offline_chart_copy() {
+  local dst=$1/bench
+  rm -rf "$dst"; mkdir -p "$1"
+  cp -rL "$BENCH_ROOT/charts/bench" "$dst"
+  rm -f "$dst/Chart.lock"; rm -rf "$dst/charts"
+  awk '/^dependencies:/ {skip=1; next} skip && /^[^[:space:]#-]/ {skip=0} !skip' \
+    "$BENCH_ROOT/charts/bench/Chart.yaml" > "$dst/Chart.yaml"
+  grep -q '^dependencies:' "$dst/Chart.yaml" && die "could not drop dependencies from $dst/Chart.yaml"
+  printf '%s\n' "$dst"
+}

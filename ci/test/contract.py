@@ -13,7 +13,11 @@ Usage (ci/test/report.sh runs each as one check; exit 0 = equal, 1 = a differenc
   contract.py k6-percentiles DUMP       scenarios/lib/summary-writer.js percentiles (keys, k6 stats)
   contract.py k6-metrics DUMP           scenarios/lib/metrics.js + route-metrics.js names and types
   contract.py k6-variables DUMP         scenarios/lib/config.js DEFAULTS (every BENCH_* and its default)
+  contract.py k6-variable-types DUMP    config.js loadConfig accepts and refuses each type's examples
   contract.py chart-variables           the TestRun's BENCH_* (_pod.tpl) and their values.yaml keys
+  contract.py chart-variable-types HELM CHART
+                                        helm template of CHART (an offline copy) accepts and refuses
+                                        the same examples through the values keys
   contract.py readme-variables          README.md's Scenario configuration table
   contract.py dashboards-fixture        ci/test/dashboards/fixtures/metrics.json, its k6 metrics
   contract.py readme-metrics README     the Metrics table of README.md or scenarios/README.md
@@ -138,6 +142,96 @@ def check_k6_variables(dump):
     d = load_dump(dump)
     return [b for b in (differ("scenarios/lib/config.js DEFAULTS (name, default; in order)",
                                list(d["variables"].items()), [(v["name"], v["default"]) for v in VARIABLES]),) if b]
+
+
+def type_examples(v):
+    """[(value, accepted)] for variable v: its type's examples, and a count's max and max + 1."""
+    t = CONTRACT["variables"]["types"][v["type"]]
+    cases = [(x, True) for x in t["accepts"]] + [(x, False) for x in t["refuses"]]
+    if "max" in v:
+        cases += [(str(v["max"]), True), (str(v["max"] + 1), False)]
+    return cases
+
+
+def check_k6_variable_types(dump):
+    """Every variable's examples reached loadConfig (a real k6) and were accepted or refused as the
+    contract says; a refusal names the variable."""
+    probes = {(p["name"], p["value"]): p for p in load_dump(dump)["variableProbes"]}
+    bad = []
+    for v in VARIABLES:
+        for value, accepted in type_examples(v):
+            p = probes.get((v["name"], value))
+            if p is None:
+                bad.append(f"{v['name']}={value!r}: not probed")
+            elif p["accepted"] != accepted:
+                bad.append(f"scenarios/lib/config.js: {v['name']}={value!r} "
+                           f"{'accepted' if p['accepted'] else 'refused'}, the contract says "
+                           f"{'accepted' if accepted else 'refused'} ({v['type']}) {p['message']}")
+            elif not accepted and v["name"] not in p["message"]:
+                bad.append(f"scenarios/lib/config.js: the refusal of {v['name']}={value!r} does not name it: {p['message']}")
+    return bad
+
+
+def values_doc(dotted, value):
+    """{a: {b: value}} for dotted key a.b."""
+    doc = value
+    for key in reversed(dotted.split(".")):
+        doc = {key: doc}
+    return doc
+
+
+def typed(v, text):
+    """The example as a user writes it in a values file: counts as numbers, bools as booleans
+    (text that is neither stays a string, as a user's typo would)."""
+    if v["type"] == "count" and re.fullmatch(r"-?[0-9]+", text):
+        return int(text)
+    if v["type"] == "bool" and text in ("true", "false"):
+        return text == "true"
+    return text
+
+
+def check_chart_variable_types(helm, chart):
+    """helm template accepts each accepted example through the variable's values key and refuses
+    each refused one, naming the key (values.schema.json or templates/validate.yaml). A refused
+    example equal to the values default is skipped: there it means "the scenario's default"."""
+    import concurrent.futures
+    import subprocess
+    import tempfile
+    import yaml  # the report venv has it (dashboards/report/requirements.txt)
+    values = yaml.safe_load((ROOT / "charts/bench/values.yaml").read_text())
+    # The chart has no default runner image and refuses to render without one; 1 connection lets
+    # maxConnections be judged on its own bounds (as the k6 probe does).
+    base = {"loadtest": {"connections": 1,
+                         "runner": {"image": {"repository": "registry.example/bench/k6", "tag": "v0.51.0"}}}}
+    cases = []
+    for v in VARIABLES:
+        if v["valuesKey"]:
+            default = values_at(values, v["valuesKey"])
+            cases += [(v, typed(v, text), accepted) for text, accepted in type_examples(v)
+                      if accepted or typed(v, text) != default]
+
+    def render(i, case):
+        v, value, _ = case
+        f = pathlib.Path(tmp, f"case-{i}.json")  # JSON: a string stays a string ("1e3")
+        f.write_text(json.dumps(values_doc(v["valuesKey"], value)))
+        return subprocess.run([helm, "template", "bench", chart, "-f", str(base_file), "-f", str(f)],
+                              capture_output=True, text=True)
+
+    bad = []
+    with tempfile.TemporaryDirectory() as tmp:
+        base_file = pathlib.Path(tmp, "base.json")
+        base_file.write_text(json.dumps(base))
+        # helm waits on disk and the API of nothing: renders overlap well even on 2 cores
+        with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+            results = list(pool.map(render, range(len(cases)), cases))
+    for (v, value, accepted), r in zip(cases, results):
+        if (r.returncode == 0) != accepted:
+            bad.append(f"chart: {v['valuesKey']}={value!r} ({v['name']}, {v['type']}) "
+                       f"{'rendered' if r.returncode == 0 else 'refused'}, the contract says "
+                       f"{'accepted' if accepted else 'refused'}: {r.stderr.strip()[:300]}")
+        elif not accepted and v["valuesKey"].split(".")[-1] not in r.stderr:
+            bad.append(f"chart: the refusal of {v['valuesKey']}={value!r} does not name the key: {r.stderr.strip()[:300]}")
+    return bad
 
 
 def values_at(values, dotted):
@@ -332,7 +426,8 @@ def main(argv):
     checks = {
         "self": check_self, "k6-errors": check_k6_errors, "k6-percentiles": check_k6_percentiles,
         "k6-metrics": check_k6_metrics, "k6-variables": check_k6_variables,
-        "chart-variables": check_chart_variables, "readme-variables": check_readme_variables,
+        "k6-variable-types": check_k6_variable_types,
+        "chart-variables": check_chart_variables, "chart-variable-types": check_chart_variable_types, "readme-variables": check_readme_variables,
         "dashboards-fixture": check_dashboards_fixture,
         "readme-metrics": check_readme_metrics, "readme-errors": check_readme_errors,
         "readme-summary": check_readme_summary, "valid": check_valid, "rejects": check_rejects,

@@ -32,6 +32,9 @@ check() {
 }
 
 report() { PYTHONPATH="$BENCH_ROOT/dashboards/report" "$REPORT_PYTHON" -m benchreport "$@"; }
+# check_merge MERGED PROM RUNNER_SUMMARY...: ci/test/report/checks/check_merge.py (it reads
+# Prometheus through the report's client).
+check_merge() { PYTHONPATH="$BENCH_ROOT/dashboards/report" "$REPORT_PYTHON" "$BENCH_ROOT/ci/test/report/checks/check_merge.py" "$@"; }
 
 # expect_exit CODE CMD...: runs CMD, which must exit with CODE.
 expect_exit() {
@@ -214,7 +217,7 @@ PY
 # request count, the read errors and runner 1's lag count.
 merge_checker_catches() {
   local rc=0
-  "$REPORT_PYTHON" "$BENCH_ROOT/ci/test/report/checks/check_merge.py" "$@" > "$WORK/tampered.out" 2>&1 || rc=$?
+  check_merge "$@" > "$WORK/tampered.out" 2>&1 || rc=$?
   [ "$rc" -eq 1 ] && grep -q "^FAIL: merged requests = sum of the runners" "$WORK/tampered.out" &&
     grep -q "^FAIL: errors.read = sum over runners" "$WORK/tampered.out" &&
     grep -q "^FAIL: runner 1: lag samples = its own" "$WORK/tampered.out" ||
@@ -236,19 +239,9 @@ results_lists() {
   grep -qx "$2" "$WORK/list.out" || { echo "run $2 not listed:"; cat "$WORK/list.out"; return 1; }
 }
 
-# wait_series_stable TESTID: waits until Prometheus' request total of the run reads the same twice
-# in a row, 1 s apart (every runner's last remote write is in), at most 30 s.
-wait_series_stable() {
-  local query="sum(last_over_time(k6_http_reqs_total{testid=\"$1\"}[30m]))" last="" now deadline=$((SECONDS + 30))
-  while [ "$SECONDS" -lt "$deadline" ]; do
-    now=$(curl -fsS --get --data-urlencode "query=$query" "$prom/api/v1/query" | "$REPORT_PYTHON" -c \
-      'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "")')
-    [ -n "$now" ] && [ "$now" = "$last" ] && return 0
-    last=$now
-    sleep 1
-  done
-  echo "Prometheus' request count of $1 did not settle within 30 s (last: $last)"; return 1
-}
+# wait_series_stable TESTID: every runner's last remote write of the run is in Prometheus (its
+# request count reads the same twice, 1 s apart; at most 30 s).
+wait_series_stable() { prom_cli "$prom" settled "$1" > /dev/null; }
 
 # contract_check CHECK ARGS...: ci/test/contract.py CHECK ARGS: exit 1, printing each difference,
 # when a copy of a fact differs from scenarios/contract.json.
@@ -267,8 +260,13 @@ test_contract() {
   check "contract: the metrics of scenarios/lib/metrics.js and route-metrics.js (names, k6 types) equal it" \
     contract_check k6-metrics "$dump"
   check "contract: scenarios/lib/config.js DEFAULTS (every BENCH_* and its default) equal it" contract_check k6-variables "$dump"
+  check "contract: config.js accepts and refuses each BENCH_* type's examples and a count's max and max + 1 (real k6)" \
+    contract_check k6-variable-types "$dump"
   check "contract: the chart's TestRun sets its BENCH_* and values.yaml has their keys with their defaults" \
     contract_check chart-variables
+  command -v helm > /dev/null || bash "$BENCH_ROOT/ci/tools/install.sh" >&2
+  check "contract: helm template accepts and refuses the same examples through the variables' values keys" \
+    contract_check chart-variable-types "$(command -v helm)" "$(offline_chart_copy "$WORK/chart")"
   check "contract: README.md Scenario configuration table (variables, defaults)" contract_check readme-variables
   check "contract: every k6 series of ci/test/dashboards/fixtures/metrics.json is a contract metric of that type" \
     contract_check dashboards-fixture
@@ -317,7 +315,7 @@ main() {
   check "results: merged summary and report written" report results --testid report-merge --prometheus "$prom" \
     --out "$merged" --rate 150 --duration 10s --runner-summary "${runner_summaries[0]}" --budget p50=1s
   check "results: merged counts, classes, percentiles and lag match the runners and Prometheus" \
-    "$REPORT_PYTHON" "$BENCH_ROOT/ci/test/report/checks/check_merge.py" "$merged/summary.json" "$prom" "${runner_summaries[@]}"
+    check_merge "$merged/summary.json" "$prom" "${runner_summaries[@]}"
   check "results: the report shows what each class was made of (refused connects, resets after the write)" \
     grep -Eq '\| *connection/refused *\|(.*\|)? *read/reset *\|' "$merged/report.md"
   [ ! -s "$merged/summary.json" ] || log "merged: $(json_get "$merged/summary.json" "'requests %(total)s, %(rate_achieved)s req/s, dropped %(dropped_iterations)s' % r['requests'] + ', errors %s' % {k: v for k, v in r['errors'].items() if v} + ', p99 %s ms' % r['latency_ms']['p99'] + ', bucket ratio %s' % r['merge']['histogram_bucket_ratio'] + ', runners ' + '; '.join('%s: %s req, p99 %s ms, lag n=%s %s' % (x['instance_id'], x['requests'], x['latency_ms']['p99'], x['lag_ms']['count'], 'CPU-BOUND' if x['cpu_bound'] else 'ok') for x in r['runners'])")"

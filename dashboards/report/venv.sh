@@ -26,3 +26,12 @@ ensure_report_venv() {
   ln -sfn "$venv" "$BENCH_TOOLS/report-venv"
   REPORT_PYTHON="$venv/bin/python"
 }
+
+# prom_cli URL ARGS...: the report's Prometheus client on the command line (python -m
+# benchreport.prometheus --url URL ARGS...: value, settled, span; text-sum with URL "" reads a
+# /metrics page on stdin), the one client the test harness uses too. Needs ensure_report_venv first.
+prom_cli() {
+  local url=$1; shift
+  PYTHONPATH="$BENCH_ROOT/dashboards/report${PYTHONPATH:+:$PYTHONPATH}" \
+    "$REPORT_PYTHON" -m benchreport.prometheus ${url:+--url "$url"} "$@"
+}

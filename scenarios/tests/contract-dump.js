@@ -2,15 +2,38 @@
 // themselves in a real k6 (the scripts keep literal copies: a VU must not parse the contract).
 // ci/test/contract.py compares this output with the contract.
 // Usage: k6 run --quiet scenarios/tests/contract-dump.js > dump.json (one JSON object on stdout).
-import { DEFAULTS } from '../lib/config.js';
+import { DEFAULTS, loadConfig } from '../lib/config.js';
 import { ERROR_CAUSES, ERROR_CLASSES } from '../lib/errors.js';
 import * as metrics from '../lib/metrics.js';
 import * as routeMetrics from '../lib/route-metrics.js';
 import { latencyFrom } from '../lib/summary-writer.js';
 
+const contract = JSON.parse(open('../contract.json'));
 // The k6 trend stats the contract names, each given a distinct value: latencyFrom must put value
 // i + 1 under percentile i's summary key. Read once, in this one-VU test only.
-const stats = JSON.parse(open('../contract.json')).percentiles.list.map((p) => p.k6);
+const stats = contract.percentiles.list.map((p) => p.k6);
+
+// loadConfig's answer to each example of each variable's type (contract variables.types), and to a
+// count's max and max + 1: {name, value, accepted, message}. BENCH_CONNECTIONS is 1 so that
+// BENCH_MAX_CONNECTIONS is judged on its own bounds, not against the default 100 connections.
+function probeVariables() {
+  const probes = [];
+  for (const v of contract.variables.list) {
+    const type = contract.variables.types[v.type] || { accepts: [], refuses: [] };
+    const bounds = v.max === undefined ? [] : [String(v.max), String(v.max + 1)];
+    for (const value of type.accepts.concat(type.refuses, bounds)) {
+      const env = { BENCH_CONNECTIONS: '1' };
+      env[v.name] = value;
+      try {
+        loadConfig(env);
+        probes.push({ name: v.name, value, accepted: true, message: '' });
+      } catch (e) {
+        probes.push({ name: v.name, value, accepted: false, message: String(e.message) });
+      }
+    }
+  }
+  return probes;
+}
 
 export const options = { vus: 1, iterations: 1 };
 
@@ -34,6 +57,7 @@ export function handleSummary(data) {
   stats.forEach((s, i) => { values[s] = i + 1; });
   const dump = {
     variables: DEFAULTS,
+    variableProbes: probeVariables(),
     errorCauses: ERROR_CAUSES,
     errorClasses: ERROR_CLASSES,
     latencyKeys: Object.keys(latencyFrom(null)),

@@ -148,3 +148,85 @@ class Prometheus:
                 previous = v
         ts.scale_events.sort()
         return ts
+
+    def value(self, query, at=None):
+        """The first sample's value of an instant query at `at` (now when None) as text, or None."""
+        result = self.query(query, time.time() if at is None else at)
+        return result[0]["value"][1] if result else None
+
+    def settled(self, testid, timeout_s=30.0):
+        """Waits until the run's request count is there and reads the same on two polls a second
+        apart (its runners' last remote-write push has landed) and returns that instant; raises
+        PrometheusError after timeout_s."""
+        query = f"sum(last_over_time(k6_http_reqs_total{selector(testid)}[30m]))"
+        last, deadline = None, time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            now = self.value(query)
+            if now is not None and now == last:
+                return time.time()
+            last = now
+            time.sleep(1)
+        raise PrometheusError(f"{self.url}: the request count of run {testid} did not settle within "
+                              f"{timeout_s:g} s (last: {last or 'no data'})")
+
+
+def text_sum(text, name, matchers=()):
+    """Sum of the samples named `name` in Prometheus text exposition `text` (a /metrics page) whose
+    labels satisfy every matcher: "key=value" (equal) or "key=~regex" (whole value matches)."""
+    import re
+    from prometheus_client.parser import text_string_to_metric_families
+    tests = []
+    for m in matchers:
+        key, sep, want = m.partition("=")
+        if not sep or not key:
+            raise ValueError(f"matcher {m!r}: expected key=value or key=~regex")
+        if want.startswith("~"):
+            pattern = re.compile(want[1:])
+            tests.append(lambda labels, k=key, p=pattern: p.fullmatch(labels.get(k, "")) is not None)
+        else:
+            tests.append(lambda labels, k=key, w=want: labels.get(k, "") == w)
+    return sum(s.value for family in text_string_to_metric_families(text) for s in family.samples
+               if s.name == name and all(t(s.labels) for t in tests))
+
+
+def main(argv=None):
+    """The harness' one Prometheus client on the command line (ci/lib/prometheus.sh wraps it)."""
+    import argparse
+    import sys
+    parser = argparse.ArgumentParser(prog="python -m benchreport.prometheus")
+    parser.add_argument("--url", help="Prometheus base URL, e.g. http://127.0.0.1:9090 (all but text-sum)")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    value = sub.add_parser("value", help="first sample value of an instant query (empty: no data)")
+    value.add_argument("query")
+    value.add_argument("--at", type=float, help="evaluation time, seconds since the epoch (default now)")
+    settled = sub.add_parser("settled", help="wait for a run's last samples; print the instant")
+    settled.add_argument("testid")
+    settled.add_argument("--timeout", type=float, default=30.0)
+    span = sub.add_parser("span", help="first and last sample times of a run's request counter")
+    span.add_argument("testid")
+    text = sub.add_parser("text-sum", help="sum of a metric's samples in a /metrics page on stdin")
+    text.add_argument("name", help="sample name, e.g. traefik_service_requests_total")
+    text.add_argument("matchers", nargs="*", help='key=value or key=~regex, e.g. service=~".*@kubernetesgateway"')
+    args = parser.parse_args(argv)
+    if args.cmd == "text-sum":
+        print(f"{text_sum(sys.stdin.read(), args.name, args.matchers):.0f}")
+        return 0
+    if not args.url:
+        parser.error(f"{args.cmd} needs --url")
+    prom = Prometheus(args.url)
+    try:
+        if args.cmd == "value":
+            print(prom.value(args.query, args.at) or "")
+        elif args.cmd == "settled":
+            print(f"{prom.settled(args.testid, args.timeout):.3f}")
+        else:
+            found = prom.locate_run(args.testid)
+            print(f"{found[0]:.3f} {found[1]:.3f}" if found else "")
+    except PrometheusError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -9,28 +9,21 @@ import json
 import os
 import re
 import sys
-import urllib.parse
-import urllib.request
 
 import checklog
-from checklog import check
+from benchreport.prometheus import Prometheus  # the one client (PYTHONPATH: dashboards/report)
+from checklog import SCHEMA3_RATIO, check
 
 # The error classes from their one statement, not from the generator.
 ERRORS = list(json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "scenarios",
                                           "contract.json")))["errorClasses"]["causes"])
-# k6's remote-write output asks client_golang for a bucket factor of 1.1, which picks schema 3:
-# neighbouring bucket bounds differ by 2^(1/8). An estimate and the true value share one bucket.
-SCHEMA3_RATIO = 2 ** (1 / 8)
 # Percentiles are rounded to 0.001 ms in both summaries: allow that beside the bucket width.
 ROUNDING_MS = 0.002
 
 
-
 def prometheus_scalar(url, query):
-    q = urllib.parse.urlencode({"query": query})
-    with urllib.request.urlopen(f"{url}/api/v1/query?{q}", timeout=10) as resp:
-        result = json.load(resp)["data"]["result"]
-    return float(result[0]["value"][1]) if result else None
+    value = Prometheus(url).value(query)
+    return None if value is None else float(value)
 
 
 def within_bucket(estimate, true_value):

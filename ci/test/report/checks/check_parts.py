@@ -10,11 +10,15 @@ import json
 import sys
 
 import checklog
-from checklog import check
+from checklog import SCHEMA3_RATIO, check
 
 
 def near(a, b, rel):
     return a is not None and b is not None and abs(a - b) <= rel * max(abs(b), 1)
+
+
+def near_budget(p99_ms, budget_ms):
+    return p99_ms is not None and budget_ms / SCHEMA3_RATIO <= p99_ms <= budget_ms * SCHEMA3_RATIO
 
 
 def check_by_path(merged, runners):
@@ -51,11 +55,15 @@ def check_max_rps(merged, runners):
         achieved = sum(steps[i]["rate_achieved"] for steps in own_steps if i < len(steps))
         check(f"max_rps step {step['rate_target']:g}: achieved = sum of the runners'",
               near(step["rate_achieved"], achieved, 0.02), f"merged {step['rate_achieved']}, runners {achieved}")
-    # Where every runner held its share (or every runner failed it), the whole step agrees.
-    agree = [i for i in range(len(mr["steps"])) if len({steps[i]["ok"] for steps in own_steps}) == 1]
+    # Where every runner held its share (or every runner failed it), the whole step agrees, unless a
+    # runner's p99 is within one histogram bucket of the budget: the merged p99 is an estimate from
+    # Prometheus' native histograms, exact to a bucket (a busy machine puts p99s there).
+    agree = [i for i in range(len(mr["steps"])) if len({steps[i]["ok"] for steps in own_steps}) == 1
+             and not any(near_budget(steps[i]["p99_ms"], mr["budget"]["p99_ms"]) for steps in own_steps)]
     check("max_rps: a step is held where every runner held its share, failed where every runner failed",
           all(mr["steps"][i]["ok"] == own_steps[0][i]["ok"] for i in agree),
-          f"merged {[s['ok'] for s in mr['steps']]}, runners {[[s['ok'] for s in steps] for steps in own_steps]}")
+          f"merged {[s['ok'] for s in mr['steps']]}, runners {[[s['ok'] for s in steps] for steps in own_steps]}; "
+          f"merged steps {mr['steps']}")
     held = [s["rate_target"] for s in mr["steps"] if s["ok"]]
     check("max_rps: the knee is the highest held step", mr["knee_rate"] == (max(held) if held else None) and held,
           f"knee {mr['knee_rate']}, held {held}")
