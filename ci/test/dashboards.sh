@@ -126,7 +126,7 @@ check_generated_and_conventions() {
 }
 
 # query_value EXPR: the value of an instant query against this part's Prometheus (empty if none).
-query_value() { prom_value "$PROM" "$1"; }
+query_value() { prom_query_value "$PROM" "$1"; }
 
 # summary_count FILE METRIC: a counter's total from a k6 --summary-export file.
 summary_count() { python3 "$ASSERT" count "$1" "$2"; }

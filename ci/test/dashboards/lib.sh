@@ -23,8 +23,8 @@ wait_for_port() {
   done
 }
 
-# prom_value URL EXPR: the summed value of an instant query (empty if no series).
-prom_value() {
+# prom_query_value URL EXPR: the summed value of an instant query (empty if no series).
+prom_query_value() {
   python3 "$BENCH_ROOT/ci/test/dashboards/assertions.py" query "$1" "$2"
 }
 
@@ -33,7 +33,7 @@ prom_value() {
 # itself reported. Returns 1 with a log line on timeout (the caller's checks then show the gap).
 wait_for_prom_value() {
   local url=$1 expr=$2 want=$3 deadline=$((SECONDS + $4)) got
-  while got=$(prom_value "$url" "$expr"); [ "$got" != "$want" ]; do
+  while got=$(prom_query_value "$url" "$expr"); [ "$got" != "$want" ]; do
     if [ "$SECONDS" -ge "$deadline" ]; then
       log "after $4 s Prometheus has $expr = '${got}', want $want"
       return 1

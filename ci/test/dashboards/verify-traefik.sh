@@ -118,13 +118,13 @@ main() {
   local k6_end
   k6_end=$(date +%s)
   local deadline=$((SECONDS + 30))
-  until [ "$(prom_value "$prom" 'timestamp(up{job="traefik"})' | cut -d. -f1)" -gt "$k6_end" ] 2>/dev/null; do
+  until [ "$(prom_query_value "$prom" 'timestamp(up{job="traefik"})' | cut -d. -f1)" -gt "$k6_end" ] 2>/dev/null; do
     [ "$SECONDS" -lt "$deadline" ] || die "Prometheus did not scrape Traefik within 30 s after the run"
     sleep 0.5
   done
   # The file-provider churn must show up as configuration reloads in the reloads panel's metric.
   local reloads
-  reloads=$(prom_value "$prom" 'max(traefik_config_reloads_total) - min(min_over_time(traefik_config_reloads_total[5m]))')
+  reloads=$(prom_query_value "$prom" 'max(traefik_config_reloads_total) - min(min_over_time(traefik_config_reloads_total[5m]))')
   echo "${reloads:-0}" > "$results/reloads"
   python3 "$BENCH_ROOT/ci/test/dashboards/check.py" --quiet --prometheus "$prom" \
     --testid "$testid" --start "$((start - 30))" --require-data "@traefik,bench-controllers/Run:*" \
