@@ -486,37 +486,82 @@ make_cpu_quota_cgroup() {
   fi
 }
 
-# A runner starved of CPU for real: k6 in a cgroup limited to 25% of a core (a pod CPU limit) asked
-# for 4000 req/s (about twice what that quota sends: since load VUs carry less, 2000 req/s needed
-# about 26% and was flagged no more, lag p95 1.6 ms with 189 dropped). The runner_lag VUs wake late; the summary must say
-# CPU-bound. The static run before (test_static, no limit) reports the lag and a verdict in the
-# same shape.
+# run_in_cpu_quota NAME PERCENT RATE: scenarios/static.js for 4 s at RATE req/s (50 connections) in
+# a fresh cgroup whose CFS quota is PERCENT of a core, what a pod CPU limit does. The shell joins
+# the cgroup, then becomes k6: k6 and every thread it starts are limited. Sets RUN and RC; returns 1
+# (after a failed check) without a writable cgroup cpu controller.
+run_in_cpu_quota() {
+  local name=$1 percent=$2 rate=$3 t0=$SECONDS
+  if ! make_cpu_quota_cgroup "$percent"; then
+    fail "$name: a cgroup with a CPU quota is needed to limit the runner"
+    return 1
+  fi
+  RUN=$WORK/$name RC=0
+  mkdir -p "$RUN"
+  env BENCH_SUMMARY_DIR="$RUN" BENCH_TESTID="t-$name" BENCH_TARGET_URL="$HTTP" BENCH_RATE="$rate" BENCH_DURATION=4s \
+    BENCH_CONNECTIONS=50 sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' cgroup-join "$CPU_CGROUP" \
+    k6 run -q --log-format raw --address 127.0.0.1:0 "$BENCH_ROOT/scenarios/static.js" >"$RUN/stdout" 2>"$RUN/stderr" || RC=$?
+  rmdir "$CPU_CGROUP" && CPU_CGROUP=""
+  log "k6 $name (static.js, $rate req/s on $percent% of a core): exit $RC in $((SECONDS - t0)) s; cgroup: $(jq -c .runner.cgroup_cpu "$RUN/summary.json")"
+}
+
+# runner_throttle_warning_consistent_in DIR: the table warns CPU-THROTTLED exactly when the JSON says cpu_throttled.
+runner_throttle_warning_consistent_in() {
+  if [ "$(jq -r .runner.cpu_throttled "$1/summary.json")" = true ]; then
+    grep -q 'k6 runner CPU-THROTTLED' "$1/summary.txt" && grep -q 'THROTTLED$' "$1/summary.txt"
+  else
+    ! grep -q 'THROTTLED' "$1/summary.txt"
+  fi
+}
+
+# The runner verdict's starvation witnesses, each provoked the Kubernetes way (a CFS quota, as a pod
+# CPU limit sets):
+# - the lag sampler: 4000 req/s on 25% of a core (about twice what that quota sends) must be flagged
+#   CPU-bound;
+# - the cgroup's own accounting (k6/x/bench cpuThrottling): 2000 req/s on 25% of a core, a runner
+#   only slightly short (it needed about 26%): on 2026-11-24 it dropped 189 iterations with lag p95
+#   1.6 ms, unflagged, and the summary blamed the target. It must be flagged CPU-throttled, and
+#   dropped iterations blamed on the runner;
+# - a comfortable runner must not be flagged: the static run (no quota: its cgroup read, nothing to
+#   be throttled by) and 200 req/s on 50% of a core (about 4 times what it needs).
 test_runner_lag() {
   check "runner lag: static run sampled it (p95 $(jq -r .runner.lag_ms.p95 "$WORK/static/summary.json") ms), verdict present" \
     sj_in "$WORK/static" '.runner.lag_ms.count > 20 and .runner.lag_limit_ms == 10 and .runner.lag_limit_p99_ms == 50
       and (.runner.cpu_bound | type) == "boolean"'
   check "runner lag: the static table warns exactly when cpu_bound says so" runner_cpu_bound_warning_consistent_in "$WORK/static"
-  if ! make_cpu_quota_cgroup 25; then
-    fail "runner lag: a cgroup with a CPU quota is needed to starve the runner"
-    return
+  check "cgroup witness: the comfortable static run (no quota) read its cgroup ($(jq -r .runner.cgroup_cpu.cgroup "$WORK/static/summary.json")) and is not flagged" \
+    sj_in "$WORK/static" '.runner.cgroup_cpu.cgroup != null and .runner.cgroup_cpu.quota_cores == null
+      and .runner.cgroup_cpu.throttled_ratio == 0 and .runner.cpu_throttled == false'
+  check "cgroup witness: ... and its table says so, without a warning" runner_throttle_warning_consistent_in "$WORK/static"
+
+  if run_in_cpu_quota cpu-comfortable 50 200; then
+    check "cgroup witness: 200 req/s on 50% of a core is not flagged (throttled in $(total .runner.cgroup_cpu.throttled_periods) of $(total .runner.cgroup_cpu.periods) periods, used $(total .runner.cgroup_cpu.cpu_cores_used) cores)" \
+      sj '.requests.dropped_iterations == 0 and .runner.cgroup_cpu.quota_cores == 0.5 and .runner.cgroup_cpu.periods > 20
+        and .runner.cpu_throttled == false and .runner.cgroup_cpu.throttled_ratio <= .runner.cpu_throttled_limit'
+    check "cgroup witness: ... and its table has no CPU-THROTTLED" runner_throttle_warning_consistent_in "$RUN"
   fi
-  RUN=$WORK/cpu-bound RC=0
-  mkdir -p "$RUN"
-  local t0=$SECONDS
-  # The shell joins the cgroup, then becomes k6: k6 and every thread it starts are limited.
-  env BENCH_SUMMARY_DIR="$RUN" BENCH_TESTID=t-cpu-bound BENCH_TARGET_URL="$HTTP" BENCH_RATE=4000 BENCH_DURATION=4s \
-    BENCH_CONNECTIONS=50 sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' cgroup-join "$CPU_CGROUP" \
-    k6 run -q --log-format raw --address 127.0.0.1:0 "$BENCH_ROOT/scenarios/static.js" >"$RUN/stdout" 2>"$RUN/stderr" || RC=$?
-  rmdir "$CPU_CGROUP" && CPU_CGROUP=""
-  log "k6 cpu-bound (static.js, 4000 req/s on 25% of a core): exit $RC in $((SECONDS - t0)) s"
-  check "runner lag: a runner limited to 25% of a core is flagged CPU-bound (lag p95/p99 $(total .runner.lag_ms.p95)/$(total .runner.lag_ms.p99) ms)" \
-    sj '.runner.cpu_bound == true and (.runner.lag_ms.p95 > .runner.lag_limit_ms or .runner.lag_ms.p99 > .runner.lag_limit_p99_ms)'
-  check "runner lag: its table says CPU-BOUND" runner_cpu_bound_warning_consistent_in "$RUN"
-  # Not a check: Go's scheduling latency sees a CFS quota only now and then (the quota stops every
-  # thread at once, so few goroutines wait for a P): scheduling p99 5.2 ms on 2026-11-23, 1.3 ms on
-  # 2026-11-24 against its 5 ms limit. The lag sampler above is the witness of CPU starvation; the
-  # runtime's is of the runner's own pauses (test_runner_runtime).
-  log "runtime witness on the CPU-starved runner (informational): scheduling p99 $(total .runner.sched_latency_ms.p99) ms, runtime_bound $(total .runner.runtime_bound)"
+
+  if run_in_cpu_quota cpu-slightly-starved 25 2000; then
+    check "cgroup witness: 2000 req/s on 25% of a core is flagged CPU-throttled (throttled in $(total .runner.cgroup_cpu.throttled_periods) of $(total .runner.cgroup_cpu.periods) periods; lag p95 $(total .runner.lag_ms.p95) ms, $(total .requests.dropped_iterations) dropped)" \
+      sj '.runner.cgroup_cpu.quota_cores == 0.25 and .runner.cgroup_cpu.periods > 20
+        and .runner.cgroup_cpu.throttled_ratio > .runner.cpu_throttled_limit and .runner.cpu_throttled == true'
+    check "cgroup witness: its dropped iterations ($(total .requests.dropped_iterations)) are blamed on the runner" \
+      sj 'if .requests.dropped_iterations > 0 then .requests.dropped_because == "runner" else .requests.dropped_because == null end'
+    check "cgroup witness: its table says CPU-THROTTLED" runner_throttle_warning_consistent_in "$RUN"
+  fi
+
+  if run_in_cpu_quota cpu-bound 25 4000; then
+    check "runner lag: a runner limited to 25% of a core is flagged CPU-bound (lag p95/p99 $(total .runner.lag_ms.p95)/$(total .runner.lag_ms.p99) ms)" \
+      sj '.runner.cpu_bound == true and (.runner.lag_ms.p95 > .runner.lag_limit_ms or .runner.lag_ms.p99 > .runner.lag_limit_p99_ms)'
+    check "runner lag: its table says CPU-BOUND" runner_cpu_bound_warning_consistent_in "$RUN"
+    check "cgroup witness: ... and CPU-throttled too (throttled in $(total .runner.cgroup_cpu.throttled_periods) of $(total .runner.cgroup_cpu.periods) periods)" \
+      sj '.runner.cpu_throttled == true'
+    # Not a check: Go's scheduling latency sees a CFS quota only now and then (the quota stops every
+    # thread at once, so few goroutines wait for a P): scheduling p99 5.2 ms on 2026-11-23, 1.3 ms on
+    # 2026-11-24 against its 5 ms limit. The lag sampler and the cgroup are the witnesses of CPU
+    # starvation; the runtime's is of the runner's own pauses (test_runner_runtime).
+    log "runtime witness on the CPU-starved runner (informational): scheduling p99 $(total .runner.sched_latency_ms.p99) ms, runtime_bound $(total .runner.runtime_bound)"
+  fi
 }
 
 # The Go runtime's witnesses (k6/x/bench): Go's default collector at a busy rate pauses the runner

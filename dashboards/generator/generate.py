@@ -332,6 +332,15 @@ def run_overview():
         targets(('max(k6_bench_runner_sched_p99_ms{%s}) / 1000' % RUN, "scheduling p99"),
                 ('max(k6_bench_runner_gc_cpu_ratio{%s})' % RUN, "GC CPU share")), "s",
         minimum=0, right=("GC CPU share", "percentunit")), 24, 6)
+    lay.add(timeseries(
+        "Runner CPU quota: share of periods throttled (worst runner, cgroup)",
+        "What the runner's own cgroup says (k6/x/bench reads cpu.stat, scenarios/lib/lag.js): the share "
+        "of CFS quota periods since the load began in which the kernel stopped the runner because it "
+        "had used its CPU limit (loadtest.runner.resources.limits.cpu). While stopped it neither sends "
+        "nor times anything. The summary says CPU-THROTTLED above the limit in scenarios/lib/lag.js "
+        "(THROTTLED_LIMIT); 0 without a CPU limit, no series where the cgroup cannot be read.",
+        targets(('max(k6_bench_runner_cpu_throttled_ratio{%s})' % RUN, "throttled share")), "percentunit",
+        minimum=0), 24, 6)
 
     lay.row("Latency: percentiles over time (native histograms, merged across runners)")
     lay.add(timeseries(

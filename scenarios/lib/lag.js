@@ -12,7 +12,7 @@
 import { sleep } from 'k6';
 import exec from 'k6/execution';
 import bench from 'k6/x/bench';
-import { runnerGcCpu, runnerLag, runnerSchedP99 } from './metrics.js';
+import { runnerGcCpu, runnerLag, runnerSchedP99, runnerThrottled } from './metrics.js';
 
 // k6 splits these VUs between runners by execution segment, like any scenario's: 32 give every
 // runner of a TestRun with parallelism up to 32 at least one (a VU costs about 0.2 MB), and a
@@ -48,6 +48,22 @@ export const GC_CPU_LIMIT = 0.05;
 export function runtimeVerdict(schedP99Ms, gcCpuFraction) {
   if (schedP99Ms === null || schedP99Ms === undefined) return null;
   return schedP99Ms > SCHED_LIMIT_P99_MS || (gcCpuFraction !== null && gcCpuFraction > GC_CPU_LIMIT);
+}
+
+// The cgroup's witness (k6/x/bench cpuThrottling, from the first load request): the share of CFS
+// quota periods in which the kernel stopped the runner because its cgroup (a pod's CPU limit) had
+// used its quota. A runner only just short of its quota is throttled in most periods while its lag
+// probes still wake on time (2,000 req/s on 25% of a core: lag p95 1.6 ms, 189 iterations dropped).
+// Calibrated in ci/calibrate/README.md ("Runner lag"): comfortable runners under a quota were
+// throttled in 0-2% of the periods, starved ones in most of them.
+export const THROTTLED_LIMIT = 0.05;
+
+// throttleVerdict(throttling): true when the runner was throttled in more than THROTTLED_LIMIT of
+// its quota periods, false when less or when it has no quota, null when its cgroup's CPU accounting
+// could not be read (unknown, not ok).
+export function throttleVerdict(t) {
+  if (!t || !t.cgroup || t.throttled_ratio === null || t.throttled_ratio === undefined) return null;
+  return t.throttled_ratio > THROTTLED_LIMIT;
 }
 
 // lagScenario(endMs): LAG_VUS VUs sampling the lag until endMs (the end of the last load scenario).
@@ -100,11 +116,13 @@ export function runLag() {
   const t1 = Date.now();
   const tags = phases.length ? phaseTags(t0 - exec.scenario.startTime) : undefined;
   runnerLag.add(Math.max(0, t1 - t0 - intervalMs), tags);
-  // The runtime's figures, every RUNTIME_EVERY-th sample of each lag VU (a few per second).
+  // The runtime's and the cgroup's figures, every RUNTIME_EVERY-th sample of each lag VU (a few per second).
   if (exec.vu.iterationInScenario % RUNTIME_EVERY === 0) {
     const rt = bench.runtimeStats();
     if (rt.sched_latency_ms) runnerSchedP99.add(rt.sched_latency_ms.p99, tags);
     if (rt.gc_cpu_fraction !== undefined) runnerGcCpu.add(rt.gc_cpu_fraction, tags);
+    const th = bench.cpuThrottling();
+    if (th.cgroup) runnerThrottled.add(th.throttled_ratio, tags);
   }
 }
 const RUNTIME_EVERY = 10;

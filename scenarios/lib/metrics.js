@@ -22,3 +22,6 @@ export const runnerLag = new Trend('bench_runner_lag', true);
 // a CPU, in ms, and the garbage collector's share of the CPU the runner used (0-1).
 export const runnerSchedP99 = new Gauge('bench_runner_sched_p99_ms');
 export const runnerGcCpu = new Gauge('bench_runner_gc_cpu_ratio');
+// The cgroup's witness (k6/x/bench cpuThrottling, sent with them): the share of CFS quota periods
+// in which the runner's cgroup was throttled since the load began (0-1; 0 without a quota).
+export const runnerThrottled = new Gauge('bench_runner_cpu_throttled_ratio');

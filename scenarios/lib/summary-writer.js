@@ -10,7 +10,10 @@
 import exec from 'k6/execution';
 import bench from 'k6/x/bench';
 import { ERROR_CAUSES, ERROR_CLASSES } from './errors.js';
-import { LAG_LIMIT_MS, LAG_LIMIT_P99_MS, lagCpuBound, runtimeVerdict, SCHED_LIMIT_P99_MS, GC_CPU_LIMIT } from './lag.js';
+import {
+  LAG_LIMIT_MS, LAG_LIMIT_P99_MS, lagCpuBound, runtimeVerdict, SCHED_LIMIT_P99_MS, GC_CPU_LIMIT, THROTTLED_LIMIT,
+  throttleVerdict,
+} from './lag.js';
 import './metrics.js';
 
 export const SCHEMA = 'bench.summary/v1';
@@ -108,13 +111,16 @@ function convergenceFor(data, event) {
   return { count: v.count, p50: round(v['p(50)'], 1), max: round(v.max, 1) };
 }
 
-// runnerFor(data, runtime): did the runner add latency of its own? Two witnesses:
+// runnerFor(data, runtime, throttling): did the runner add latency of its own? Three witnesses:
 // - the runner_lag scenario's samples (lag.js): cpu_bound when lag p95 is above lag_limit_ms or
 //   p99 above lag_limit_p99_ms; null when no lag was sampled;
 // - the Go runtime's own figures (k6/x/bench runtimeStats: how long ready goroutines waited for a
 //   CPU, the garbage collector's CPU share): runtime_bound when either is above its limit, the
-//   pauses a sleeping probe misses (lag.js runtimeVerdict).
-export function runnerFor(data, runtime) {
+//   pauses a sleeping probe misses (lag.js runtimeVerdict);
+// - its cgroup's CPU accounting (k6/x/bench cpuThrottling: the CFS quota periods in which the kernel
+//   stopped it): cpu_throttled when above the limit, null when the cgroup could not be read
+//   (lag.js throttleVerdict).
+export function runnerFor(data, runtime, throttling) {
   const m = data.metrics.bench_runner_lag;
   const v = m ? m.values : null;
   const lag = { count: 0, p50: null, p95: null, p99: null, max: null };
@@ -139,6 +145,27 @@ export function runnerFor(data, runtime) {
     go_gc: rt.gogc === undefined ? null : rt.gogc,
     go_memory_limit: rt.gomemlimit === undefined ? null : rt.gomemlimit,
     runtime_bound: runtimeVerdict(schedMs.p99, gcCpu),
+    cgroup_cpu: cgroupCpuFor(throttling),
+    cpu_throttled_limit: THROTTLED_LIMIT,
+    cpu_throttled: throttleVerdict(throttling),
+  };
+}
+
+// cgroupCpuFor(t): the cgroup's figures since the load began, rounded (nulls when unknown).
+function cgroupCpuFor(t) {
+  const th = t || {};
+  const num = (v, digits) => (v === null || v === undefined ? null : round(v, digits));
+  return {
+    cgroup: th.cgroup || null,
+    quota_cores: num(th.quota_cores, 3),
+    periods: num(th.periods, 0),
+    throttled_periods: num(th.throttled_periods, 0),
+    throttled_ratio: num(th.throttled_ratio, 4),
+    throttled_ms: num(th.throttled_ms, 1),
+    cpu_cores_used: num(th.cpu_cores_used, 3),
+    used_of_quota: num(th.used_of_quota, 3),
+    seconds: num(th.seconds, 1),
+    unknown_reason: th.unknown_reason || null,
   };
 }
 
@@ -208,7 +235,7 @@ export function buildSummary(data, report, runTags) {
       bytes_received: received,
       bytes_received_per_s: round(received / (durationMs / 1000), 0),
     },
-    runner: runnerFor(data, bench.runtimeStats()),
+    runner: runnerFor(data, bench.runtimeStats(), bench.cpuThrottling()),
   };
   summary.requests.dropped_because = droppedBecause(summary);
   if (report.extend) report.extend(data, summary);
@@ -264,7 +291,7 @@ const ERROR_HEADER = ['Errors', 'connection', 'timeout', 'read', '5xx', '4xx', '
 export function droppedBecause(s) {
   if (!s.requests.dropped_iterations) return null;
   const rn = s.runner || {};
-  return rn.cpu_bound || rn.runtime_bound ? 'runner' : 'target';
+  return rn.cpu_bound || rn.runtime_bound || rn.cpu_throttled ? 'runner' : 'target';
 }
 
 // warnings(summary): what makes the numbers less than they seem, said loudly.
@@ -287,6 +314,14 @@ export function warnings(s) {
       + `(limits ${rn.lag_limit_ms} and ${rn.lag_limit_p99_ms} ms). `
       + 'The latency above includes k6 waiting for CPU; give the runners more CPU or more runners '
       + '(loadtest.parallelism), see ci/calibrate/README.md for sizing.');
+  }
+  if (rn && rn.cpu_throttled) {
+    const c = rn.cgroup_cpu;
+    out.push(`k6 runner CPU-THROTTLED: its cgroup's CPU quota (${c.quota_cores} cores) stopped it in `
+      + `${(100 * c.throttled_ratio).toFixed(1)}% of the quota periods (${c.throttled_periods} of ${c.periods}, `
+      + `limit ${100 * rn.cpu_throttled_limit}%), ${c.throttled_ms} ms in all; it used ${c.cpu_cores_used} cores. `
+      + 'While stopped it sends nothing and times nothing: that wait is in the latency above. Raise the '
+      + 'runner\'s CPU limit (loadtest.runner.resources) or add runners (loadtest.parallelism).');
   }
   if (rn && rn.runtime_bound) {
     out.push(`k6 runner PAUSED ITSELF: ready goroutines waited up to ${rn.sched_latency_ms.p99} ms for a CPU at p99 `
@@ -351,6 +386,7 @@ export function formatText(s) {
     const verdict = s.runner.cpu_bound === null ? 'not sampled' : s.runner.cpu_bound ? 'CPU-BOUND' : 'ok';
     lines.push(`runner lag (ms)  p50 ${fmt(l.p50)}  p95 ${fmt(l.p95)}  p99 ${fmt(l.p99)}  max ${fmt(l.max)}   `
       + `limits p95 ${s.runner.lag_limit_ms} p99 ${s.runner.lag_limit_p99_ms}: ${verdict}`);
+    if (s.runner.cgroup_cpu) lines.push(cgroupLine(s.runner));
   }
   if (s.max_rps) {
     const m = s.max_rps;
@@ -363,6 +399,19 @@ export function formatText(s) {
   }
   for (const w of warnings(s)) lines.push(`!! WARNING: ${w}`);
   return lines.join('\n') + '\n';
+}
+
+// cgroupLine(runner): the cgroup witness's line of the table.
+function cgroupLine(rn) {
+  const c = rn.cgroup_cpu;
+  if (rn.cpu_throttled === null || rn.cpu_throttled === undefined) {
+    return `runner CPU quota: unknown (${c.unknown_reason || 'no cgroup CPU accounting'})`;
+  }
+  const verdict = rn.cpu_throttled ? 'THROTTLED' : 'ok';
+  if (c.quota_cores === null) return `runner CPU quota: none (cgroup ${c.cgroup}), used ${fmt(c.cpu_cores_used)} cores: ${verdict}`;
+  return `runner CPU quota ${fmt(c.quota_cores)} cores, used ${fmt(c.cpu_cores_used)}, throttled in `
+    + `${c.throttled_periods} of ${c.periods} periods (${(100 * c.throttled_ratio).toFixed(1)}%, limit `
+    + `${100 * rn.cpu_throttled_limit}%): ${verdict}`;
 }
 
 // routesText(routes): the route experiments' table (route-experiment.js), one row per route kind.

@@ -11,7 +11,9 @@ import { ConvergenceTracker } from '../lib/convergence.js';
 import {
   buildSummary, droppedBecause, formatText, summaryOutputs, summaryThresholds, table, SCHEMA, warnings,
 } from '../lib/summary-writer.js';
-import { GC_CPU_LIMIT, runtimeVerdict, SCHED_LIMIT_P99_MS } from '../lib/lag.js';
+import {
+  GC_CPU_LIMIT, runtimeVerdict, SCHED_LIMIT_P99_MS, THROTTLED_LIMIT, throttleVerdict,
+} from '../lib/lag.js';
 import {
   matchesLabels, isPodReady, scaleDeployment, restartDeployment, restoreDeployment, RESTORE_ANNOTATION,
 } from '../lib/kube.js';
@@ -409,7 +411,7 @@ function summaryTests() {
   });
   check('summary: dropped iterations say whose fault: the target when the runner had CPU, else the runner', () => {
     const s = buildSummary(fakeData({ dropped_iterations: { values: { count: 50 } } }), fakeReport(), {});
-    s.runner = Object.assign({}, s.runner, { cpu_bound: false, runtime_bound: false });
+    s.runner = Object.assign({}, s.runner, { cpu_bound: false, runtime_bound: false, cpu_throttled: false });
     eq(droppedBecause(s), 'target');
     if (!/50 requests could not be sent on time, a finding about the target/.test(formatText(s))) throw new Error(formatText(s));
     s.runner.runtime_bound = true;
@@ -424,6 +426,25 @@ function summaryTests() {
     eq(typeof s.runner.sched_latency_ms.p99, 'number', 'this k6 has k6/x/bench: its runtime figures are read');
     s.runner = Object.assign({}, s.runner, { runtime_bound: true, sched_latency_ms: { p99: 12 }, gc_cpu_fraction: 0.3 });
     if (!/k6 runner PAUSED ITSELF: ready goroutines waited up to 12 ms/.test(formatText(s))) throw new Error(formatText(s));
+  });
+  check('summary: the runner verdict reads its cgroup (throttled share of quota periods; unknown, not ok, unread)', () => {
+    const read = { cgroup: 'v2 /sys/fs/cgroup', quota_cores: 0.25, periods: 100, throttled_periods: 60 };
+    eq([throttleVerdict(Object.assign({}, read, { throttled_ratio: THROTTLED_LIMIT / 2 })),
+      throttleVerdict(Object.assign({}, read, { throttled_ratio: 0.6 })),
+      throttleVerdict({ cgroup: 'v1 /sys/fs/cgroup/cpu', quota_cores: null, throttled_ratio: 0 }),
+      throttleVerdict({ cgroup: null, throttled_ratio: null, unknown_reason: 'no cpu.stat' }), throttleVerdict(undefined)],
+    [false, true, false, null, null]);
+    const s = buildSummary(fakeData({ dropped_iterations: { values: { count: 5 } } }), fakeReport(), {});
+    eq(typeof s.runner.cgroup_cpu.seconds, 'number', 'this k6 has k6/x/bench: its cgroup figures are read');
+    s.runner = Object.assign({}, s.runner, { cpu_bound: false, runtime_bound: false, cpu_throttled: true,
+      cgroup_cpu: Object.assign({}, s.runner.cgroup_cpu, read, { throttled_ratio: 0.6, throttled_ms: 900, cpu_cores_used: 0.24 }) });
+    eq(droppedBecause(s), 'runner');
+    const text = formatText(s);
+    if (!/k6 runner CPU-THROTTLED: its cgroup's CPU quota \(0.25 cores\) stopped it in 60.0% of the quota periods/.test(text)
+      || !/throttled in 60 of 100 periods \(60.0%, limit 5%\): THROTTLED/.test(text)) throw new Error(text);
+    s.runner.cpu_throttled = null;
+    s.runner.cgroup_cpu = Object.assign({}, s.runner.cgroup_cpu, { cgroup: null, unknown_reason: 'no cgroup cpu.stat found' });
+    if (!/runner CPU quota: unknown \(no cgroup cpu.stat found\)/.test(formatText(s))) throw new Error(formatText(s));
   });
   check('summary: outputs: stdout markers, summary.json and summary.txt in BENCH_SUMMARY_DIR', () => {
     const s = buildSummary(fakeData(), fakeReport(), {});

@@ -1,5 +1,6 @@
 // Package bench is the k6/x/bench JavaScript module: the connection behaviour bench's load needs
-// and k6's http module cannot express, and the runner's own scheduling and GC figures (runtime.go).
+// and k6's http module cannot express, the runner's own scheduling and GC figures (runtime.go) and
+// its cgroup's CPU throttling (cgroup.go).
 //
 //   - Replays. Go's HTTP transport silently re-sends an idempotent GET when a reused keep-alive
 //     connection dies before the first response byte; k6 then reports one successful request and
@@ -46,11 +47,12 @@ type instance struct {
 	transport *replayCounter
 }
 
-// Exports: useConnections(keepAlive) and runtimeStats() (runtime.go).
+// Exports: useConnections(keepAlive), runtimeStats() (runtime.go) and cpuThrottling() (cgroup.go).
 func (m *instance) Exports() modules.Exports {
 	return modules.Exports{Named: map[string]interface{}{
 		"useConnections": m.useConnections,
 		"runtimeStats":   m.runtimeStats,
+		"cpuThrottling":  m.cpuThrottling,
 	}}
 }
 

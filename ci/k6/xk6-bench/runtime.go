@@ -37,7 +37,10 @@ func readRuntime() []metrics.Sample {
 
 // markLoadStart records the baseline once per process.
 func markLoadStart() {
-	baselineOnce.Do(func() { baseline.Store(readRuntime()) })
+	baselineOnce.Do(func() {
+		baseline.Store(readRuntime())
+		markCgroupLoadStart()
+	})
 }
 
 // runtimeStats() -> {gogc, gomemlimit, memory_limit_bytes, sched_latency_ms: {p50, p99, p999, max},

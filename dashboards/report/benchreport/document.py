@@ -131,16 +131,17 @@ def _runners_table(run):
         lag = r.get("lag_ms") or {}
         verdict = {None: "not sampled", True: "CPU-BOUND", False: "ok"}[r.get("cpu_bound")]
         runtime = {None: "not sampled", True: "RUNTIME-BOUND", False: "ok"}[r.get("runtime_bound")]
+        throttled = {None: "unknown", True: "THROTTLED", False: "ok"}[r.get("cpu_throttled")]
         latency = r.get("latency_ms") or {}
         rows.append([r["instance_id"], fmt(r.get("requests")), fmt(r.get("rate_target")), fmt(r.get("rate_achieved")),
                      fmt(r.get("dropped_iterations")), fmt(sum((r.get("errors") or {}).values())),
                      fmt(latency.get("p50")), fmt(latency.get("p99")), fmt(r.get("scale_events")),
                      fmt(lag.get("p95")), fmt(lag.get("p99")), verdict, fmt(r.get("sched_p99_ms")),
-                     fmt(r.get("gc_cpu_fraction")), runtime])
+                     fmt(r.get("gc_cpu_fraction")), runtime, fmt(r.get("cpu_throttled_ratio")), throttled])
     return Block("table", headers=["runner (instance_id)", "requests", "target/s", "achieved/s", "dropped",
                                    "errors", "p50 (ms)", "p99 (ms)", "scale events", "lag p95 (ms)",
                                    "lag p99 (ms)", "lag verdict", "sched p99 (ms)", "GC CPU share",
-                                   "runtime verdict"], rows=rows)
+                                   "runtime verdict", "CPU quota periods throttled", "throttle verdict"], rows=rows)
 
 
 def build(runs, budgets, warnings, series, generated_at, prometheus_url):
@@ -169,7 +170,8 @@ def build(runs, budgets, warnings, series, generated_at, prometheus_url):
         blocks.append(Block("h2", "Runners"))
         blocks.append(Block("p", "Merged from every k6 runner's series in Prometheus: counts summed, "
                                  "percentiles from the sum of the runners' native histograms (within one "
-                                 "bucket, about 9%), a lag verdict and a Go-runtime verdict per runner."))
+                                 "bucket, about 9%), a lag verdict, a Go-runtime verdict and a CPU-throttle verdict "
+                                 "(its cgroup's CPU limit; unknown where the cgroup was not read) per runner."))
         for r in merged:
             blocks.append(Block("h3", f"{r.label} (testid {r.testid}): {len(r.runners)} runner(s)"))
             blocks.append(_runners_table(r))

@@ -63,6 +63,8 @@ class Run:
     merge_notes: list = field(default_factory=list)
     # The route experiments' results (summary `routes`: experiment, count, by_kind ...); whole runs only.
     routes: dict = field(default_factory=dict)
+    # The runner's verdicts (summary `runner`: cpu_bound, runtime_bound, cpu_throttled, their figures).
+    runner: dict = field(default_factory=dict)
 
     @property
     def total_requests(self):
@@ -208,6 +210,7 @@ def load_summary(path):
                 extra=_extra_keys(data),
                 runners=_read_runners(path, data),
                 routes=_read_routes(path, data),
+                runner=_object(path, "runner", data.get("runner") or {}),
                 merge_notes=[str(n) for n in (data.get("merge") or {}).get("notes") or []])]
     by_path = _object(path, "by_path", data.get("by_path") or {})
     for name, entry in by_path.items():

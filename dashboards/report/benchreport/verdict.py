@@ -125,6 +125,25 @@ def judge(run, budgets):
     return Verdict("FAIL" if reasons else "PASS", reasons)
 
 
+def runner_warnings(run):
+    """What the run's runner verdict (summary `runner`, scenarios/lib/lag.js) says of the runner's
+    own waits: they are in its latencies, so the numbers are the runner's as much as the target's."""
+    rn, out = run.runner, []
+    if rn.get("cpu_bound"):
+        lag = rn.get("lag_ms") or {}
+        out.append(f"{run.label}: the k6 runner was CPU-bound (its sleeping lag probes woke {lag.get('p95')} ms late "
+                   f"at p95, {lag.get('p99')} ms at p99); its latencies include its own wait for CPU")
+    if rn.get("cpu_throttled"):
+        share = (rn.get("cgroup_cpu") or {}).get("throttled_ratio")
+        out.append(f"{run.label}: the k6 runner was CPU-throttled by its cgroup's CPU limit"
+                   + (f" in {100 * share:.1f}% of the quota periods" if share is not None else "")
+                   + "; its latencies include the time the kernel held it stopped")
+    if rn.get("runtime_bound"):
+        out.append(f"{run.label}: the k6 runner paused itself (Go scheduling latency or garbage collection above "
+                   "their limits); those pauses are in its latencies")
+    return out
+
+
 def comparability_warnings(runs):
     """Reasons the runs (or one run alone) cannot be read at face value."""
     warnings = []
@@ -139,6 +158,7 @@ def comparability_warnings(runs):
                             f"(below {RATE_SHORTFALL:.0%})")
         if run.total_requests == 0:
             warnings.append(f"{run.label}: no request completed; nothing to compare")
+        warnings += runner_warnings(run)
     if len(runs) > 1:
         for key in COMPARABLE_SETTINGS:
             values = {}

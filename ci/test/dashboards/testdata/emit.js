@@ -15,7 +15,7 @@ import bench from 'k6/x/bench';
 // the route experiments' metrics are simulated like the churn below.
 import { countError } from '../../../../scenarios/lib/errors.js';
 import {
-  convergence, replicasDesired, replicasReady, runnerGcCpu, runnerLag, runnerSchedP99, scaleEvents,
+  convergence, replicasDesired, replicasReady, runnerGcCpu, runnerLag, runnerSchedP99, runnerThrottled, scaleEvents,
 } from '../../../../scenarios/lib/metrics.js';
 import {
   routeChanges, routeErrors, routePreReady, routePropagation, routesCreated, routesServing,
@@ -70,10 +70,12 @@ export function churn() {
   const t0 = Date.now();
   sleep(0.1);
   runnerLag.add(Math.max(0, Date.now() - t0 - 100));
-  // The runner's own runtime figures, as scenarios/lib/lag.js sends them (real, not simulated).
+  // The runner's own runtime and cgroup figures, as scenarios/lib/lag.js sends them (real, not simulated).
   const rt = bench.runtimeStats();
   runnerSchedP99.add(rt.sched_latency_ms.p99);
   runnerGcCpu.add(rt.gc_cpu_fraction);
+  const th = bench.cpuThrottling();
+  if (th.cgroup) runnerThrottled.add(th.throttled_ratio);
   const want = step % 2 === 0 ? 7 : 5;
   const before = want === 7 ? 5 : 7;
   replicasDesired.add(want);
