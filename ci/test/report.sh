@@ -224,13 +224,17 @@ merge_checker_catches() {
     { echo "exit $rc; wanted 1 and three FAIL lines:"; cat "$WORK/tampered.out"; return 1; }
 }
 
-# parts_checker_catches TAMPERED RUNNER_SUMMARY...: check_parts.py must exit 1 on the knee and the step.
+# parts_checker_catches TAMPERED WANTED RUNNER_SUMMARY...: check_parts.py must exit 1 with a FAIL
+# line for each of WANTED (regular expressions separated by ';').
 parts_checker_catches() {
-  local rc=0 tampered=$1; shift
+  local rc=0 tampered=$1 want; shift
+  local -a wanted
+  IFS=';' read -ra wanted <<<"$1"; shift
   "$REPORT_PYTHON" "$BENCH_ROOT/ci/test/report/checks/check_parts.py" "$tampered" "$@" > "$WORK/tampered-parts.out" 2>&1 || rc=$?
-  [ "$rc" -eq 1 ] && grep -q "^FAIL: max_rps: the knee is the highest held step" "$WORK/tampered-parts.out" &&
-    grep -q "^FAIL: max_rps step .*: achieved = sum of the runners'" "$WORK/tampered-parts.out" ||
-    { echo "exit $rc; output:"; cat "$WORK/tampered-parts.out"; return 1; }
+  [ "$rc" -eq 1 ] || { echo "exit $rc, wanted 1; output:"; cat "$WORK/tampered-parts.out"; return 1; }
+  for want in "${wanted[@]}"; do
+    grep -q "^FAIL: $want" "$WORK/tampered-parts.out" || { echo "no 'FAIL: $want' line:"; cat "$WORK/tampered-parts.out"; return 1; }
+  done
 }
 
 # results_lists URL TESTID: `results --list` prints TESTID among the run ids of the Prometheus at URL.
@@ -340,17 +344,19 @@ json.dump(r, open(sys.argv[2], "w"))' "$merged/summary.json" "$WORK/tampered-mer
   check "results --testrun: another run's TestRun is refused" results_rejected "run id 'another-run', not 'report-merge'" \
     "--testrun $WORK/testrun-other.json" --testid report-merge --testrun "$WORK/testrun-other.json" --prometheus "$prom" --out "$WORK/out/nope"
   check "results: the merged summary is read back by the report" report --out "$out/merged-again" "$merged/summary.json"
-  check "results: one report row per runner with its lag and runtime verdicts" \
-    grep -Eq '^\| 3 \| [0-9]+ \| 50 \| [0-9.]+ \|.*\| (ok|CPU-BOUND) \| [0-9.]+ \| [0-9.]+ \| (ok|RUNTIME-BOUND) \|$' "$merged/report.md"
+  check "results: one report row per runner with its lag, runtime and CPU-throttle verdicts" \
+    grep -Eq '^\| 3 \| [0-9]+ \| 50 \| [0-9.]+ \|.*\| (ok|CPU-BOUND) \| [0-9.]+ \| [0-9.]+ \| (ok|RUNTIME-BOUND) \| [0-9.]+ \| (ok|THROTTLED) \|$' "$merged/report.md"
   check_report_dir merged "$merged"
-  # -- parts and steps over two runners: by_path (paths) and the knee (max-rps), merged
+  # -- parts and steps over two runners: by_path (paths), the knee (max-rps) and the ceiling (calibrate), merged
   BENCH_URL_CLUSTERIP="http://127.0.0.1:$NGINX_PORT" BENCH_URL_POD="http://127.0.0.1:$NGINX_PORT" \
   BENCH_PATH=/bytes/4k BENCH_RATE=100 BENCH_DURATION=3s BENCH_CONNECTIONS=20 \
     run_runners report-paths "$BENCH_ROOT/scenarios/paths.js" "http://127.0.0.1:$NGINX_PORT" "http://127.0.0.1:$NGINX_PORT"
   BENCH_RATE=400 BENCH_DURATION=10s BENCH_CONNECTIONS=40 \
     run_runners report-knee "$BENCH_ROOT/scenarios/max-rps.js" "http://127.0.0.1:$NGINX_PORT" "http://127.0.0.1:$NGINX_PORT"
+  BENCH_RATE=400 BENCH_DURATION=10s BENCH_CONNECTIONS=40 \
+    run_runners report-ceiling "$BENCH_ROOT/scenarios/calibrate.js" "http://127.0.0.1:$NGINX_PORT" "http://127.0.0.1:$NGINX_PORT"
   local kind
-  for kind in paths knee; do
+  for kind in paths knee ceiling; do
     check "two runners ($kind): Prometheus holds every runner's last samples" wait_series_stable "report-$kind"
     check "two runners ($kind): merged by results" report results --testid "report-$kind" --prometheus "$prom" \
       --out "$out/merged-$kind" --runner-summary "$WORK/runs/report-$kind/runner-1/summary.json"
@@ -364,7 +370,15 @@ json.dump(r, open(sys.argv[2], "w"))' "$merged/summary.json" "$WORK/tampered-mer
 r = json.load(open(sys.argv[1])); r["max_rps"]["knee_rate"] = r["max_rps"]["steps"][0]["rate_target"]; r["max_rps"]["steps"][2]["rate_achieved"] *= 0.9
 json.dump(r, open(sys.argv[2], "w"))' "$out/merged-knee/summary.json" "$WORK/tampered-knee.json"
   check "parts checker catches a changed knee and step rate" parts_checker_catches "$WORK/tampered-knee.json" \
+    "max_rps: the knee is the highest held step;max_rps step .*: achieved = sum of the runners'" \
     "$WORK"/runs/report-knee/runner-*/summary.json
+  [ ! -s "$out/merged-ceiling/summary.json" ] || log "merged calibrate: $(json_get "$out/merged-ceiling/summary.json" \
+    "'ceiling %s (%s per runner), limited by %s; steps ' % (r['calibrate']['ceiling_rate'], r['calibrate']['ceiling_rate_per_runner'], r['calibrate']['limited_by']) + ', '.join('%g:%s' % (s['rate_target'], 'ok' if s['ok'] else 'FAIL') for s in r['calibrate']['steps'])")"
+  "$REPORT_PYTHON" -c 'import json, sys
+r = json.load(open(sys.argv[1])); r["calibrate"]["ceiling_rate"] = r["calibrate"]["steps"][0]["rate_target"]
+json.dump(r, open(sys.argv[2], "w"))' "$out/merged-ceiling/summary.json" "$WORK/tampered-ceiling.json"
+  check "parts checker catches a changed ceiling" parts_checker_catches "$WORK/tampered-ceiling.json" \
+    "calibrate: the ceiling is the highest held step" "$WORK"/runs/report-ceiling/runner-*/summary.json
   check "results --list names the run" results_lists "$prom" report-merge
   check "results: an unknown run id exits 2 and names the ids Prometheus has" results_rejected \
     'no k6_http_reqs_total series with testid=nope' 'report-merge' --testid nope --prometheus "$prom" --out "$WORK/out/nope"

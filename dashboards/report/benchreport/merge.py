@@ -11,7 +11,8 @@ can be rebuilt from Prometheus afterwards:
   runners are never averaged), so the merged
   p99 is as exact as one bucket: k6 writes schema 3 (bucket factor 1.1 -> 2^(1/8) = 1.0905), about
   9% relative width at any percentile (dashboards/report/README.md, "How exact are merged percentiles");
-- the runner-lag verdict is computed per runner (instance_id), with the limits of scenarios/lib/lag.js.
+- the runner verdicts (lag, Go runtime, cgroup CPU throttling) are computed per runner (instance_id),
+  with the limits of scenarios/lib/lag.js.
 Prometheus knows nothing of the run's settings (target rate, duration, connections): they come from
 the chart values, a runner's own summary, or the command line (results.py)."""
 
@@ -34,7 +35,8 @@ class MergeError(RuntimeError):
 
 # The runner verdicts' limits, as scenarios/lib/lag.js exports them (the one place they live);
 # the runtime ones are optional (a lag.js without the Go-runtime witnesses).
-LIMIT_NAMES = {"LAG_LIMIT_MS": True, "LAG_LIMIT_P99_MS": True, "SCHED_LIMIT_P99_MS": False, "GC_CPU_LIMIT": False}
+LIMIT_NAMES = {"LAG_LIMIT_MS": True, "LAG_LIMIT_P99_MS": True, "SCHED_LIMIT_P99_MS": False, "GC_CPU_LIMIT": False,
+               "THROTTLED_LIMIT": False}
 
 
 def lag_limits(path=LAG_JS):
@@ -66,6 +68,13 @@ def runtime_bound(sched_p99_ms, gc_cpu, limits):
         return None
     return sched_p99_ms > limits["SCHED_LIMIT_P99_MS"] or (
         gc_cpu is not None and limits["GC_CPU_LIMIT"] is not None and gc_cpu > limits["GC_CPU_LIMIT"])
+
+
+def cpu_throttled(ratio, limits):
+    """The verdict of lag.js throttleVerdict: None without the cgroup's figure (not read) or limit."""
+    if ratio is None or limits["THROTTLED_LIMIT"] is None:
+        return None
+    return ratio > limits["THROTTLED_LIMIT"]
 
 
 def _round(v, digits=3):
@@ -217,6 +226,8 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
     # The Go runtime's witnesses: gauges since the runner started, so each one's last value.
     sched_by = q.by(f"max by (instance_id) ({q.last('k6_bench_runner_sched_p99_ms', lag)})", "instance_id")
     gc_by = q.by(f"max by (instance_id) ({q.last('k6_bench_runner_gc_cpu_ratio', lag)})", "instance_id")
+    # The cgroup's witness: a gauge since the load began (no series where the cgroup was not read).
+    throttled_by = q.by(f"max by (instance_id) ({q.last('k6_bench_runner_cpu_throttled_ratio', lag)})", "instance_id")
 
     instance_ids = sorted(set(per_runner_requests) | set(per_runner_dropped) | set(per_runner_errors)
                           | set(scale_events) | set(lag_by), key=_instance_order)
@@ -247,15 +258,18 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
             "sched_p99_ms": _round(sched_by.get(iid)),
             "gc_cpu_fraction": _round(gc_by.get(iid), 4),
             "runtime_bound": runtime_bound(_round(sched_by.get(iid)), _round(gc_by.get(iid), 4), limits),
+            "cpu_throttled_ratio": _round(throttled_by.get(iid), 4),
+            "cpu_throttled": cpu_throttled(_round(throttled_by.get(iid), 4), limits),
         })
     sampled = [r for r in runners if r["cpu_bound"] is not None]
     if len(sampled) < len(runners):
         notes.append("no runner-lag samples from runner(s) "
                      + ", ".join(r["instance_id"] for r in runners if r["cpu_bound"] is None))
     runtime_sampled = [r for r in runners if r["runtime_bound"] is not None]
+    throttle_read = [r for r in runners if r["cpu_throttled"] is not None]
     worst = max(sampled, key=lambda r: (r["cpu_bound"], r["lag_ms"]["p95"] or 0), default=None)
 
-    by_path, steps = merge_parts(q, load)
+    by_path, steps, calibration = merge_parts(q, load, lag, limits, len(instance_ids))
     if len(experiments) > 1 or len(controllers) > 1:
         notes.append(f"run id {testid} carries several experiments {experiments} or controllers "
                      f"{controllers}: the series of more than one run are mixed")
@@ -294,6 +308,10 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
                                     if r["gc_cpu_fraction"] is not None), default=None),
             "gc_cpu_limit": limits["GC_CPU_LIMIT"],
             "runtime_bound": any(r["runtime_bound"] for r in runtime_sampled) if runtime_sampled else None,
+            # the most throttled runner's share; cpu_throttled if any runner was, unknown if none was read
+            "cgroup_cpu": {"throttled_ratio": max((r["cpu_throttled_ratio"] for r in throttle_read), default=None)},
+            "cpu_throttled_limit": limits["THROTTLED_LIMIT"],
+            "cpu_throttled": any(r["cpu_throttled"] for r in throttle_read) if throttle_read else None,
         },
         "runners": runners,
         "merge": {
@@ -309,8 +327,14 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
             "notes": notes,
         },
     }
+    rn = summary["runner"]
+    # as scenarios/lib/summary-writer.js droppedBecause: whose limit it was, when k6 dropped iterations
+    summary["requests"]["dropped_because"] = (
+        None if not dropped else "runner" if rn["cpu_bound"] or rn["runtime_bound"] or rn["cpu_throttled"] else "target")
     if steps is not None:
         summary["max_rps"] = steps
+    if calibration is not None:
+        summary["calibrate"] = calibration
     return summary
 
 
@@ -333,14 +357,17 @@ def latency_of(q, hist):
 PART_LABELS = ("scenario", "part", "part_kind", "part_rate", "part_ms", "budget_p99_ms", "budget_error_ratio")
 
 
-def merge_parts(q, load):
-    """(by_path, max_rps or None) of the whole run: each part and step summed over the runners from
-    its k6 scenario's series, with the rate and length its tags name. Steps with a budget (max-rps)
-    are judged as scenarios/lib/knee.js judgeStep does, on the whole step: no dropped iterations,
-    >= 95% of the rate, p99 and the failed-request ratio within the budget; the knee is the highest."""
+def merge_parts(q, load, lag, limits, runner_count):
+    """(by_path, max_rps or None, calibrate or None) of the whole run: each part and step summed over
+    the runners from its k6 scenario's series, with the rate and length its tags name. Steps with a
+    budget (max-rps) are judged as scenarios/lib/knee.js judgeStep does, on the whole step: no dropped
+    iterations, >= 95% of the rate, p99 and the failed-request ratio within the budget; the knee is
+    the highest. Steps without one (calibrate) are judged as judgeRunnerStep does, on the whole step:
+    no dropped iterations, >= 95% of the rate, and no runner CPU-bound by its own lag in that step;
+    the ceiling is the highest held, the rate all the runners together sent."""
     tagged = load[:-1] + ', part!=""}'
     parts = q.vector(f"count by ({', '.join(PART_LABELS)}) ({q.last('k6_http_reqs_total', tagged)})")
-    by_path, steps, budget = {}, [], None
+    by_path, steps, budget, runner_steps = {}, [], None, []
     for r in sorted(parts, key=lambda r: r["metric"].get("scenario", "")):
         m = r["metric"]
         sel = selector_with(load, scenario=m.get("scenario", ""))
@@ -375,11 +402,62 @@ def merge_parts(q, load):
                            and latency["p99"] is not None and latency["p99"] <= budget["p99_ms"]
                            and error_ratio <= budget["error_ratio"]),
             })
-    if not steps:
-        return by_path, None
-    steps.sort(key=lambda j: j["rate_target"])
-    held = [j["rate_target"] for j in steps if j["ok"]]
-    return by_path, {"budget": budget, "knee_rate": max(held) if held else None, "steps": steps}
+        elif m.get("part_kind") == "step":
+            runner_steps.append(judge_runner_step(q, lag, limits, m.get("scenario", ""), requests, latency))
+    max_rps = None
+    if steps:
+        steps.sort(key=lambda j: j["rate_target"])
+        held = [j["rate_target"] for j in steps if j["ok"]]
+        max_rps = {"budget": budget, "knee_rate": max(held) if held else None, "steps": steps}
+    return by_path, max_rps, calibration_of(runner_steps, limits, runner_count)
+
+
+def judge_runner_step(q, lag, limits, scenario, requests, latency):
+    """One calibrate step of the whole run (scenarios/lib/knee.js judgeRunnerStep on every runner at
+    once): held when nothing was dropped, >= 95% of the step's rate was sent, and no runner's lag
+    samples of that step (tag step=<scenario>) say it was CPU-bound. lag_p95_ms/lag_p99_ms are the
+    worst runner's; cpu_bound_runners names the runners that were."""
+    hist = f"sum by (instance_id) ({q.hist('k6_bench_runner_lag_seconds', selector_with(lag, step=scenario))})"
+    p95 = {iid: _round(_ms(v), 1) for iid, v in q.by(f"histogram_quantile(0.95, {hist})", "instance_id").items()}
+    p99 = {iid: _round(_ms(v), 1) for iid, v in q.by(f"histogram_quantile(0.99, {hist})", "instance_id").items()}
+    bound = sorted((iid for iid in p95 if lag_cpu_bound(p95[iid], p99.get(iid), limits)), key=_instance_order)
+    ok = bool(requests["total"] > 0 and requests["dropped_iterations"] == 0
+              and requests["rate_achieved"] >= 0.95 * requests["rate_target"] and not bound)
+    return {
+        "rate_target": requests["rate_target"],
+        "rate_target_run": requests["rate_target"],
+        "rate_achieved": requests["rate_achieved"],
+        "p99_ms": latency["p99"],
+        "dropped_iterations": requests["dropped_iterations"],
+        "lag_p95_ms": max((v for v in p95.values() if v is not None), default=None),
+        "lag_p99_ms": max((v for v in p99.values() if v is not None), default=None),
+        "cpu_bound": bool(bound),
+        "cpu_bound_runners": [_runner_key(iid) for iid in bound],
+        "ok": ok,
+    }
+
+
+def calibration_of(judged, limits, runner_count):
+    """The merged calibrate result (calibrate.js's keys), or None without calibrate steps: the
+    ceiling is the highest whole step held, by runner_count runners together (ceiling_rate_per_runner:
+    its even share, what sizing divides by); limited_by what broke the first failed step above it
+    (knee.js limitedBy)."""
+    if not judged:
+        return None
+    judged.sort(key=lambda j: j["rate_target"])
+    held = [j["rate_target"] for j in judged if j["ok"]]
+    ceiling = max(held) if held else None
+    first = next((j for j in judged if not j["ok"] and (ceiling is None or j["rate_target"] > ceiling)), None)
+    return {
+        "lag_limit_ms": limits["LAG_LIMIT_MS"],
+        "lag_limit_p99_ms": limits["LAG_LIMIT_P99_MS"],
+        "ceiling_rate": ceiling,
+        "runners": runner_count,
+        "ceiling_rate_per_runner": _round(ceiling / runner_count, 1) if ceiling is not None and runner_count else None,
+        "max_achieved_rate": max(j["rate_achieved"] for j in judged),
+        "limited_by": None if first is None else "runner-cpu" if first["cpu_bound"] else "connections-or-target",
+        "steps": judged,
+    }
 
 
 def _number(text):

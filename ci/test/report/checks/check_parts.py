@@ -1,4 +1,4 @@
-"""Checks a merged summary's by_path and max_rps (benchreport results) against the runners' own.
+"""Checks a merged summary's by_path, max_rps and calibrate (benchreport results) against the runners' own.
 
 Usage: python check_parts.py MERGED_SUMMARY RUNNER_SUMMARY...
 Each runner judged its own share of every part and step; the merge rebuilds the whole run from
@@ -69,14 +69,60 @@ def check_max_rps(merged, runners):
           f"knee {mr['knee_rate']}, held {held}")
 
 
+# Prometheus' lag histogram (schema 3) places a quantile within a bucket 2^(1/8) wide: a runner whose
+# own lag lies that close to a limit may be judged either way by the merge.
+BUCKET = 2 ** (1 / 8)
+
+
+def near_lag_limit(step, calibrate):
+    for key, limit in (("lag_p95_ms", calibrate["lag_limit_ms"]), ("lag_p99_ms", calibrate["lag_limit_p99_ms"])):
+        v = step.get(key)
+        if v is not None and limit / BUCKET <= v <= limit * BUCKET:
+            return True
+    return False
+
+
+def check_calibrate(merged, runners):
+    c = merged.get("calibrate")
+    check("calibrate: present", c is not None)
+    if c is None:
+        return
+    own = [r["calibrate"] for r in runners]
+    targets = [s["rate_target"] for s in c["steps"]]
+    check("calibrate: every step, at the whole run's rate",
+          all([s["rate_target_run"] for s in o["steps"]] == targets for o in own),
+          f"merged {targets}, runners {[[s['rate_target_run'] for s in o['steps']] for o in own]}")
+    for i, step in enumerate(c["steps"]):
+        achieved = sum(o["steps"][i]["rate_achieved"] for o in own if i < len(o["steps"]))
+        check(f"calibrate step {step['rate_target']:g}: achieved = sum of the runners'",
+              near(step["rate_achieved"], achieved, 0.02), f"merged {step['rate_achieved']}, runners {achieved}")
+        dropped = sum(o["steps"][i]["dropped_iterations"] for o in own if i < len(o["steps"]))
+        check(f"calibrate step {step['rate_target']:g}: dropped = sum of the runners'",
+              step["dropped_iterations"] == dropped, f"merged {step['dropped_iterations']}, runners {dropped}")
+    # Where every runner held its share (or every runner failed it) the whole step agrees, unless a
+    # runner's lag is within one histogram bucket of a limit.
+    agree = [i for i in range(len(c["steps"])) if len({o["steps"][i]["ok"] for o in own}) == 1
+             and not any(near_lag_limit(o["steps"][i], o) for o in own)]
+    check(f"calibrate: a step is held where every runner held its share, failed where every runner failed ({len(agree)} steps)",
+          agree and all(c["steps"][i]["ok"] == own[0]["steps"][i]["ok"] for i in agree),
+          f"merged {[s['ok'] for s in c['steps']]}, runners {[[s['ok'] for s in o['steps']] for o in own]}")
+    held = [s["rate_target"] for s in c["steps"] if s["ok"]]
+    check("calibrate: the ceiling is the highest held step, and its share per runner",
+          held and c["ceiling_rate"] == max(held) and c["runners"] == len(runners)
+          and near(c["ceiling_rate_per_runner"], c["ceiling_rate"] / len(runners), 0.001),
+          f"ceiling {c['ceiling_rate']} ({c.get('ceiling_rate_per_runner')} per runner of {c.get('runners')}), held {held}")
+
+
 def main(merged_path, runner_paths):
     merged = json.load(open(merged_path))
     runners = [json.load(open(p)) for p in runner_paths]
     if any(r.get("max_rps") for r in runners):
         check_max_rps(merged, runners)
+    if any(r.get("calibrate") for r in runners):
+        check_calibrate(merged, runners)
     if any(r.get("by_path") for r in runners):
         check_by_path(merged, runners)
-    if not any(r.get("max_rps") or r.get("by_path") for r in runners):
+    if not any(r.get("max_rps") or r.get("calibrate") or r.get("by_path") for r in runners):
         check("the runners have parts or steps", False)
     return 1 if checklog.failures else 0
 
