@@ -11,7 +11,8 @@
 // Verdict per step (lib/knee.js judgeRunnerStep): held = no dropped iterations, >= 95% of the rate
 //   achieved, runner lag p95 and p99 within their limits (lib/lag.js). calibrate.ceiling_rate is the highest step
 //   held; calibrate.limited_by says what broke the next one: runner-cpu or connections-or-target.
-//   The result is per runner: run it with loadtest.parallelism 1 and size runners from it.
+//   Each runner judges its own share of every step; with loadtest.parallelism N, `make results`
+//   merges the whole steps across runners (ceiling_rate of all N, ceiling_rate_per_runner).
 // Churn: none. Thresholds: none (failing steps past the ceiling are the point).
 import { runConfig } from './lib/run-config.js';
 import { target, hit, staircase, baseOptions, checkTarget } from './lib/load.js';

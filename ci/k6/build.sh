@@ -10,7 +10,8 @@ K6_VERSION=v0.51.0
 XK6_KUBERNETES_VERSION=v0.9.0
 
 k6_out="$BENCH_CACHE/bin/k6"
-# bench's own extension (k6/x/bench: replay counting, keep-alive per VU), built from this checkout.
+# bench's own extension (k6/x/bench: replay counting, keep-alive per VU, the Go runtime's and the
+# cgroup's witnesses of the runner's own pauses), built from this checkout; its hash is in the stamp.
 XK6_BENCH_DIR="$BENCH_ROOT/ci/k6/xk6-bench"
 xk6_bench_hash=$(cat "$XK6_BENCH_DIR"/go.mod "$XK6_BENCH_DIR"/*.go | sha256sum | cut -c1-12)
 k6_stamp="k6 $K6_VERSION xk6-kubernetes $XK6_KUBERNETES_VERSION xk6-bench $xk6_bench_hash $(go env GOVERSION)"

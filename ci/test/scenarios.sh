@@ -178,6 +178,22 @@ stderr_has() { grep -qF -- "$1" "$RUN/stderr"; }
 
 # ---- tests -------------------------------------------------------------------------------------
 
+# test_extension_unit: Go unit tests of bench's k6 extension (ci/k6/xk6-bench), above all the cgroup
+# layouts this machine cannot show (a k6-operator pod on cgroup v2, with and without a cgroup
+# namespace); the v1 host is also run for real below (test_runner_lag). The module ci/k6/build.sh
+# built k6 from (its go.sum pins k6's dependencies) with the extension replaced by this checkout's.
+test_extension_unit() {
+  local mod=$WORK/xk6-bench-test out=$WORK/xk6-bench-test.log rc=0 t0=$SECONDS
+  mkdir -p "$mod"
+  cp "$BENCH_CACHE/mod/k6/go.mod" "$BENCH_CACHE/mod/k6/go.sum" "$BENCH_CACHE/mod/k6/main.go" "$mod/"
+  (cd "$mod" && go mod edit -replace "bench.local/xk6-bench=$BENCH_ROOT/ci/k6/xk6-bench" &&
+    go test -count=1 bench.local/xk6-bench) >"$out" 2>&1 || rc=$?
+  log "extension unit tests: exit $rc in $((SECONDS - t0)) s (the first run compiles k6's dependencies: minutes)"
+  check "k6/x/bench unit tests (cgroup v2 pod with and without a cgroup namespace, v1 host, nothing readable) pass" \
+    test "$rc" -eq 0
+  [ "$rc" -eq 0 ] || sed 's/^/      /' "$out" >&2
+}
+
 test_unit() {
   local out=$WORK/unit.log rc=0 t0=$SECONDS
   k6 run -q --log-format raw "$BENCH_ROOT/scenarios/tests/unit.js" >"$out" 2>&1 || rc=$?
@@ -1027,6 +1043,7 @@ main() {
   chmod 755 "$WORK" # nginx workers (nobody) read the bodies
   start_servers
   test_unit
+  test_extension_unit
   test_static
   test_dropped
   test_error_classes
