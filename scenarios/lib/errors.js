@@ -13,6 +13,11 @@
 //   http_4xx    a response with status 400-499 (k6 error_code 1400-1499)
 //   other       anything else k6 reports (invalid URL 1020, HTTP/2 1600-1699, decompression 1701)
 // k6 error codes: go.k6.io/k6 lib/netext/httpext/error_codes.go (the same in k6 v0.51 and v1).
+// The rules are Go, in bench's k6 extension (ci/k6/xk6-bench/classify.go): a load request is sent and
+// classed there (request.js), and countError below asks it for responses of k6's http module. This
+// module holds the classes and causes (copy of scenarios/contract.json); the request path does not
+// load it.
+import bench from 'k6/x/bench';
 import { errors } from './metrics.js';
 
 // class -> its causes. The first cause of a class is its catch-all. Plain literals, nothing built in
@@ -36,53 +41,21 @@ function tagsFor(cls, cause) {
   return tagCache[key] || (tagCache[key] = { class: cls, cause });
 }
 
-const RESET = 1220;
-const EOF = 1000;
-
-// startsWithWord(text, word): text starts with word as a whole word (what /^word\b/ tests). No regex
-// on this path: a VU's first regex builds its own RegExp machinery, about 16 KB of memory, and a
-// stall makes every VU fail at once (ci/calibrate/README.md, "Memory per VU").
-function startsWithWord(text, word) {
-  if (!text.startsWith(word)) return false;
-  const c = text.charCodeAt(word.length); // NaN past the end
-  const wordChar = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
-  return !wordChar;
-}
-
 // classifyError(status, errorCode, message, written, tls) -> {class, cause}, or null for a success.
 // message: k6's error text ("dial: connection reset by peer"); written: whether the request was
 // written to a connection (k6 times `sending` and `waiting` only after that); tls: an https target.
 export function classifyError(status, errorCode, message, written, tls) {
-  if (status >= 500 && status <= 599) return { class: 'http_5xx', cause: 'status' };
-  if (status >= 400 && status <= 499) return { class: 'http_4xx', cause: 'status' };
-  if (!errorCode) return status > 0 ? null : { class: 'other', cause: 'other' };
-  if (errorCode === 1050) return { class: 'timeout', cause: 'timeout' };
-  if (errorCode >= 1100 && errorCode <= 1111) return { class: 'connection', cause: 'dns' };
-  if (errorCode === 1212) return { class: 'connection', cause: 'refused' };
-  if (errorCode >= 1210 && errorCode <= 1213) return { class: 'connection', cause: 'other' };
-  if (errorCode >= 1300 && errorCode <= 1399) return { class: 'connection', cause: 'tls_handshake' };
-  const broken = errorCode === EOF || (errorCode >= 1200 && errorCode <= 1202) || errorCode === RESET;
-  if (!broken) return { class: 'other', cause: 'other' };
-  const text = String(message || '');
-  if (startsWithWord(text, 'dial')) return { class: 'connection', cause: errorCode === RESET ? 'reset' : 'other' };
-  // Nothing written: the connection failed on the way up; over TLS that is the handshake.
-  if (!written) return { class: 'connection', cause: tls ? 'tls_handshake' : errorCode === RESET ? 'reset' : 'other' };
-  if (errorCode === RESET) return { class: 'read', cause: 'reset' };
-  if (errorCode === EOF) return { class: 'read', cause: 'eof' };
-  return { class: 'read', cause: 'other' };
+  const found = bench.classify(status, errorCode, String(message || ''), written, tls);
+  return found === null ? null : { class: found[0], cause: found[1] };
 }
 
-// countError(res, extraTags) classifies a k6 response and adds 1 to bench_errors if it failed.
-// Returns the class or null. Hot path: a successful response costs one property read. Reading a
-// field of k6's Go response object goes through reflection (about 1% of a request's CPU each, seen
-// in a pprof of static.js); k6 sets error_code for every failure, 4xx/5xx included (1400-1599),
-// so error_code 0 is a success, and the rest is read only for failures.
+// countError(res, extraTags) classifies a response of k6's http module and adds 1 to bench_errors
+// if it failed. Returns the class or null. (Load requests are counted in Go: request.js hit.)
 export function countError(res, extraTags) {
   const errorCode = res.error_code;
   if (!errorCode) return null;
   const timings = res.timings;
-  const written = timings.sending > 0 || timings.waiting > 0;
-  const found = classifyError(res.status, errorCode, res.error, written,
+  const found = classifyError(res.status, errorCode, res.error, timings.sending > 0 || timings.waiting > 0,
     String(res.url).slice(0, 6).toLowerCase() === 'https:');
   if (found !== null) {
     const tags = tagsFor(found.class, found.cause);

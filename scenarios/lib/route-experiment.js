@@ -11,7 +11,7 @@ import { startErrorSeries } from './errors.js';
 import { routeChanges, routeErrors, routeScale } from './route-metrics.js';
 import {
   ApiPool, API_CLIENTS, PRE_READY_STATUSES, PROBE_INTERVAL_MS, ROUTE_LABEL, createAndWait, changeRoutes, deleteLeftRoutes,
-  deleteOwnRoutes, describeRouteApiError, listLabelled, propagate, routeBaseUrl, routeRequest, scaleUp,
+  deleteOwnRoutes, describeRouteApiError, listLabelled, propagate, routeBaseUrl, routeHost, scaleUp,
 } from './routes.js';
 
 const SCALE_MILESTONES = ['applied', 'all_serving', 'after_last_apply'];
@@ -117,7 +117,9 @@ export function routeExperiment(name, cfg, plan) {
   if (plan === 'change') {
     for (const kind of kinds) {
       liveRoutes[kind] = [];
-      for (let n = 1; n <= cfg.routes.count; n++) liveRoutes[kind].push(routeRequest(cfg, kind, n, cfg.path));
+      for (let n = 1; n <= cfg.routes.count; n++) {
+        liveRoutes[kind].push(target(cfg, routeBaseUrl(cfg, kind), cfg.path, cfg.keepalive, routeHost(cfg, kind, n)));
+      }
     }
   }
   let turn = 0;
@@ -186,14 +188,14 @@ export function routeExperiment(name, cfg, plan) {
     load() {
       const kind = exec.scenario.name.slice('load_'.length);
       const list = liveRoutes[kind]; // undefined for the runner_lag VUs (hit samples the lag instead)
-      let res;
+      let status;
       if (list) {
         turn = (turn + 1) % list.length;
-        res = hit(list[(turn + exec.vu.idInTest) % list.length]);
+        status = hit(list[(turn + exec.vu.idInTest) % list.length]);
       } else {
-        res = hit(base);
+        status = hit(base);
       }
-      if (res !== null && (res.status < 200 || res.status >= 300)) routeErrors.add(1);
+      if (status !== null && (status < 200 || status >= 300)) routeErrors.add(1);
     },
     routes() {
       const kind = exec.scenario.name.slice('routes_'.length);

@@ -1,0 +1,122 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"go.k6.io/k6/lib/netext/httpext"
+	"go.k6.io/k6/metrics"
+)
+
+// The load request, in Go: bench's hot path is one GET per iteration, and doing it through k6's
+// JavaScript http module cost each request its params parsed from a JS object, a JS response
+// object, and the failure classification read back from it through reflection. request() builds the
+// same request k6's http.get builds (k6's own httpext.MakeRequest sends it: the same transport,
+// timings, tags and built-in metrics), classifies a failure here and adds it to bench_errors, and
+// hands JavaScript only the status.
+
+// Target is one prepared request (newTarget): built once per VU, sent many times.
+type Target struct {
+	url       httpext.URL
+	host      string
+	header    http.Header
+	timeout   time.Duration
+	keepAlive bool
+	tls       bool
+}
+
+// newTarget(url, host, timeoutMs, keepAlive) -> a Target for request(). host "" keeps the URL's.
+func (m *instance) newTarget(rawURL, host string, timeoutMs float64, keepAlive bool) (*Target, error) {
+	u, err := httpext.NewURL(rawURL, rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("bench.newTarget: invalid URL %q: %w", rawURL, err)
+	}
+	if !(timeoutMs > 0) {
+		return nil, fmt.Errorf("bench.newTarget: invalid timeout %v ms", timeoutMs)
+	}
+	header := make(http.Header)
+	if host != "" {
+		header.Set("Host", host)
+	}
+	return &Target{
+		url:       u,
+		host:      host,
+		header:    header,
+		timeout:   time.Duration(timeoutMs * float64(time.Millisecond)),
+		keepAlive: keepAlive,
+		tls:       strings.EqualFold(u.GetURL().Scheme, "https"),
+	}, nil
+}
+
+// expectedStatus is k6's default response callback (http.expectedStatuses({min: 200, max: 399})):
+// what http_req_failed counts as a success.
+func expectedStatus(status int) bool { return status >= 200 && status <= 399 }
+
+// request(target) sends one GET as k6's http.get(url, {headers, timeout}) would, counts a failure
+// in bench_errors{class, cause} and returns the status (0 when no response came).
+func (m *instance) request(t *Target) (int, error) {
+	state := m.vu.State()
+	if state == nil {
+		return 0, errors.New("bench.request must be called from a VU, not the init context")
+	}
+	if t == nil {
+		return 0, errors.New("bench.request: no target (bench.newTarget)")
+	}
+	if err := m.useConnections(t.keepAlive); err != nil {
+		return 0, err
+	}
+	u := *t.url.GetURL()
+	header := t.header.Clone()
+	header.Set("User-Agent", state.Options.UserAgent.String)
+	preq := &httpext.ParsedHTTPRequest{
+		URL:              &t.url,
+		Req:              &http.Request{Method: http.MethodGet, URL: &u, Header: header, Host: t.host},
+		Timeout:          t.timeout,
+		Throw:            state.Options.Throw.Bool,
+		Redirects:        state.Options.MaxRedirects,
+		Cookies:          make(map[string]*httpext.HTTPRequestCookie),
+		ResponseCallback: expectedStatus,
+		TagsAndMeta:      state.Tags.GetCurrentValues(),
+		ResponseType:     httpext.ResponseTypeText,
+	}
+	if state.Options.DiscardResponseBodies.Bool {
+		preq.ResponseType = httpext.ResponseTypeNone
+	}
+	if state.CookieJar != nil {
+		preq.ActiveJar = state.CookieJar
+		httpext.SetRequestCookies(preq.Req, preq.ActiveJar, preq.Cookies)
+	}
+	resp, err := httpext.MakeRequest(m.vu.Context(), state, preq)
+	if err != nil {
+		return 0, err
+	}
+	if resp.ErrorCode != 0 {
+		written := resp.Timings.Sending > 0 || resp.Timings.Waiting > 0
+		if c := classify(resp.Status, resp.ErrorCode, resp.Error, written, t.tls); c != nil {
+			m.countError(c.class, c.cause, 1)
+		}
+	}
+	return resp.Status, nil
+}
+
+// countError adds n to bench_errors{class, cause} with the VU's current tags.
+func (m *instance) countError(class, cause string, n float64) {
+	state := m.vu.State()
+	if state == nil {
+		return
+	}
+	ctm := state.Tags.GetCurrentValues()
+	// The VU's context, not the request's: a request that timed out still counts.
+	metrics.PushIfNotDone(m.vu.Context(), state.Samples, metrics.Sample{
+		TimeSeries: metrics.TimeSeries{
+			Metric: m.errors,
+			Tags:   ctm.Tags.With("class", class).With("cause", cause),
+		},
+		Time:     time.Now(),
+		Metadata: ctm.Metadata,
+		Value:    n,
+	})
+}
