@@ -59,8 +59,8 @@ results: ## One run's runners merged from Prometheus, summary.json + report: mak
 test: ## Run the whole suite (what .ci/run runs)
 	bash ci/test/all.sh
 
-test-chart: ## Chart: helm lint v3/v4, helm-unittest, kubeconform, presets, bad values
-	bash ci/test/chart.sh
+test-chart: ## Chart (pytest, ci/test/chart/): helm lint v3/v4, helm-unittest, kubeconform, presets, bad values
+	BENCH_TEST_PARTS=chart bash ci/test/all.sh
 
 test-scenarios: ## Scenarios: lib unit tests and real k6 runs against local nginx and a real API server
 	bash ci/test/scenarios.sh

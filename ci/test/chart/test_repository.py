@@ -1,0 +1,91 @@
+"""Chart.lock, the dependency names the templates know, the e2e's Traefik against its preset, yamllint."""
+import os
+import re
+import subprocess
+import sys
+
+import yaml
+
+from conftest import CHART_SRC, ROOT, load_docs, output_of, run
+
+YAMLLINT_CONFIG = ("{extends: default, rules: {line-length: {max: 160}, document-start: disable, truthy: {check-keys: false}, "
+                   "comments: {min-spaces-from-content: 1}, braces: {max-spaces-inside: 1}, "
+                   "brackets: {max-spaces-inside: 1}, indentation: {indent-sequences: consistent}}}")
+
+
+def test_chart_lock_digest_and_versions():
+    result = run([sys.executable, ROOT / "ci" / "tools" / "chart-lock.py", CHART_SRC, "--check"])
+    assert result.returncode == 0, output_of(result)
+
+
+def test_helm_dependency_build_accepts_the_chart_lock(helm, work):
+    """`dependency build` checks the lock digest first and only then needs the (unreachable)
+    repositories: reaching the repository error proves the lock is in sync."""
+    lock = work / f"lock-v{helm.major}"
+    lock.mkdir()
+    for name in ("Chart.yaml", "Chart.lock"):
+        (lock / name).write_bytes((CHART_SRC / name).read_bytes())
+    env = {**os.environ, "HELM_REPOSITORY_CONFIG": str(lock / "repositories.yaml"), "HELM_CACHE_HOME": str(lock / "cache")}
+    out = output_of(helm("dependency", "build", lock, env=env))
+    assert "out of sync" not in out, out
+    assert "no repository definition" in out, out
+
+
+def test_no_dependency_chart_sources_committed():
+    tracked = subprocess.run(["git", "-C", ROOT, "ls-files", "charts/bench/charts", "*.tgz"],
+                             capture_output=True, text=True, check=True).stdout
+    assert tracked == "", f"committed: {tracked}"
+
+
+def test_controller_charts_helper_matches_chart_yaml_aliases():
+    """bench.controllerCharts (the aliased controllers' real chart names, which helm replaces by the
+    alias when it loads the chart) must match Chart.yaml's dependencies."""
+    deps = {d.get("alias", d["name"]): d["name"] for d in yaml.safe_load((CHART_SRC / "Chart.yaml").read_text())["dependencies"]}
+    helpers = (CHART_SRC / "templates" / "_helpers.tpl").read_text()
+    block = re.search(r'define "bench.controllerCharts" -}}\n(.*?)\n{{- end }}', helpers, re.S)
+    assert block, "no bench.controllerCharts in _helpers.tpl"
+    mapping = yaml.safe_load(block.group(1))
+    assert mapping, "bench.controllerCharts is empty"
+    assert {c: deps.get(c) for c in mapping} == mapping
+
+
+def test_the_e2e_traefik_runs_the_traefik_preset(work):
+    """The e2e's Traefik (ci/e2e/manifests/traefik.yaml, a stand-in for the traefik subchart, which
+    cannot be downloaded here) runs the preset's configuration: every argument the preset adds, its
+    global settings and its metrics port. The manifests are rendered the way ci/e2e/lib.sh applies
+    them and compared with the preset."""
+    preset_path = ROOT / "values" / "traefik.yaml"
+
+    def fill(manifest):
+        result = run(["python3", ROOT / "ci" / "e2e" / "traefik-preset.py", preset_path, ROOT / "ci" / "e2e" / "manifests" / manifest])
+        assert result.returncode == 0, output_of(result)
+        return result.stdout
+
+    preset = yaml.safe_load(preset_path.read_text())["traefik"]
+    docs = load_docs(fill("traefik.yaml"))
+    deployment = next(d for d in docs if d["kind"] == "Deployment")
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    args = container["args"]
+    assert preset.get("additionalArguments"), "the preset adds no arguments"
+    assert [a for a in preset["additionalArguments"] if a not in args] == [], "preset arguments missing from the e2e Traefik"
+    for key, value in preset.get("global", {}).items():
+        assert f"--global.{key}={str(value).lower()}" in args
+    port = preset["ports"]["metrics"]["port"]
+    assert f"--entryPoints.metrics.address=:{port}" in args, args
+    assert {"name": "metrics", "containerPort": port} in container["ports"], container["ports"]
+    metrics_service = next(d for d in docs if d["kind"] == "Service" and d["metadata"]["name"] == "traefik-metrics")
+    assert metrics_service["spec"]["ports"][0]["port"] == port
+    prometheus = fill("prometheus.yaml")
+    assert f":{port}'" in prometheus or f":{port}]" in prometheus, "Prometheus scrapes another port"
+    assert not [a for a in args if "BENCH_TRAEFIK" in str(a)], "unfilled placeholder"
+    # the one difference, on purpose: the preset runs on the host network, which on this machine
+    # would bind Traefik on the host's external interface (test traffic stays on loopback and pod networks)
+    assert preset.get("hostNetwork") is True and not deployment["spec"]["template"]["spec"].get("hostNetwork")
+
+
+def test_yamllint():
+    """values, presets, CI overlays, unittest suites."""
+    files = [CHART_SRC / "values.yaml", CHART_SRC / "Chart.yaml", *sorted((CHART_SRC / "ci").glob("*.yaml")),
+             *sorted((CHART_SRC / "tests").glob("*.yaml")), *sorted((ROOT / "values").glob("*.yaml"))]
+    result = run(["yamllint", "-s", "-d", YAMLLINT_CONFIG, *files])
+    assert result.returncode == 0, output_of(result)

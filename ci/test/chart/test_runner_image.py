@@ -1,0 +1,61 @@
+"""The chart has no default runner image (no public image has k6 v0.51.0 + xk6-kubernetes v0.9.0):
+the defaults and every controller preset alone are refused with a message naming the key and the
+command that builds one, and render once loadtest is off (the stack without a run). `make
+runner-image` is driven with stand-in docker and kind that record their calls."""
+import os
+import re
+
+import pytest
+
+from conftest import ROOT, output_of, run
+
+CONTROLLER_PRESETS = [None, "traefik", "ingress-nginx", "nginx-inc", "haproxy"]
+
+
+@pytest.mark.parametrize("preset", CONTROLLER_PRESETS, ids=lambda p: f"values/{p}" if p else "defaults")
+def test_refused_without_a_runner_image(helm, preset):
+    args = ["-f", helm.copy / "values" / f"{preset}.yaml"] if preset else []
+    result = helm.template(*args)
+    assert result.returncode != 0, "rendered without a runner image"
+    assert "loadtest.runner.image.repository is empty" in result.stderr, result.stderr
+    assert "make runner-image IMAGE=<registry/repo:tag>" in result.stderr, result.stderr
+
+
+def test_renders_without_a_runner_image_when_loadtest_is_off(helm):
+    result = helm.template("--set", "loadtest.enabled=false")
+    assert result.returncode == 0, result.stderr
+    assert not re.search(r"(?m)^kind: TestRun$", result.stdout)
+
+
+def test_make_runner_image_target(work):
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r"(?m)^runner-image:.*##", makefile), "no documented runner-image target in the Makefile"
+    script = ROOT / "ci" / "tools" / "runner-image.sh"
+    # without IMAGE it stops with the usage line, before looking for a builder
+    result = run(["bash", script, "", ""])
+    assert result.returncode != 0, "accepted an empty IMAGE"
+    assert "usage: make runner-image IMAGE=" in output_of(result)
+    # stand-in docker and kind on PATH record their calls
+    fake = work / "fake-builders"
+    fake.mkdir()
+    calls = fake / "calls"
+    for tool in ("docker", "kind"):
+        (fake / tool).write_text(f'#!/bin/sh\necho "$(basename "$0") $*" >> "{calls}"\n')
+        (fake / tool).chmod(0o755)
+    env = {**os.environ, "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}", "BENCH_IMAGE_BUILDER": "docker"}
+    pushed = run(["bash", script, "reg.example:5000/bench/k6:v1", ""], env=env)
+    assert pushed.returncode == 0, output_of(pushed)
+    # the --set flags it prints are the chart's two keys
+    assert re.search(r"--set loadtest.runner.image.repository=reg.example:5000/bench/k6,loadtest.runner.image.tag=v1$",
+                     pushed.stdout, re.M), pushed.stdout
+    loaded = run(["bash", script, "bench/k6:v1", "kind"], env=env)
+    assert loaded.returncode == 0, output_of(loaded)
+    lines = calls.read_text().splitlines()
+    builds = [re.fullmatch(r"docker build -t (\S+) -f (\S+) (\S+)", line) for line in lines[0::2]]
+    assert all(builds) and len(lines) == 4, lines
+    for build in builds:
+        dockerfile = build.group(2)
+        assert build.group(3) == str(ROOT) and dockerfile.startswith(f"{ROOT}/") and os.path.isfile(dockerfile), lines
+    assert [b.group(1) for b in builds] == ["reg.example:5000/bench/k6:v1", "bench/k6:v1"], lines
+    assert lines[1] == "docker push reg.example:5000/bench/k6:v1", lines
+    assert lines[3] == "kind load docker-image bench/k6:v1 --name kind", lines
