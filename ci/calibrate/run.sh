@@ -23,6 +23,8 @@
 #   --body PATH      request path on the backend (default /bytes/1k)
 #   --memory-only    only the memory per VU of bare k6, bench static and bench dynamic (sizing a
 #                    runner's memory; about 5 minutes)
+#   --pairs-only     only the probe and the PAIRED overhead runs (bench static and dynamic against
+#                    bare k6 on one core, --rounds pairs each; about 1 minute a round)
 # Default run: about 8 minutes on a 2-core machine.
 . "$(dirname "$0")/../lib/common.sh"
 . "$BENCH_ROOT/ci/lib/apiserver.sh"
@@ -32,10 +34,10 @@ VEGETA_VERSION=v12.12.0
 OFFERED_PROBE=50000 # the probe offers this rate: far above what one core sends
 
 ROUNDS=2 DURATION=5 CONNECTIONS=100 RATE=2000 BODY=/bytes/1k SWEEP=1000,2000,3000,4000,5000 SOAK=0
-DYNAMIC=true MEMORY_ONLY=false TLS=true CLOSE=true OUT=$BENCH_ROOT/.tools/calibrate
+DYNAMIC=true MEMORY_ONLY=false PAIRS_ONLY=false TLS=true CLOSE=true OUT=$BENCH_ROOT/.tools/calibrate
 WORK="" PIDS=()
 
-usage() { sed -n '13,24p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '13,27p' "$0" | sed 's/^# \{0,1\}//'; }
 
 positive_int() { # positive_int FLAG VALUE
   [[ $2 =~ ^[1-9][0-9]*$ ]] || die "invalid $1 '$2': expected a whole number >= 1"
@@ -55,6 +57,7 @@ parse_args() {
         BODY=$2; shift 2 ;;
       --no-dynamic) DYNAMIC=false; shift ;;
       --memory-only) MEMORY_ONLY=true; shift ;;
+      --pairs-only) PAIRS_ONLY=true; shift ;;
       --no-tls) TLS=false; shift ;;
       --no-close) CLOSE=false; shift ;;
       --out) [ -n "${2:-}" ] || die "--out needs a directory"; OUT=$2; shift 2 ;;
@@ -310,7 +313,16 @@ main() {
   MODES=(keepalive)
   if [ "$CLOSE" = true ]; then MODES+=(close); fi
   if [ "$TLS" = true ]; then MODES+=(tls); fi
-  if [ "$MEMORY_ONLY" = false ]; then
+  if [ "$PAIRS_ONLY" = true ]; then
+    MODES=(keepalive)
+    probe_ceilings
+    local r
+    for r in $(seq 1 "$ROUNDS"); do
+      log "pairs round $r/$ROUNDS (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+      run_pair "$r" static
+      if [ "$DYNAMIC" = true ]; then run_pair "$r" dynamic; fi
+    done
+  elif [ "$MEMORY_ONLY" = false ]; then
     probe_ceilings
     local r
     for r in $(seq 1 "$ROUNDS"); do run_round "$r"; done
@@ -319,10 +331,12 @@ main() {
       DURATION=$SOAK run_k6 1 static keepalive soak "$RATE"
     fi
   fi
-  memory_per_vus bare
-  memory_per_vus static
-  # Every VU of a churn run also holds the churn code (any VU may become the churn VU).
-  memory_per_vus dynamic
+  if [ "$PAIRS_ONLY" = false ]; then
+    memory_per_vus bare
+    memory_per_vus static
+    # Every VU of a churn run also holds the churn code (any VU may become the churn VU).
+    memory_per_vus dynamic
+  fi
   python3 "$BENCH_ROOT/ci/calibrate/report.py" summary "$OUT/results.jsonl" \
     --machine "$(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" | tee "$OUT/report.txt"
   log "calibration took $((SECONDS - t0)) s; results in $OUT/results.jsonl and $OUT/report.txt"

@@ -2,11 +2,14 @@
 // (pre-allocated VUs, like wrk -c), keep-alive unless told otherwise, request timeout like wrk's,
 // response bodies discarded. Plus the k6 options every entry script shares. The request itself
 // (target, hit) is request.js, re-exported here for entry scripts that build their own options.
-import http from 'k6/http';
 import { sleep } from 'k6';
-import { startErrorSeries } from './errors.js';
 import { k6Duration, target, hit } from './request.js';
 import { lagScenario } from './lag.js';
+
+// What only setup() uses (checkTarget): k6 runs setup in VU 0, so the load VUs of entry scripts that
+// import this module skip k6's http module and the error classes (ci/calibrate/README.md, "Memory
+// per VU").
+const vu0 = __VU === 0 ? { http: require('k6/http'), errors: require('./errors.js') } : null;
 
 export { k6Duration, target, hit };
 
@@ -133,7 +136,8 @@ export function baseOptions(report, scenarios, thresholds) {
 // 10 s, or the run stops with a message naming the URL (a 404 usually means a missing route).
 // Every setup() calls it, so it also starts the error-class series (errors.js).
 export function checkTarget(t, variable) {
-  startErrorSeries();
+  const { http, errors } = vu0;
+  errors.startErrorSeries();
   // A distinct User-Agent lets servers tell the check from the measured load.
   const headers = Object.assign({}, t.params.headers, { 'User-Agent': 'bench-setup' });
   const params = Object.assign({}, t.params, { headers, responseType: 'none' });
