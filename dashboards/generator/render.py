@@ -18,10 +18,9 @@ import pathlib
 import re
 import sys
 
-# The query walking, variable substitution and Prometheus client of the dashboards' checker (the
-# test harness), so a picture runs exactly the queries the checks run.
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "ci" / "test" / "dashboards"))
-import check  # noqa: E402
+# The query walking, variable substitution and Prometheus client the dashboards' checker uses too,
+# so a picture runs exactly the queries the checks run.
+import queries  # noqa: E402
 
 COL_W, ROW_H, PAD = 54, 30, 6  # pixels per grid column / grid row, panel padding
 COLORS = ["#7eb26d", "#eab839", "#6ed0e0", "#ef843c", "#e24d42", "#1f78c1", "#ba43a9", "#705da0"]
@@ -58,7 +57,7 @@ def panel_series(prom, panel, values, start, end, step):
     """[(legend, [(t, v)...])] for range targets, [(legend, value)] for instant ones."""
     lines, points = [], []
     for t in panel.get("targets", []):
-        expr = check.substitute(t["expr"], values)
+        expr = queries.substitute(t["expr"], values)
         r = prom.query(expr, start, end, step, bool(t.get("instant")))
         if r.get("status") != "success":
             raise SystemExit(f'query failed for panel "{panel.get("title")}": {r.get("error")}')
@@ -262,7 +261,7 @@ def draw_values(x, y, w, h, points, unit, panel):
 
 
 def render(dash, prom, values, start, end, step):
-    panels = [(p, r) for p, r in check.walk_panels(dash)]
+    panels = [(p, r) for p, r in queries.walk_panels(dash)]
     # Collapsed rows' panels are drawn expanded, below their row (as Grafana shows them when opened).
     body, height = [], 0
     for p, _row in panels:
@@ -308,19 +307,19 @@ def main(argv=None):
     try:
         dash = json.loads(pathlib.Path(args.dashboard).read_text())
         now = datetime.datetime.now().timestamp()
-        start, end = check.parse_time(args.start, now), check.parse_time(args.end, now)
+        start, end = queries.parse_time(args.start, now), queries.parse_time(args.end, now)
         if end <= start:
-            raise check.UsageError(f"--start {args.start!r} must be before --end {args.end!r}")
+            raise queries.UsageError(f"--start {args.start!r} must be before --end {args.end!r}")
         for t in args.testid.split(","):
-            if not check.TESTID_RE.match(t):
-                raise check.UsageError(f"--testid {t!r} may contain only letters, digits and . _ : -")
+            if not queries.TESTID_RE.match(t):
+                raise queries.UsageError(f"--testid {t!r} may contain only letters, digits and . _ : -")
         step = max(5, int((end - start) / 150))
-        prom = check.Prometheus(args.prometheus)
+        prom = queries.Prometheus(args.prometheus)
         prom.check_up()
-        values = check.substitutions(dash, args.testid.split(","), start, end, step,
-                                     check.parse_duration(args.rate_interval, "--rate-interval"))
+        values = queries.substitutions(dash, args.testid.split(","), start, end, step,
+                                     queries.parse_duration(args.rate_interval, "--rate-interval"))
         svg = render(dash, prom, values, start, end, step)
-    except (check.UsageError, OSError, ValueError) as e:
+    except (queries.UsageError, OSError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     out = pathlib.Path(args.out)

@@ -26,11 +26,13 @@ import json
 import pathlib
 import re
 import sys
-import urllib.error
-import urllib.parse
-import urllib.request
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
+# How a dashboard's queries run outside Grafana lives beside the dashboards (the picture renderer
+# runs the same); its Prometheus client is the report's.
+sys.path.insert(0, str(ROOT / "dashboards" / "generator"))
+from queries import (  # noqa: E402,F401  (re-exported: check.Prometheus, check.walk_panels, ...)
+    TESTID_RE, Prometheus, UsageError, parse_duration, parse_time, substitute, substitutions, walk_panels)
 DEFAULT_DASHBOARDS = ROOT / "dashboards"
 DEFAULT_FIXTURE = pathlib.Path(__file__).resolve().parent / "fixtures" / "metrics.json"
 
@@ -39,7 +41,6 @@ DATA_PANEL_TYPES = {"timeseries", "stat", "table", "barchart", "bargauge", "gaug
 RATE_FUNCS = ("rate", "irate", "increase")
 PROMQL_KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right", "bool", "and",
                    "or", "unless", "offset", "inf", "nan", "atan2", "start", "end"}
-TESTID_RE = re.compile(r"^[A-Za-z0-9_.:-]+$")
 # Named selector sets for --require-data @NAME, so callers do not hard-code panel titles.
 PRESETS = {
     # every panel fed by k6 alone (load, latency, errors, churn telemetry), in all dashboards, except
@@ -59,10 +60,6 @@ PRESETS = {
 }
 
 
-class UsageError(Exception):
-    pass
-
-
 # ---------------------------------------------------------------------------------------------
 # Dashboard walking
 
@@ -79,19 +76,6 @@ def load_dashboards(paths):
     if not files:
         raise UsageError(f"no dashboard *.json found in {', '.join(map(str, paths))}")
     return files
-
-
-def walk_panels(dash):
-    """Yields (panel, row_title or None) for every panel, including those inside collapsed rows."""
-    row_title = None
-    for p in dash.get("panels", []):
-        if p.get("type") == "row":
-            row_title = p.get("title")
-            yield p, None
-            for child in p.get("panels", []):
-                yield child, row_title
-        else:
-            yield p, row_title
 
 
 def queries_of(dash):
@@ -372,100 +356,6 @@ def convention_problems(path, dash, known):
 
 # ---------------------------------------------------------------------------------------------
 # Running queries
-
-def parse_time(text, now):
-    """unix seconds, RFC 3339, 'now' or 'now-<N>[smhd]'."""
-    m = re.fullmatch(r"now(?:-(\d+)([smhd]))?", text)
-    if m:
-        if not m.group(1):
-            return now
-        return now - int(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[m.group(2)]
-    try:
-        return float(text)
-    except ValueError:
-        pass
-    try:
-        return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        raise UsageError(f"time {text!r} is not unix seconds, RFC 3339, 'now' or 'now-<N>[smhd]'")
-
-
-def parse_duration(text, what):
-    m = re.fullmatch(r"(\d+)([smh])", text)
-    if not m:
-        raise UsageError(f"{what} {text!r} must be a duration like 15s, 1m or 2h")
-    return int(m.group(1)) * {"s": 1, "m": 60, "h": 3600}[m.group(2)]
-
-
-class Prometheus:
-    def __init__(self, url, timeout=30):
-        if not re.match(r"^https?://", url):
-            raise UsageError(f"--prometheus {url!r} must be an http(s) URL like http://127.0.0.1:9090")
-        self.url, self.timeout = url.rstrip("/"), timeout
-
-    def call(self, path, params, method="POST"):
-        body = urllib.parse.urlencode(params, doseq=True)
-        if method == "GET":
-            req = urllib.request.Request(f"{self.url}{path}?{body}", method="GET")
-        else:
-            req = urllib.request.Request(self.url + path, data=body.encode(), method="POST")
-        try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as r:
-                return json.loads(r.read())
-        except urllib.error.HTTPError as e:
-            try:
-                body = json.loads(e.read())
-            except ValueError:
-                body = {"status": "error", "error": f"HTTP {e.code}"}
-            return body
-        except (urllib.error.URLError, OSError) as e:
-            raise UsageError(f"Prometheus at {self.url} is not reachable: {e}")
-
-    def check_up(self):
-        r = self.call("/api/v1/status/buildinfo", {}, "GET")
-        if r.get("status") != "success":
-            raise UsageError(f"{self.url} does not answer like Prometheus: {r}")
-        return r["data"].get("version", "?")
-
-    def query(self, expr, start, end, step, instant):
-        if instant:  # end None: Prometheus' now
-            return self.call("/api/v1/query", {"query": expr} if end is None else {"query": expr, "time": end})
-        return self.call("/api/v1/query_range", {"query": expr, "start": start, "end": end, "step": step})
-
-    def label_values(self, label, match, start, end):
-        params = {"start": start, "end": end}
-        if match:
-            params["match[]"] = [match]
-        return self.call(f"/api/v1/label/{label}/values", params, "GET")
-
-
-def substitutions(dash, testids, start, end, step, rate_interval):
-    """Grafana variable values used when running a dashboard's queries outside Grafana."""
-    values = {"__rate_interval": f"{rate_interval}s", "__interval": f"{step}s",
-              "__range": f"{int(end - start)}s", "__range_s": str(int(end - start)),
-              "__range_ms": str(int((end - start) * 1000))}
-    for v in dash.get("templating", {}).get("list", []):
-        name = v.get("name")
-        if name == "testid":
-            values[name] = "|".join(testids)
-        elif v.get("type") == "datasource":
-            continue
-        elif v.get("includeAll"):
-            values[name] = v.get("allValue") or ".*"
-        elif v.get("type") in ("textbox", "constant", "custom"):
-            cur = v.get("current", {}).get("value")
-            values[name] = cur if isinstance(cur, str) and cur else v.get("query", "")
-    return values
-
-
-def substitute(expr, values):
-    def repl(m):
-        name = m.group(1) or m.group(2) or m.group(3)
-        if name not in values:
-            raise UsageError(f"query uses ${name}, which the dashboard does not define: {expr}")
-        return values[name]
-    return re.sub(r"\$\{([A-Za-z_]\w*)(?::\w+)?\}|\[\[([A-Za-z_]\w*)\]\]|\$([A-Za-z_]\w*)", repl, expr)
-
 
 def count_result(resp):
     data = resp.get("data", {})

@@ -233,7 +233,7 @@ class CommandLine(unittest.TestCase):
         self.assertUsageError("--prometheus needs --testid", "--prometheus", "http://127.0.0.1:1")
 
     def test_bad_url(self):
-        self.assertUsageError("must be an http(s) URL", "--prometheus", "127.0.0.1:9090", "--testid", "x")
+        self.assertUsageError("expected an http(s) URL", "--prometheus", "127.0.0.1:9090", "--testid", "x")
 
     def test_require_data_needs_prometheus(self):
         self.assertUsageError("--require-data needs --prometheus", "--require-data", "bench-run-overview/*")

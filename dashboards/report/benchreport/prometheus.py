@@ -63,6 +63,25 @@ class Prometheus:
             raise PrometheusError(f"{self.url}: {params.get('query')!r}: {body.get('error')}")
         return body["data"]["result"]
 
+    def api(self, path, params, method="GET"):
+        """The JSON answer of /api/v1/PATH as it is, a query's error included (status "error" with
+        Prometheus' message, which it sends with HTTP 400 or 422); raises PrometheusError only when
+        Prometheus cannot be reached or does not answer JSON."""
+        body = urllib.parse.urlencode(params, doseq=True)
+        url = f"{self.url}/api/v1/{path}"
+        req = (urllib.request.Request(f"{url}?{body}", method="GET") if method == "GET"
+               else urllib.request.Request(url, data=body.encode(), method="POST"))
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:
+                return json.load(resp)
+        except urllib.error.HTTPError as e:
+            try:
+                return json.load(e)
+            except ValueError:
+                return {"status": "error", "error": f"HTTP {e.code}"}
+        except (urllib.error.URLError, OSError, ValueError) as e:
+            raise PrometheusError(f"Prometheus at {self.url} is not reachable: {e}") from e
+
     def query(self, query, at):
         """Instant query at time `at` (seconds since the epoch): the API's result list."""
         return self._get("query", {"query": query, "time": f"{at:.3f}"})
