@@ -441,6 +441,22 @@ json.dump(r, open(sys.argv[2], "w"))' "$out/merged-ceiling/summary.json" "$WORK/
   check "incomparable crafted runs: dropped, shortfall, duration, path warnings" expect_json "$out/dropped/report.json" \
     "all(any(k in w for w in r['warnings']) for k in ['dropped 9000 iterations', 'achieved 700 req/s', 'settings.duration_s differs', 'settings.path differs'])"
   check_report_dir dropped "$out/dropped"
+  # The runner verdict of a real run, set as each witness would flag it (CPU-bound lag, a cgroup CPU
+  # limit that throttled it, its own Go runtime), then as a comfortable runner's.
+  local verdicts
+  for verdicts in flagged:True comfortable:False; do
+    "$REPORT_PYTHON" -c 'import json, sys
+r = json.load(open(sys.argv[1])); flag = sys.argv[3] == "True"; rn = r["runner"]
+rn.update(cpu_bound=flag, runtime_bound=flag, cpu_throttled=flag)
+rn["cgroup_cpu"].update(cgroup="v2 /sys/fs/cgroup", quota_cores=0.25, periods=45, throttled_periods=40 if flag else 0,
+                        throttled_ratio=0.8889 if flag else 0)
+json.dump(r, open(sys.argv[2], "w"))' "$a" "$WORK/${verdicts%:*}-runner.json" "${verdicts#*:}"
+    check "a ${verdicts%:*} runner: report written" report --out "$out/${verdicts%:*}" "$WORK/${verdicts%:*}-runner.json"
+  done
+  check "a flagged runner: the report says CPU-bound, CPU-throttled (88.9% of the quota periods) and paused" expect_json "$out/flagged/report.json" \
+    "all(any(k in w for w in r['warnings']) for k in ['runner was CPU-bound', 'CPU-throttled by its cgroup\\'s CPU limit in 88.9% of the quota periods', 'runner paused itself'])"
+  check "a flagged runner: ... in the Markdown too" grep -q 'CPU-throttled by its cgroup.s CPU limit in 88.9% of the quota periods' "$out/flagged/report.md"
+  check "a comfortable runner: no runner warning" expect_json "$out/comfortable/report.json" "not any('k6 runner' in w for w in r['warnings'])"
   check "paths experiment: one row per by_path entry" report --out "$out/paths" "$td/paths.json"
   check "paths experiment: three runs with path labels" expect_json "$out/paths/report.json" \
     "[x['label'] for x in r['runs']]==['traefik', 'traefik / ingress', 'traefik / clusterip']"
