@@ -44,16 +44,19 @@ def parse_k6_export(path):
 def parse_bench(path):
     s = json.load(open(path))
     lat = s['latency_ms']
+    rn = s.get('runner') or {}
     return {
         'requests': s['requests']['total'],
         'dropped': s['requests']['dropped_iterations'],
         'failed': sum(s['errors'].values()),
         'latency_ms': {k: lat[k] for k in ('p50', 'p90', 'p99', 'p99.9', 'max')},
-        'runner_lag_p95_ms': (s.get('runner') or {}).get('lag_ms', {}).get('p95'),
-        'runner_sched_p99_ms': ((s.get('runner') or {}).get('sched_latency_ms') or {}).get('p99'),
-        'runner_gc_cpu_fraction': (s.get('runner') or {}).get('gc_cpu_fraction'),
-        'runner_gc_cycles': (s.get('runner') or {}).get('gc_cycles'),
-        'runner_warned': bool((s.get('runner') or {}).get('cpu_bound') or (s.get('runner') or {}).get('runtime_bound')),
+        'runner_lag_p95_ms': rn.get('lag_ms', {}).get('p95'),
+        'runner_sched_p99_ms': (rn.get('sched_latency_ms') or {}).get('p99'),
+        'runner_gc_cpu_fraction': rn.get('gc_cpu_fraction'),
+        'runner_gc_cycles': rn.get('gc_cycles'),
+        'runner_cpu_throttled': rn.get('cpu_throttled'),
+        # any of the runner verdict's witnesses (lag, Go runtime, cgroup throttling)
+        'runner_warned': bool(rn.get('cpu_bound') or rn.get('runtime_bound') or rn.get('cpu_throttled')),
     }
 
 
