@@ -230,19 +230,20 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// markCgroupLoadStart keeps the counters when the load began (with the runtime's baseline).
-func markCgroupLoadStart() {
-	cgroupBaseline.CompareAndSwap(nil, thisCPUCgroup().snapshot())
+// markCgroupLoadStart keeps the counters when the load began (with the runtime's baseline); true
+// when this call took them.
+func markCgroupLoadStart() bool {
+	return cgroupBaseline.CompareAndSwap(nil, thisCPUCgroup().snapshot())
 }
 
 // cpuThrottling() -> {cgroup, quota_cores, periods, throttled_periods, throttled_ratio,
 // throttled_ms, cpu_cores_used, used_of_quota, seconds, unknown_reason}, since the load began (since
 // the first call if it has not). cgroup is null (and the counters too) when this process's cgroup
-// CPU accounting cannot be read: the verdict is then unknown, not ok. Without a quota there is
-// nothing to be throttled by: periods 0, throttled_ratio 0.
+// CPU accounting cannot be read, or on the first call before any load: the verdict is then unknown,
+// not ok. Without a quota there is nothing to be throttled by: periods 0, throttled_ratio 0.
 func (m *instance) cpuThrottling() map[string]interface{} {
 	c := thisCPUCgroup()
-	markCgroupLoadStart()
+	first := markCgroupLoadStart()
 	base, now := cgroupBaseline.Load(), c.snapshot()
 	wall := now.at.Sub(base.at).Seconds()
 	out := map[string]interface{}{
@@ -254,9 +255,11 @@ func (m *instance) cpuThrottling() map[string]interface{} {
 		used = (now.processCPU - base.processCPU).Seconds() / wall
 		out["cpu_cores_used"] = used
 	}
-	if c.version == "" || !now.statOK && c.quotaCores() > 0 {
+	if first || c.version == "" || !now.statOK && c.quotaCores() > 0 {
 		reason := c.reason
-		if reason == "" {
+		if first {
+			reason = "no load ran before this read: nothing measured"
+		} else if reason == "" {
 			reason = filepath.Join(c.dir, "cpu.stat") + " has no nr_periods/nr_throttled"
 		}
 		out["unknown_reason"] = reason

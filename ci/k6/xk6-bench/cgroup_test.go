@@ -93,3 +93,14 @@ func TestNothingReadable(t *testing.T) {
 		t.Fatalf("got %+v, want not found with a reason", c)
 	}
 }
+
+// A read before any load measured nothing: unknown, never ok.
+func TestFirstReadBeforeLoadIsUnknown(t *testing.T) {
+	m := &instance{}
+	if got := m.cpuThrottling(); got["cgroup"] != nil || got["unknown_reason"] != "no load ran before this read: nothing measured" {
+		t.Fatalf("first read %v", got)
+	}
+	if got := m.cpuThrottling(); got["unknown_reason"] == "no load ran before this read: nothing measured" {
+		t.Fatalf("second read %v", got)
+	}
+}
