@@ -4,7 +4,7 @@ so the e2e's Traefik runs the preset's configuration instead of a copy written b
   BENCH_TRAEFIK_METRICS_PORT        -> the preset's ports.metrics.port
   - BENCH_TRAEFIK_PRESET_ARGUMENTS  -> one list item per argument: the preset's global settings and
                                        additionalArguments, in the preset's order
-Usage: traefik-preset.py PRESET [MANIFEST|-]   (prints the manifest; ci/test/chart.sh checks parity)
+Usage: traefik-preset.py PRESET [MANIFEST|-]   (prints the manifest; ci/test/chart/test_repository.py checks parity)
 """
 import json
 import re

@@ -2,12 +2,12 @@
 # Runs every test part in order and prints one closing line: "N passed, N failed".
 # Parts run from cheapest to most expensive; a failing part does not stop the others, so one
 # run shows every failure. BENCH_TEST_PARTS overrides the list (e.g. "chart scenarios").
-# A part with a folder ci/test/<part>/ holding a conftest.py runs on pytest (the chart part so
-# far); the others are ci/test/<part>.sh.
+# A part is the script ci/test/<part>.sh, or else the pytest modules of ci/test/<part>/ (with its
+# conftest.py; the chart part so far).
 . "$(dirname "$0")/../lib/common.sh"
 . "$BENCH_ROOT/ci/lib/venv.sh"
 
-is_pytest_part() { [ -f "$BENCH_ROOT/ci/test/$1/conftest.py" ]; }
+is_pytest_part() { [ ! -f "$BENCH_ROOT/ci/test/$1.sh" ] && [ -f "$BENCH_ROOT/ci/test/$1/conftest.py" ]; }
 
 # run_part PART: the part's pytest modules in the pinned test venv, else its script.
 run_part() {

@@ -88,7 +88,7 @@ carry its own tag or @digest). */}}
 {{- end }}
 
 {{/* bench.controllerCharts: controller name (the dependency's alias or name in Chart.yaml) -> the
-chart's own name; ci/test/chart.sh checks it against Chart.yaml. */}}
+chart's own name; ci/test/chart/test_repository.py checks it against Chart.yaml. */}}
 {{- define "bench.controllerCharts" -}}
 ingress-nginx: ingress-nginx
 nginx-inc: nginx-ingress

@@ -45,8 +45,12 @@ def output_of(result):
     return (result.stdout + result.stderr).strip()
 
 
+# libyaml's loader when the wheel has it: twenty times faster on renders of a few hundred KB.
+SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def load_docs(text):
-    return [d for d in yaml.safe_load_all(text) if d]
+    return [d for d in yaml.load_all(text, Loader=SafeLoader) if d]
 
 
 def kinds_and_names(text):
