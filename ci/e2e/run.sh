@@ -5,7 +5,7 @@
 # what the subcharts would bring (k6-operator CRDs + manager, Prometheus, Traefik; see
 # ci/e2e/manifests), install charts/bench from a copy without its dependency list with
 # charts/bench/ci/08-local-cluster-values.yaml, follow the TestRun, print the summary tables and where the results are.
-# --assert  also run the CI assertions (ci/test/e2e.sh) and print "e2e: N passed, N failed".
+# --assert  also run the CI assertions (ci/test/e2e.sh) and print "e2e: N passed, N failed, N skipped".
 # --keep    leave the release installed at the end (the demo does; the test uninstalls it).
 # Evidence of the run (runner logs, replica watch, summary.json) is kept in $BENCH_CACHE/e2e.
 . "$(dirname "$0")/../lib/common.sh"
@@ -107,7 +107,7 @@ main() {
   fi
   log "total $(( $(date +%s) - E2E_T0 )) s: ${E2E_TIMINGS[*]}"
   if [ "$ASSERT" = 1 ]; then
-    echo "e2e: $PASSED passed, $FAILED failed"
+    echo "e2e: $PASSED passed, $FAILED failed, $SKIPPED skipped"
     [ "$FAILED" -eq 0 ]
   fi
 }
