@@ -12,11 +12,11 @@ tools: ## Install the pinned chart tools (helm v3/v4, helm-unittest, kubeconform
 	bash ci/tools/install.sh
 
 k6: ## Build k6 v0.51.0 + xk6-kubernetes v0.9.0 into .tools/bin/k6
-	bash ci/k6/build.sh
+	bash scenarios/runner/build.sh
 
 .PHONY: runner-image
 runner-image: ## Build the k6 runner image and push it: make runner-image IMAGE=<registry/repo:tag> [KIND_CLUSTER=<name>: load into kind]
-	bash ci/tools/runner-image.sh "$(IMAGE)" "$(KIND_CLUSTER)"
+	bash scenarios/runner/image.sh "$(IMAGE)" "$(KIND_CLUSTER)"
 
 ##@ Local cluster (no registry, no internet: everything built here)
 .PHONY: cluster-build images cluster-up cluster-down
@@ -42,7 +42,7 @@ demo-clean: ## Remove the demo release and stop the local cluster
 
 .PHONY: calibrate report matrix
 calibrate: ## Load-generator calibration: wrk, vegeta, bare k6 and bench side by side (ARGS="--rounds 5")
-	bash ci/calibrate/run.sh $(ARGS)
+	bash scenarios/calibrate/run.sh $(ARGS)
 
 report: ## Report from summaries: make report OUT=out/report SUMMARIES="a/summary.json b/summary.json"
 	bash dashboards/report/report.sh --out "$(or $(OUT),out/report)" $(SUMMARIES)

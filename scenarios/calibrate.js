@@ -7,7 +7,7 @@
 //   else BENCH_TARGET_URL; path BENCH_PATH (default here /bytes/1k, the sizing table's body).
 // Load: a staircase of STEPS constant-arrival-rate scenarios like max-rps.js, BENCH_RATE/STEPS up to
 //   BENCH_RATE req/s, each BENCH_DURATION/STEPS long, BENCH_CONNECTIONS VUs. Set BENCH_RATE above what
-//   you expect one runner to hold (about 4-5k req/s per core here, ci/calibrate/README.md).
+//   you expect one runner to hold (about 4-5k req/s per core here, scenarios/calibrate/README.md).
 // Verdict per step (lib/knee.js judgeRunnerStep): held = no dropped iterations, >= 95% of the rate
 //   achieved, runner lag p95 and p99 within their limits (lib/lag.js). calibrate.ceiling_rate is the highest step
 //   held; calibrate.limited_by says what broke the next one: runner-cpu or connections-or-target.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make demo` on a machine with kind, Docker and internet: a kind cluster, the k6 runner image built
-# from ci/k6/Dockerfile and loaded into the node, charts/bench installed with its real subcharts
+# from scenarios/runner/Dockerfile and loaded into the node, charts/bench installed with its real subcharts
 # (Traefik, kube-prometheus-stack, k6-operator; values/traefik.yaml), the dynamic scenario followed to
 # its end and its tables printed. The release and the cluster stay up; --clean removes both.
 #   ci/demo/kind.sh [--clean]
@@ -31,7 +31,7 @@ ensure_kind_cluster() {
 
 load_runner_image() {
   # the same command the README's quick start gives users (make runner-image ... KIND_CLUSTER=...)
-  BENCH_IMAGE_BUILDER=docker bash "$BENCH_ROOT/ci/tools/runner-image.sh" "$RUNNER_IMAGE" "$KIND_CLUSTER"
+  BENCH_IMAGE_BUILDER=docker bash "$BENCH_ROOT/scenarios/runner/image.sh" "$RUNNER_IMAGE" "$KIND_CLUSTER"
 }
 
 install_release() {

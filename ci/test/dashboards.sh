@@ -78,8 +78,8 @@ expect_failure() {
 
 install_dependencies() {
   apt_install prometheus nginx-light curl
-  bash "$BENCH_ROOT/ci/k6/build.sh" > /dev/null
-  command -v k6 > /dev/null || die "k6 is not on PATH after ci/k6/build.sh"
+  bash "$BENCH_ROOT/scenarios/runner/build.sh" > /dev/null
+  command -v k6 > /dev/null || die "k6 is not on PATH after scenarios/runner/build.sh"
 }
 
 # run_assertions WHAT CMD...: CMD prints assertion lines (see record) on stdout, details on

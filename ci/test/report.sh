@@ -105,7 +105,7 @@ check_report_dir() {
 install_dependencies() {
   apt_install chromium nginx prometheus curl
   ensure_report_venv
-  bash "$BENCH_ROOT/ci/k6/build.sh" > /dev/null
+  bash "$BENCH_ROOT/scenarios/runner/build.sh" > /dev/null
 }
 
 # run_static TESTID RATE PATH: a real scenarios/static.js run into $WORK/runs/TESTID/summary.json.

@@ -376,7 +376,7 @@ main() {
     return 0
   fi
   apt_install nginx-light openssl jq curl iproute2 util-linux
-  bash "$BENCH_ROOT/ci/k6/build.sh" >/dev/null
+  bash "$BENCH_ROOT/scenarios/runner/build.sh" >/dev/null
   ensure_binaries
   WORK=$(mktemp -d /tmp/bench-routes.XXXXXX)
   chmod 755 "$WORK" # nginx workers (nobody) read the bodies

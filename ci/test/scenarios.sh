@@ -178,15 +178,15 @@ stderr_has() { grep -qF -- "$1" "$RUN/stderr"; }
 
 # ---- tests -------------------------------------------------------------------------------------
 
-# test_extension_unit: Go unit tests of bench's k6 extension (ci/k6/xk6-bench), above all the cgroup
+# test_extension_unit: Go unit tests of bench's k6 extension (scenarios/runner/xk6-bench), above all the cgroup
 # layouts this machine cannot show (a k6-operator pod on cgroup v2, with and without a cgroup
-# namespace); the v1 host is also run for real below (test_runner_lag). The module ci/k6/build.sh
+# namespace); the v1 host is also run for real below (test_runner_lag). The module scenarios/runner/build.sh
 # built k6 from (its go.sum pins k6's dependencies) with the extension replaced by this checkout's.
 test_extension_unit() {
   local mod=$WORK/xk6-bench-test out=$WORK/xk6-bench-test.log rc=0 t0=$SECONDS
   mkdir -p "$mod"
   cp "$BENCH_CACHE/mod/k6/go.mod" "$BENCH_CACHE/mod/k6/go.sum" "$BENCH_CACHE/mod/k6/main.go" "$mod/"
-  (cd "$mod" && go mod edit -replace "bench.local/xk6-bench=$BENCH_ROOT/ci/k6/xk6-bench" &&
+  (cd "$mod" && go mod edit -replace "bench.local/xk6-bench=$BENCH_ROOT/scenarios/runner/xk6-bench" &&
     go test -count=1 bench.local/xk6-bench) >"$out" 2>&1 || rc=$?
   log "extension unit tests: exit $rc in $((SECONDS - t0)) s (the first run compiles k6's dependencies: minutes)"
   check "k6/x/bench unit tests (cgroup v2 pod with and without a cgroup namespace, v1 host, nothing readable) pass" \
@@ -1038,7 +1038,7 @@ test_routes() {
 main() {
   local t0=$SECONDS
   apt_install nginx-light openssl jq python3
-  bash "$BENCH_ROOT/ci/k6/build.sh" >/dev/null
+  bash "$BENCH_ROOT/scenarios/runner/build.sh" >/dev/null
   WORK=$(mktemp -d /tmp/bench-scenarios.XXXXXX)
   chmod 755 "$WORK" # nginx workers (nobody) read the bodies
   start_servers

@@ -316,7 +316,7 @@ def run_overview():
         "Runner CPU-bound? Lag p95 (worst runner) and dropped iterations",
         "bench_runner_lag: how late a sleeping k6 VU woke up (scenario runner_lag, scenarios/lib/lag.js), "
         "p95 of the worst runner (instance_id). Above 10 ms (the summary also warns at p99 above 50 ms; "
-        "limits calibrated in ci/calibrate/README.md) the runner was short of CPU and its latency "
+        "limits calibrated in scenarios/calibrate/README.md) the runner was short of CPU and its latency "
         "includes its own queueing: "
         "give runners more CPU or add runners. Dropped iterations with a low lag mean the connection "
         "budget (VUs), not the CPU, was short.",

@@ -23,7 +23,7 @@ render() {
 
 main() {
   apt_install prometheus nginx-light curl
-  bash "$BENCH_ROOT/ci/k6/build.sh" > /dev/null
+  bash "$BENCH_ROOT/scenarios/runner/build.sh" > /dev/null
   mkdir -p "$OUT"
   local prom_port nginx_port stall_port t0 t1
   prom_port=$(free_port); nginx_port=$(free_port); stall_port=$(free_port)

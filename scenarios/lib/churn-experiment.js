@@ -5,7 +5,7 @@ import { target, hit } from './request.js';
 import { runChurn } from './churn.js';
 
 // VU 0 builds the options and runs setup, teardown and handleSummary; the other VUs load none of
-// that code (ci/calibrate/README.md, "Memory per VU"). Every VU keeps the churn code: k6 hands the
+// that code (scenarios/calibrate/README.md, "Memory per VU"). Every VU keeps the churn code: k6 hands the
 // churn scenario to a VU at run time, after init, so any VU may be the one that churns.
 const vu0 = __VU === 0
   ? { load: require('./load.js'), summary: require('./summary.js'), churn: require('./churn.js') }

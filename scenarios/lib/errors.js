@@ -13,7 +13,7 @@
 //   http_4xx    a response with status 400-499 (k6 error_code 1400-1499)
 //   other       anything else k6 reports (invalid URL 1020, HTTP/2 1600-1699, decompression 1701)
 // k6 error codes: go.k6.io/k6 lib/netext/httpext/error_codes.go (the same in k6 v0.51 and v1).
-// The rules are Go, in bench's k6 extension (ci/k6/xk6-bench/classify.go): a load request is sent and
+// The rules are Go, in bench's k6 extension (scenarios/runner/xk6-bench/classify.go): a load request is sent and
 // classed there (request.js), and countError below asks it for responses of k6's http module. This
 // module holds the classes and causes (copy of scenarios/contract.json); the request path does not
 // load it.
@@ -22,7 +22,7 @@ import { errors } from './metrics.js';
 
 // class -> its causes. The first cause of a class is its catch-all. Plain literals, nothing built in
 // the init context: every VU runs this module's body, and a table of frozen tag objects built here
-// cost about 60 KB per VU (ci/calibrate/README.md, "Memory per VU").
+// cost about 60 KB per VU (scenarios/calibrate/README.md, "Memory per VU").
 export const ERROR_CAUSES = {
   connection: ['other', 'refused', 'reset', 'tls_handshake', 'dns'],
   timeout: ['timeout'],

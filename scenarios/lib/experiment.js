@@ -4,7 +4,7 @@
 import { target, hit } from './request.js';
 
 // VU 0 builds the options and runs setup and handleSummary; the load and lag VUs run load() only,
-// so they load none of that code (ci/calibrate/README.md, "Memory per VU"). setup() also restores a
+// so they load none of that code (scenarios/calibrate/README.md, "Memory per VU"). setup() also restores a
 // backend an earlier churn run left changed (churn.js).
 const vu0 = __VU === 0
   ? { load: require('./load.js'), summary: require('./summary.js'), churn: require('./churn.js') }

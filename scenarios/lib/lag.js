@@ -3,7 +3,7 @@
 // much later than asked they woke up, in bench_runner_lag (Trend, ms). On a runner with CPU to spare
 // a sleeping VU wakes within a millisecond or two; when the load VUs keep every core busy (or a pod
 // CPU limit throttles the process) the wake-up waits in Go's run queue and the lag grows. The
-// summary warns when its p95 exceeds LAG_LIMIT_MS (calibrated in ci/calibrate/README.md).
+// summary warns when its p95 exceeds LAG_LIMIT_MS (calibrated in scenarios/calibrate/README.md).
 //
 // The lag VUs run the entry script's `load` function (every entry script exports one; k6 needs an
 // exported function name, and the library cannot add exports to entry scripts): the scenario sets
@@ -19,7 +19,7 @@ import { runnerGcCpu, runnerLag, runnerSchedP99, runnerThrottled } from './metri
 // single runner 80 samples a second.
 export const LAG_VUS = 32;
 export const LAG_INTERVAL_MS = 400;
-// Lag above these means the runner was short of CPU (ci/calibrate/README.md, "Runner lag"): with
+// Lag above these means the runner was short of CPU (scenarios/calibrate/README.md, "Runner lag"): with
 // spare CPU p95 was 1-5 ms and the max 20 ms; saturated and competing for CPU, p95 14-111 ms. A CPU
 // limit that throttles only now and then (a pod just under its need) leaves p95 low and shows in
 // the p99 (77 ms at 30% of a core for a runner needing about 35%), hence the second limit.
@@ -35,7 +35,7 @@ export const LAG_ROLE = 'lag';
 
 // The Go runtime's witnesses (k6/x/bench runtimeStats, from the first load request on): p99 of the
 // time ready goroutines waited for a CPU, and the garbage collector's share of the CPU the runner
-// used. A response waits that long before k6 times it. Calibrated in ci/calibrate/README.md
+// used. A response waits that long before k6 times it. Calibrated in scenarios/calibrate/README.md
 // ("Generator-added latency"): runs holding their rate with a p99 near vegeta's had a scheduling p99
 // of 1.3-1.6 ms (measured from start-up); runs whose p99 the runner inflated 16-84 ms had 4-25 ms,
 // and Go's default collector took 10-13% of the CPU where GOGC=off took under 0.5% (3 collections in
@@ -54,7 +54,7 @@ export function runtimeVerdict(schedP99Ms, gcCpuFraction) {
 // quota periods in which the kernel stopped the runner because its cgroup (a pod's CPU limit) had
 // used its quota. A runner only just short of its quota is throttled in most periods while its lag
 // probes still wake on time (2,000 req/s on 25% of a core: lag p95 1.6 ms, 189 iterations dropped).
-// Calibrated in ci/calibrate/README.md ("Runner lag"): comfortable runners under a quota were
+// Calibrated in scenarios/calibrate/README.md ("Runner lag"): comfortable runners under a quota were
 // throttled in 0-2% of the periods, starved ones in most of them.
 export const THROTTLED_LIMIT = 0.05;
 

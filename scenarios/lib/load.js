@@ -7,7 +7,7 @@ import { k6Duration, target, hit } from './request.js';
 import { lagScenario } from './lag.js';
 
 // What only setup() uses (checkTarget): k6 runs setup in VU 0, so the load VUs of entry scripts that
-// import this module skip k6's http module and the error classes (ci/calibrate/README.md, "Memory
+// import this module skip k6's http module and the error classes (scenarios/calibrate/README.md, "Memory
 // per VU").
 const vu0 = __VU === 0 ? { http: require('k6/http'), errors: require('./errors.js') } : null;
 

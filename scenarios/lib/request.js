@@ -2,9 +2,9 @@
 // loads besides the lag sampler (lag.js). The request itself runs in Go (k6/x/bench request: k6's
 // own request engine, the same transport, timings, tags and built-in metrics as http.get), which
 // also classes a failure into bench_errors (the classes: errors.js), so a request costs JavaScript
-// one call and no response object (ci/calibrate/README.md, "Overhead budget"). The options, setup
+// one call and no response object (scenarios/calibrate/README.md, "Overhead budget"). The options, setup
 // and summary code (load.js, summary.js) is loaded in VU 0 only, since every function a module keeps
-// reachable costs each VU about 0.75 KB (ci/calibrate/README.md, "Memory per VU").
+// reachable costs each VU about 0.75 KB (scenarios/calibrate/README.md, "Memory per VU").
 import bench from 'k6/x/bench';
 import { isLagVu, runLag } from './lag.js';
 

@@ -3,7 +3,7 @@
 // handleSummary), so a bad value still stops the run at init, before any load, with config.js's
 // message. The other VUs read VU 0's validated values from a SharedArray (held once per process)
 // instead of loading config.js: its parsers and regex literals cost each VU about 40 KB of memory
-// (ci/calibrate/README.md, "Memory per VU").
+// (scenarios/calibrate/README.md, "Memory per VU").
 import { SharedArray } from 'k6/data';
 
 const config = __VU === 0 ? require('./config.js') : null;

@@ -313,7 +313,7 @@ export function warnings(s) {
     out.push(`k6 runner CPU-BOUND: its sleeping VUs woke ${rn.lag_ms.p95} ms late at p95, ${rn.lag_ms.p99} ms at p99 `
       + `(limits ${rn.lag_limit_ms} and ${rn.lag_limit_p99_ms} ms). `
       + 'The latency above includes k6 waiting for CPU; give the runners more CPU or more runners '
-      + '(loadtest.parallelism), see ci/calibrate/README.md for sizing.');
+      + '(loadtest.parallelism), see scenarios/calibrate/README.md for sizing.');
   }
   if (rn && rn.cpu_throttled) {
     const c = rn.cgroup_cpu;

@@ -3,7 +3,7 @@
 // and summary.json, schema bench.summary/v1) is loaded in VU 0 only: k6 builds options and runs setup,
 // teardown and handleSummary there, while load, churn and lag VUs never call it. goja keeps every
 // function a module defines alive in every VU that imports it (about 0.75 KB each), so this keeps
-// the writer's out of each of the thousands of load VUs (ci/calibrate/README.md, "Memory per VU").
+// the writer's out of each of the thousands of load VUs (scenarios/calibrate/README.md, "Memory per VU").
 //
 // A report describes the run: {scenario, cfg, targetUrl, path, keepalive, rateTarget, durationMs,
 // churnPattern (string or null), parts: [{name, scenario, rateTarget, durationMs}] for by_path,

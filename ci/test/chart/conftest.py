@@ -229,8 +229,8 @@ def kubeconform():
 @pytest.fixture(scope="session")
 def k6():
     """The runner's k6 (k6 v0.51.0 + xk6-kubernetes + bench's extension), built once and cached."""
-    result = run(["bash", ROOT / "ci" / "k6" / "build.sh"])
-    assert result.returncode == 0, f"ci/k6/build.sh failed:\n{output_of(result)}"
+    result = run(["bash", ROOT / "scenarios" / "runner" / "build.sh"])
+    assert result.returncode == 0, f"scenarios/runner/build.sh failed:\n{output_of(result)}"
     return Path(result.stdout.strip())
 
 

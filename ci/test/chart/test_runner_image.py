@@ -30,7 +30,7 @@ def test_renders_without_a_runner_image_when_loadtest_is_off(helm):
 def test_make_runner_image_target(work):
     makefile = (ROOT / "Makefile").read_text()
     assert re.search(r"(?m)^runner-image:.*##", makefile), "no documented runner-image target in the Makefile"
-    script = ROOT / "ci" / "tools" / "runner-image.sh"
+    script = ROOT / "scenarios" / "runner" / "image.sh"
     # without IMAGE it stops with the usage line, before looking for a builder
     result = run(["bash", script, "", ""])
     assert result.returncode != 0, "accepted an empty IMAGE"

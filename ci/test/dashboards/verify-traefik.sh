@@ -84,7 +84,7 @@ main() {
   build_traefik >&2
   [ -x "$TRAEFIK" ] || die "no Traefik binary at $TRAEFIK after build_traefik"
   apt_install prometheus nginx-light curl
-  bash "$BENCH_ROOT/ci/k6/build.sh" > /dev/null
+  bash "$BENCH_ROOT/scenarios/runner/build.sh" > /dev/null
   local prom_port web_port metrics_port nginx_a nginx_b testid start
   prom_port=$(free_port); web_port=$(free_port); metrics_port=$(free_port)
   nginx_a=$(free_port); nginx_b=$(free_port)

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Builds the k6 runner image (k6 v0.51.0 + xk6-kubernetes v0.9.0, ci/k6/Dockerfile) and pushes it,
+# Builds the k6 runner image (k6 v0.51.0 + xk6-kubernetes v0.9.0, scenarios/runner/Dockerfile) and pushes it,
 # or loads it into a kind cluster. No public image has that pair, so every user runs this once:
 #   make runner-image IMAGE=registry.example.com/bench/k6:v0.51.0            (build + push)
 #   make runner-image IMAGE=bench/k6:v0.51.0 KIND_CLUSTER=kind               (build + kind load)
 # Uses docker, podman or buildah, whichever is found first (BENCH_IMAGE_BUILDER=podman picks one).
 # It prints the --set flags that point charts/bench at the image.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../ci/lib/common.sh"
 
 usage() { die "usage: make runner-image IMAGE=<registry/repo:tag> [KIND_CLUSTER=<kind cluster name>]"; }
 
@@ -15,7 +15,7 @@ pick_builder() {
   for b in ${BENCH_IMAGE_BUILDER:-docker podman buildah}; do
     command -v "$b" >/dev/null && { echo "$b"; return; }
   done
-  die "no image builder found: install docker, podman or buildah (or build ci/k6/Dockerfile your own way)"
+  die "no image builder found: install docker, podman or buildah (or build scenarios/runner/Dockerfile your own way)"
 }
 
 # image_repository IMAGE / image_tag IMAGE: the chart's two keys (the tag is empty when IMAGE has
@@ -26,10 +26,10 @@ image_tag() { if image_has_tag "$1"; then echo "${1##*:}"; fi; }
 
 build_image() {
   local builder=$1 image=$2
-  log "building $image with $builder from ci/k6/Dockerfile (k6 v0.51.0 + xk6-kubernetes v0.9.0)"
+  log "building $image with $builder from scenarios/runner/Dockerfile (k6 v0.51.0 + xk6-kubernetes v0.9.0)"
   case $builder in
-    buildah) buildah bud -t "$image" -f "$BENCH_ROOT/ci/k6/Dockerfile" "$BENCH_ROOT" ;;
-    *) "$builder" build -t "$image" -f "$BENCH_ROOT/ci/k6/Dockerfile" "$BENCH_ROOT" ;;
+    buildah) buildah bud -t "$image" -f "$BENCH_ROOT/scenarios/runner/Dockerfile" "$BENCH_ROOT" ;;
+    *) "$builder" build -t "$image" -f "$BENCH_ROOT/scenarios/runner/Dockerfile" "$BENCH_ROOT" ;;
   esac
 }
 

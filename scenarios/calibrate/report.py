@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Records and summarises the calibration runs of ci/calibrate/run.sh.
+"""Records and summarises the calibration runs of scenarios/calibrate/run.sh.
 
     report.py record --round N --tool T --mode M --kind K --offered R --duration S --connections C
                      --measure JSON --result FILE --format wrk|k6-export|bench|vegeta|vegeta-csv --load L

@@ -3,14 +3,14 @@
 # (the chart's backend nginx.conf, one worker on one core, 127.0.0.1), with the same body and
 # connection count, measures:
 #   wrk (closed loop, the machine's physical reference), vegeta (open model at a fixed rate),
-#   bare k6 (ci/calibrate/bare.js), bench's static and dynamic scenarios with every measurement on,
+#   bare k6 (scenarios/calibrate/bare.js), bench's static and dynamic scenarios with every measurement on,
 # each at its ceiling (offered rate far above what one core sends) and at one fixed rate, with
 # keep-alive, with Connection: close and over TLS. CPU and memory come from the kernel (measure.py).
 # The generator is pinned to one core, nginx (and the API server for dynamic) to the other, so the
 # figures are per runner core. Prints the ratios; results land in OUT/results.jsonl and
 # OUT/report.txt. NOT a timed test and not part of `make test`.
 #
-# Usage: ci/calibrate/run.sh [--rounds N] [--duration S] [--connections N] [--rate R] [--sweep R,R,...]
+# Usage: scenarios/calibrate/run.sh [--rounds N] [--duration S] [--connections N] [--rate R] [--sweep R,R,...]
 #                            [--body PATH] [--no-dynamic] [--no-tls] [--no-close] [--out DIR]
 #   --rounds N       repeat every measurement N times, interleaved (default 2)
 #   --duration S     seconds of load per measurement (default 5)
@@ -26,7 +26,7 @@
 #   --pairs-only     only the probe and the PAIRED overhead runs (bench static and dynamic against
 #                    bare k6 on one core, --rounds pairs each; about 1 minute a round)
 # Default run: about 8 minutes on a 2-core machine.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../ci/lib/common.sh"
 . "$BENCH_ROOT/ci/lib/apiserver.sh"
 
 # vegeta v12.12.0: the newest release the Go module proxy here serves (docs/platform.md).
@@ -154,10 +154,10 @@ EOF
 
 # record ROUND TOOL MODE KIND OFFERED MEASURE_JSON RESULT_FILE RESULT_FORMAT: appends one JSON line.
 record() {
-  python3 "$BENCH_ROOT/ci/calibrate/report.py" record --round "$1" --tool "$2" --mode "$3" --kind "$4" \
+  python3 "$BENCH_ROOT/scenarios/calibrate/report.py" record --round "$1" --tool "$2" --mode "$3" --kind "$4" \
     --offered "$5" --duration "$DURATION" --connections "$CONNECTIONS" --measure "$6" --result "$7" \
     --format "$8" --load "$(cut -d' ' -f1 /proc/loadavg)" >> "$OUT/results.jsonl"
-  tail -1 "$OUT/results.jsonl" | python3 "$BENCH_ROOT/ci/calibrate/report.py" line >&2
+  tail -1 "$OUT/results.jsonl" | python3 "$BENCH_ROOT/scenarios/calibrate/report.py" line >&2
 }
 
 url_for() { # url_for MODE
@@ -168,7 +168,7 @@ run_wrk() { # run_wrk ROUND MODE
   local url headers=() m
   url=$(url_for "$2")$BODY
   if [ "$2" != keepalive ]; then headers=(-H "Connection: close"); fi
-  taskset -c "$GEN_CPU" python3 "$BENCH_ROOT/ci/calibrate/measure.py" -- \
+  taskset -c "$GEN_CPU" python3 "$BENCH_ROOT/scenarios/calibrate/measure.py" -- \
     wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "${headers[@]}" "$url" >"$WORK/wrk.out" 2>"$WORK/wrk.err"
   m=$(tail -1 "$WORK/wrk.out") # measure.py prints its JSON last, after wrk's own output
   record "$1" wrk "$2" ceiling 0 "$m" "$WORK/wrk.out" wrk
@@ -182,7 +182,7 @@ run_k6() {
   local keepalive=true
   if [ "$mode" != keepalive ]; then keepalive=false; fi
   case $tool in
-    bare) script=$BENCH_ROOT/ci/calibrate/bare.js result=$WORK/k6/export.json format=k6-export ;;
+    bare) script=$BENCH_ROOT/scenarios/calibrate/bare.js result=$WORK/k6/export.json format=k6-export ;;
     *) script=$BENCH_ROOT/scenarios/$tool.js result=$WORK/k6/summary.json format=bench ;;
   esac
   env CAL_URL="$base$BODY" CAL_RATE="$rate" CAL_DURATION="$DURATION" CAL_CONNECTIONS="$CONNECTIONS" \
@@ -191,7 +191,7 @@ run_k6() {
       BENCH_CONNECTIONS="$CONNECTIONS" BENCH_KEEPALIVE="$keepalive" BENCH_SUMMARY_DIR="$WORK/k6" \
       BENCH_TESTID="cal-$tool" BENCH_NAMESPACE=bench-cal BENCH_KUBECONFIG="${KUBECONFIG_CAL:-}" \
       BENCH_CHURN_PATTERN=3:1s,2:1s \
-    taskset -c "$GEN_CPU" python3 "$BENCH_ROOT/ci/calibrate/measure.py" --k6-api "127.0.0.1:$port" -- \
+    taskset -c "$GEN_CPU" python3 "$BENCH_ROOT/scenarios/calibrate/measure.py" --k6-api "127.0.0.1:$port" -- \
       k6 run -q --paused --address "127.0.0.1:$port" --summary-export "$WORK/k6/export.json" "$script" \
       >"$WORK/k6/stdout" 2>"$WORK/k6/stderr"
   m=$(tail -1 "$WORK/k6/stdout") # measure.py's JSON, after k6's summary
@@ -209,12 +209,12 @@ run_pair() {
   for who in bare "$tool"; do
     port=$(free_port)
     rm -rf "$WORK/pair-$who"; mkdir -p "$WORK/pair-$who"
-    case $who in bare) script=$BENCH_ROOT/ci/calibrate/bare.js ;; *) script=$BENCH_ROOT/scenarios/$who.js ;; esac
+    case $who in bare) script=$BENCH_ROOT/scenarios/calibrate/bare.js ;; *) script=$BENCH_ROOT/scenarios/$who.js ;; esac
     env CAL_URL="http://127.0.0.1:$PORT_HTTP$BODY" CAL_RATE="$over" CAL_DURATION="$DURATION" CAL_CONNECTIONS="$CONNECTIONS" \
         BENCH_TARGET_URL="http://127.0.0.1:$PORT_HTTP" BENCH_PATH="$BODY" BENCH_RATE="$over" BENCH_DURATION="${DURATION}s" \
         BENCH_CONNECTIONS="$CONNECTIONS" BENCH_SUMMARY_DIR="$WORK/pair-$who" BENCH_TESTID="cal-$who" \
         BENCH_NAMESPACE=bench-cal BENCH_KUBECONFIG="${KUBECONFIG_CAL:-}" BENCH_CHURN_PATTERN=3:1s,2:1s \
-      taskset -c "$GEN_CPU" python3 "$BENCH_ROOT/ci/calibrate/measure.py" --k6-api "127.0.0.1:$port" --resume-at "$resume" -- \
+      taskset -c "$GEN_CPU" python3 "$BENCH_ROOT/scenarios/calibrate/measure.py" --k6-api "127.0.0.1:$port" --resume-at "$resume" -- \
         k6 run -q --paused --address "127.0.0.1:$port" --summary-export "$WORK/pair-$who/export.json" "$script" \
         >"$WORK/pair-$who/stdout" 2>"$WORK/pair-$who/stderr" &
     pids_pair+=($!)
@@ -227,7 +227,7 @@ run_pair() {
 run_vegeta() { # run_vegeta ROUND [RATE KIND]
   local m rate=${2:-$RATE} kind=${3:-fixed}
   printf 'GET http://127.0.0.1:%s%s\n' "$PORT_HTTP" "$BODY" > "$WORK/targets"
-  m=$(taskset -c "$GEN_CPU" python3 "$BENCH_ROOT/ci/calibrate/measure.py" -- \
+  m=$(taskset -c "$GEN_CPU" python3 "$BENCH_ROOT/scenarios/calibrate/measure.py" -- \
     vegeta attack -targets "$WORK/targets" -rate "$rate/s" -duration "${DURATION}s" -keepalive \
       -max-connections "$CONNECTIONS" -output "$WORK/vegeta.bin" 2>"$WORK/vegeta.err")
   # every request's latency: vegeta's own report stops at p99
@@ -236,7 +236,7 @@ run_vegeta() { # run_vegeta ROUND [RATE KIND]
 }
 
 # run_sweep ROUND: at each --sweep rate, vegeta then bench static with the shipped runner settings
-# (the local k6 carries the chart's GOGC/GOMEMLIMIT, ci/k6/build.sh), and static at --rate with Go's
+# (the local k6 carries the chart's GOGC/GOMEMLIMIT, scenarios/runner/build.sh), and static at --rate with Go's
 # default collector (GOGC=100) to show what the setting is worth.
 run_sweep() {
   local rate
@@ -254,12 +254,12 @@ memory_per_vus() {
   local tool=$1 vus port m script
   for vus in "$CONNECTIONS" $((CONNECTIONS + 1000)); do
     port=$(free_port)
-    case $tool in bare) script=$BENCH_ROOT/ci/calibrate/bare.js ;; *) script=$BENCH_ROOT/scenarios/$tool.js ;; esac
+    case $tool in bare) script=$BENCH_ROOT/scenarios/calibrate/bare.js ;; *) script=$BENCH_ROOT/scenarios/$tool.js ;; esac
     mkdir -p "$WORK/mem"
     m=$(env GOGC=5 CAL_URL="http://127.0.0.1:$PORT_HTTP/healthz" CAL_RATE=10 CAL_DURATION=1 CAL_CONNECTIONS="$vus" \
         BENCH_TARGET_URL="http://127.0.0.1:$PORT_HTTP" BENCH_PATH=/healthz BENCH_RATE=10 BENCH_DURATION=1s \
         BENCH_CONNECTIONS="$vus" BENCH_SUMMARY_DIR="$WORK/mem" \
-      taskset -c "$GEN_CPU" python3 "$BENCH_ROOT/ci/calibrate/measure.py" --k6-api "127.0.0.1:$port" -- \
+      taskset -c "$GEN_CPU" python3 "$BENCH_ROOT/scenarios/calibrate/measure.py" --k6-api "127.0.0.1:$port" -- \
         k6 run -q --paused --address "127.0.0.1:$port" "$script" 2>/dev/null | tail -1)
     printf '{"tool": "%s", "kind": "memory", "vus": %s, "measure": %s}\n' "$tool" "$vus" "$m" >> "$OUT/results.jsonl"
   done
@@ -298,7 +298,7 @@ main() {
   parse_args "$@"
   local t0=$SECONDS
   apt_install nginx-light wrk openssl curl python3
-  bash "$BENCH_ROOT/ci/k6/build.sh" >/dev/null
+  bash "$BENCH_ROOT/scenarios/runner/build.sh" >/dev/null
   go_build_tool vegeta "$VEGETA_VERSION" github.com/tsenart/vegeta/v12 "github.com/tsenart/vegeta/v12@$VEGETA_VERSION"
   pick_cpus
   WORK=$(mktemp -d /tmp/bench-calibrate.XXXXXX)
@@ -337,7 +337,7 @@ main() {
     # Every VU of a churn run also holds the churn code (any VU may become the churn VU).
     memory_per_vus dynamic
   fi
-  python3 "$BENCH_ROOT/ci/calibrate/report.py" summary "$OUT/results.jsonl" \
+  python3 "$BENCH_ROOT/scenarios/calibrate/report.py" summary "$OUT/results.jsonl" \
     --machine "$(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" | tee "$OUT/report.txt"
   log "calibration took $((SECONDS - t0)) s; results in $OUT/results.jsonl and $OUT/report.txt"
 }

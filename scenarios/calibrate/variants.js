@@ -1,5 +1,5 @@
 // Profiling aid: bare.js plus one or more of the things bench's load path does, switched on by
-// CAL_FEATURES (comma-separated), to see what each costs per request (ci/calibrate/run.sh --profile).
+// CAL_FEATURES (comma-separated), to see what each costs per request (scenarios/calibrate/run.sh --profile).
 //   params      per-request params as lib/load.js builds them: {headers: {}, timeout: '2000ms'}
 //   tags        run tag testid and scenario tag role=load on every sample
 //   classify    read res.status and res.error_code and classify them (lib/errors.js)
@@ -8,8 +8,8 @@
 //   lag         the runner-lag scenario (lib/lag.js) beside the load
 import http from 'k6/http';
 import { options as bareOptions } from './bare.js';
-import { classifyError, ERROR_CLASSES } from '../../scenarios/lib/errors.js';
-import { lagScenario, isLagVu, runLag } from '../../scenarios/lib/lag.js';
+import { classifyError, ERROR_CLASSES } from '../lib/errors.js';
+import { lagScenario, isLagVu, runLag } from '../lib/lag.js';
 
 const features = new Set(String(__ENV.CAL_FEATURES || '').split(',').filter((f) => f));
 const known = ['params', 'tags', 'classify', 'thresholds', 'trendstats', 'lag'];
