@@ -55,7 +55,9 @@ base_layer() {
       --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/info/*' \
       --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
       --dpkgopt='path-exclude=/usr/share/locale/*' \
-      "$IMAGE_SUITE" "$out.tmp" "${IMAGE_MIRRORS[@]}" </dev/null >&2
+      "$IMAGE_SUITE" "$out.tmp" "${IMAGE_MIRRORS[@]}" </dev/null >&2 ||
+      die "mmdebstrap could not build the base root ($pkgs) from ${IMAGE_MIRRORS[*]}"
+    [ -s "$out.tmp" ] || die "mmdebstrap wrote no base root ($pkgs)"
     mv "$out.tmp" "$out"
     printf '%s\n' "$pkgs" > "$out.packages"
     sha256_of "$out" > "$out.sha256"
@@ -94,7 +96,8 @@ build_image() {
   chmod 755 "$work/root"
   local layers=() base=""
   if [ ${#IMAGE_PACKAGES[@]} -gt 0 ]; then
-    base=$(base_layer "${IMAGE_PACKAGES[@]}")
+    # a failed base must stop the image here: this may run where errexit is off (an `if` around it)
+    base=$(base_layer "${IMAGE_PACKAGES[@]}") || die "$def: no base root for ${IMAGE_PACKAGES[*]}"
     layers+=("$(add_blob "$layout" "$base")")
   fi
   image_add_files "$work/root"
