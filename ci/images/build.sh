@@ -50,13 +50,26 @@ base_layer() {
     apt_install mmdebstrap
     mkdir -p "$IMAGES_CACHE/base"
     log "building base root ($pkgs) with mmdebstrap"
-    local t0=$SECONDS
-    mmdebstrap --quiet --variant=minbase --format=tar --include="$pkgs" \
-      --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/info/*' \
-      --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
-      --dpkgopt='path-exclude=/usr/share/locale/*' \
-      "$IMAGE_SUITE" "$out.tmp" "${IMAGE_MIRRORS[@]}" </dev/null >&2 ||
-      die "mmdebstrap could not build the base root ($pkgs) from ${IMAGE_MIRRORS[*]}"
+    local t0=$SECONDS attempt
+    # Two tries: the Debian mirror answers a fetch with an error now and then. Its own output goes
+    # to a log beside the root, shown only when both tries fail (with the free space, a full disk
+    # being the other cause seen here).
+    for attempt in 1 2; do
+      if mmdebstrap --variant=minbase --format=tar --include="$pkgs" \
+        --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/info/*' \
+        --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
+        --dpkgopt='path-exclude=/usr/share/locale/*' \
+        "$IMAGE_SUITE" "$out.tmp" "${IMAGE_MIRRORS[@]}" </dev/null >"$out.log" 2>&1; then
+        break
+      fi
+      rm -f "$out.tmp"
+      if [ $attempt -eq 2 ]; then
+        tail -n 20 "$out.log" >&2
+        df -h "${TMPDIR:-/tmp}" "$IMAGES_CACHE" >&2
+        die "mmdebstrap could not build the base root ($pkgs) from ${IMAGE_MIRRORS[*]} (log: $out.log)"
+      fi
+      log "mmdebstrap failed (try $attempt of 2): $(grep -m1 '^E:' "$out.log" | cut -c1-200)"
+    done
     [ -s "$out.tmp" ] || die "mmdebstrap wrote no base root ($pkgs)"
     mv "$out.tmp" "$out"
     printf '%s\n' "$pkgs" > "$out.packages"
