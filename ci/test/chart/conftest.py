@@ -232,22 +232,3 @@ def k6():
     result = run(["bash", ROOT / "scenarios" / "runner" / "build.sh"])
     assert result.returncode == 0, f"scenarios/runner/build.sh failed:\n{output_of(result)}"
     return Path(result.stdout.strip())
-
-
-# ---- the part's closing line ----
-
-COUNTS = pytest.StashKey()
-
-
-def pytest_terminal_summary(terminalreporter, config):
-    # the categories pytest's own summary counts: a failed setup or teardown is an "error"
-    count = lambda *categories: sum(len(terminalreporter.stats.get(c, [])) for c in categories)
-    config.stash[COUNTS] = (count("passed"), count("failed", "error"), count("skipped"))
-
-
-def pytest_unconfigure(config):
-    """After pytest's own summary: "chart: N passed, N failed, N skipped", counting cases (a case
-    run on helm v3 and v4 is two cases); errors count as failures."""
-    counts = config.stash.get(COUNTS, None)
-    if counts:
-        print(f"{Path(__file__).parent.name}: {counts[0]} passed, {counts[1]} failed, {counts[2]} skipped")
