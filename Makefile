@@ -65,8 +65,8 @@ test-chart: ## Chart (pytest, ci/test/chart/): helm lint v3/v4, helm-unittest, k
 test-scenarios: ## Scenarios: lib unit tests and real k6 runs against local nginx and a real API server
 	bash ci/test/scenarios.sh
 
-test-dashboards: ## Dashboards: conventions and every query against a real Prometheus
-	bash ci/test/dashboards.sh
+test-dashboards: ## Dashboards (pytest, ci/test/dashboards/): conventions and every query against a real Prometheus
+	BENCH_TEST_PARTS=dashboards bash ci/test/all.sh
 
 test-cluster: ## Local cluster smoke test: up, deploy, scale, DNS, down leaves nothing
 	bash ci/test/cluster.sh

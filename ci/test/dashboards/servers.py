@@ -1,0 +1,141 @@
+"""Real servers and k6 runs for the test parts, all on 127.0.0.1: processes of ours with their logs,
+waited on for readiness and stopped at teardown (the dashboards and report parts share them)."""
+import json
+import os
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+TOOLS = Path(os.environ.get("BENCH_TOOLS", ROOT / ".tools"))
+
+# What ci/lib/common.sh sets for every script: the tools on PATH, k6 never phoning home.
+os.environ["PATH"] = f"{TOOLS / 'bin'}{os.pathsep}{os.environ['PATH']}"
+os.environ.update(K6_NO_USAGE_REPORT="true", K6_AUTO_EXTENSION_RESOLUTION="false")
+
+
+def run(cmd, **kwargs):
+    """Runs cmd, output captured as text; never raises on a non-zero exit (the test asserts it)."""
+    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kwargs)
+
+
+def output_of(result):
+    return (result.stdout + result.stderr).strip()
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until(ready, timeout, what):
+    """Polls ready() until it is true; fails naming what did not become ready."""
+    deadline = time.monotonic() + timeout
+    while not ready():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{what} not ready within {timeout} s")
+        time.sleep(0.2)
+
+
+def http_ok(url):
+    try:
+        with urllib.request.urlopen(url, timeout=2) as r:
+            return 200 <= r.status < 300
+    except OSError:
+        return False
+
+
+def accepts(port):
+    try:
+        socket.create_connection(("127.0.0.1", port), 1).close()
+        return True
+    except OSError:
+        return False
+
+
+class Server:
+    """A process of ours with its log file; stopped (SIGTERM, then SIGKILL) at teardown."""
+
+    def __init__(self, name, cmd, log, **kwargs):
+        self.name, self.log = name, Path(log)
+        self.proc = subprocess.Popen([str(c) for c in cmd], stdout=self.log.open("w"),
+                                     stderr=subprocess.STDOUT, **kwargs)
+
+    def ready(self, probe, timeout, what):
+        try:
+            wait_until(lambda: self.proc.poll() is None and probe(), timeout, what)
+        except TimeoutError as e:
+            raise RuntimeError(f"{e} (exit {self.proc.poll()}); {self.name} log:\n{self.log_text()}") from None
+
+    def log_text(self):
+        return self.log.read_text(errors="replace")[-4000:] if self.log.exists() else ""
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def start_prometheus(servers, directory, scrape_configs=None):
+    """Prometheus 2.42 as our own process (never the packaged service): its own config and data."""
+    directory.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    config = {"global": {"scrape_interval": "15s"}}
+    if scrape_configs:
+        config["scrape_configs"] = scrape_configs
+    (directory / "prometheus.yml").write_text(json.dumps(config))  # JSON is YAML
+    s = Server("prometheus", ["prometheus", f"--config.file={directory / 'prometheus.yml'}",
+                              f"--storage.tsdb.path={directory / 'data'}", f"--web.listen-address=127.0.0.1:{port}",
+                              "--web.enable-remote-write-receiver", "--enable-feature=native-histograms",
+                              "--log.level=warn"], directory / "prometheus.log")
+    servers.append(s)
+    s.url, s.port = f"http://127.0.0.1:{port}", port
+    s.ready(lambda: http_ok(f"{s.url}/-/ready"), 30, "Prometheus")
+    return s
+
+
+def start_backend_nginx(servers, directory):
+    """The chart's backend nginx.conf on 127.0.0.1:PORT."""
+    files = ROOT / "charts/bench/files/backend"
+    bodies = directory / "bodies"
+    bodies.mkdir(parents=True, exist_ok=True)
+    r = run(["sh", files / "make-bodies.sh", bodies])
+    assert r.returncode == 0, output_of(r)
+    port = free_port()
+    conf = ((files / "nginx.conf").read_text().replace("BENCH_PORT", f"127.0.0.1:{port}")
+            .replace("BENCH_BODIES_DIR", str(bodies)).replace("/tmp/nginx.pid", str(directory / "nginx.pid")))
+    (directory / "nginx.conf").write_text(conf)
+    s = Server("nginx", ["nginx", "-c", directory / "nginx.conf", "-g", "daemon off;"], directory / "nginx.log")
+    servers.append(s)
+    s.url, s.port = f"http://127.0.0.1:{port}", port
+    s.ready(lambda: http_ok(f"{s.url}/healthz"), 15, "nginx")
+    return s
+
+
+STALL_SERVER = """import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(1024)
+time.sleep(86400)
+"""
+
+
+def k6_remote_write(prom, testid, script, args, env, log):
+    """A real k6 run pushing into Prometheus with native histograms, tagged like the chart does."""
+    env = {**os.environ, **{k: str(v) for k, v in env.items()},
+           "K6_PROMETHEUS_RW_SERVER_URL": f"{prom.url}/api/v1/write",
+           "K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM": "true", "K6_PROMETHEUS_RW_PUSH_INTERVAL": "1s"}
+    with open(log, "w") as out:
+        return subprocess.run(["k6", "run", "--quiet", "--no-color", "-o", "experimental-prometheus-rw",
+                               "--tag", f"testid={testid}", "--tag", "controller=none", *map(str, args), str(script)],
+                              stdout=out, stderr=subprocess.STDOUT, env=env).returncode
+
+

@@ -1,0 +1,64 @@
+"""The dashboards as files: up to date with their generator, bench's conventions (check.py offline),
+grafana/dashboard-linter's rules (one case per rule over every dashboard) and the dashboard schema
+Grafana publishes (npm @grafana/schema, one case per dashboard)."""
+import json
+import os
+import sys
+
+import pytest
+
+from conftest import ROOT, SCHEMA_TOOLS_PROBLEM, output_of, run
+
+sys.path.insert(0, str(ROOT / "ci/test/dashboards"))
+import lint  # noqa: E402
+import schema_check  # noqa: E402
+
+DASHBOARD_FILES = sorted((ROOT / "dashboards").glob("*.json"))
+
+
+def test_generated():
+    """dashboards/*.json are what dashboards/generator/generate.py writes."""
+    r = run([sys.executable, ROOT / "dashboards/generator/generate.py", "--check"])
+    assert r.returncode == 0, output_of(r)
+
+
+def test_conventions():
+    """bench conventions hold for every dashboard (check.py offline)."""
+    r = run([sys.executable, ROOT / "ci/test/dashboards/check.py"])
+    assert r.returncode == 0, output_of(r)
+
+
+@pytest.fixture(scope="module")
+def lint_results():
+    return lint.lint([(f.name, json.loads(f.read_text())) for f in DASHBOARD_FILES])
+
+
+@pytest.mark.parametrize("rule", [rule for rule, _fn, _parser in lint.RULES])
+def test_linter_rule(lint_results, rule):
+    """grafana/dashboard-linter's rule holds for every dashboard."""
+    assert lint_results[rule] == [], "\n".join(lint_results[rule])
+
+
+@pytest.fixture(scope="module")
+def schema_problems():
+    """schema_check.py over every dashboard, with the tools conftest.py installed."""
+    if SCHEMA_TOOLS_PROBLEM:
+        pytest.skip(f"dashboards against @grafana/schema: {SCHEMA_TOOLS_PROBLEM[0]}")
+    tools = os.environ["GRAFANA_SCHEMA_TOOLS"]
+    r = run([sys.executable, ROOT / "ci/test/dashboards/schema_check.py", "--tools", tools, "--assertions"])
+    lines = [line.split("\t", 1) for line in r.stdout.splitlines() if "\t" in line]
+    states = {what.split(" ", 1)[0]: state for state, what in lines if what.split(" ", 1)[0].endswith(".json")}
+    # problems tied to no dashboard (tsc itself failing) or an exit the lines do not explain fail
+    # every case: the per-dashboard verdicts cannot be trusted then
+    others = [what for state, what in lines if state != "ok" and not what.split(" ", 1)[0].endswith(".json")]
+    assert not others, f"schema_check.py: {others}\n{r.stderr}"
+    assert (r.returncode == 0) == all(s == "ok" for s in states.values()), \
+        f"schema_check.py exited {r.returncode}:\n{r.stdout}\n{r.stderr}"
+    return r, states
+
+
+@pytest.mark.parametrize("name", [f.name for f in DASHBOARD_FILES])
+def test_schema(schema_problems, name):
+    """The dashboard and its panels' options conform to @grafana/schema."""
+    r, states = schema_problems
+    assert states.get(name) == "ok", f"{name}: {states.get(name, 'not checked')}\n{r.stderr}"
