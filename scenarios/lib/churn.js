@@ -11,7 +11,7 @@
 import http from 'k6/http';
 import exec from 'k6/execution';
 import { sleep } from 'k6';
-import { convergence, replicasDesired, replicasReady, scaleEvents } from './metrics.js';
+import { convergence, replicasDesired, replicasReady, scaleEvents } from './churn-metrics.js';
 import { ConvergenceTracker } from './convergence.js';
 import { k6Duration } from './request.js';
 import {

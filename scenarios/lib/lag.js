@@ -6,19 +6,19 @@
 // summary warns when its p95 exceeds LAG_LIMIT_MS (calibrated in scenarios/calibrate/README.md).
 //
 // The lag VUs run the entry script's `load` function (every entry script exports one; k6 needs an
-// exported function name, and the library cannot add exports to entry scripts): the scenario sets
-// the scenario-level variable bench_role=lag, and hit() (load.js) hands such a VU to runLag()
-// before anything else. The check costs one property read per request.
-import { sleep } from 'k6';
-import exec from 'k6/execution';
+// exported function name, and the library cannot add exports to entry scripts). The sampler itself
+// is Go (k6/x/bench lagSample, scenarios/runner/xk6-bench/lag.go): bench.request, which every `load`
+// calls through hit() (request.js), sees that its VU runs the scenario tagged role=lag and takes one
+// sample instead of a request, so load VUs load none of this module (scenarios/calibrate/README.md,
+// "Memory per VU"). This module keeps the scenario, the limits and the verdicts (VU 0's code).
 import bench from 'k6/x/bench';
-import { runnerGcCpu, runnerLag, runnerSchedP99, runnerThrottled } from './metrics.js';
 
 // k6 splits these VUs between runners by execution segment, like any scenario's: 32 give every
 // runner of a TestRun with parallelism up to 32 at least one (a VU costs about 0.2 MB), and a
 // single runner 80 samples a second.
 export const LAG_VUS = 32;
-export const LAG_INTERVAL_MS = 400;
+// The sleep per sample, +-50% (lag.go: one figure for both).
+export const LAG_INTERVAL_MS = bench.lagIntervalMs;
 // Lag above these means the runner was short of CPU (scenarios/calibrate/README.md, "Runner lag"): with
 // spare CPU p95 was 1-5 ms and the max 20 ms; saturated and competing for CPU, p95 14-111 ms. A CPU
 // limit that throttles only now and then (a pod just under its need) leaves p95 low and shows in
@@ -79,9 +79,10 @@ export function lagScenario(endMs) {
   };
 }
 
-// isLagVu(env): true in a VU running the runner_lag scenario (its scenario-level __ENV). k6 gives
-// a VU a new __ENV object each time a scenario takes it, so the answer is kept per object: on the
-// hot path this is one identity comparison, not a reflected Go-map read (about 1.5% of a request).
+// isLagVu(env): true in a VU running the runner_lag scenario (its scenario-level __ENV); for
+// scripts that send their requests through k6's http module (calibrate/variants.js), which then call
+// runLag() themselves. k6 gives a VU a new __ENV object each time a scenario takes it, so the answer
+// is kept per object.
 let lastEnv = null;
 let lastIsLag = false;
 export function isLagVu(env) {
@@ -92,37 +93,15 @@ export function isLagVu(env) {
   return lastIsLag;
 }
 
-// Phases (optional, set in the init context by an entry script that runs load scenarios one after
-// the other, e.g. calibrate.js): [{name, startMs, endMs}] from the start of the test. A sample taken
-// during a phase gets the tag step=<name>, so the summary can judge each step's lag.
-let phases = [];
+// setLagPhases(list) (optional, in the init context of an entry script that runs load scenarios one
+// after the other, e.g. calibrate.js): [{name, startMs, endMs}] from the start of the scenario. A
+// lag sample taken during a phase gets the tag step=<name>, so the summary can judge each step's lag.
 export function setLagPhases(list) {
-  phases = list.map((p) => ({ startMs: p.startMs, endMs: p.endMs, tags: Object.freeze({ step: p.name }) }));
+  bench.setLagPhases(list.map((p) => ({ name: p.name, startMs: p.startMs, endMs: p.endMs })));
 }
 
-function phaseTags(elapsedMs) {
-  for (const p of phases) if (elapsedMs >= p.startMs && elapsedMs < p.endMs) return p.tags;
-  return undefined;
-}
-
-// runLag(): one sample: sleep about LAG_INTERVAL_MS, record the oversleep in ms. The sleep varies
-// by +-50% so that the wake-ups do not fall in step with a CPU quota's period (CFS: 100 ms): 32 VUs
-// sleeping exactly 400 ms woke at the same point of every period and missed a runner throttled to
-// 25% of a core (seen in the scenarios test; the Go runtime's witness caught it).
+// runLag(): one sample (k6/x/bench lagSample): the oversleep in bench_runner_lag and, every few
+// samples, the runtime's and the cgroup's witnesses.
 export function runLag() {
-  const intervalMs = LAG_INTERVAL_MS * (0.5 + Math.random());
-  const t0 = Date.now();
-  sleep(intervalMs / 1000);
-  const t1 = Date.now();
-  const tags = phases.length ? phaseTags(t0 - exec.scenario.startTime) : undefined;
-  runnerLag.add(Math.max(0, t1 - t0 - intervalMs), tags);
-  // The runtime's and the cgroup's figures, every RUNTIME_EVERY-th sample of each lag VU (a few per second).
-  if (exec.vu.iterationInScenario % RUNTIME_EVERY === 0) {
-    const rt = bench.runtimeStats();
-    if (rt.sched_latency_ms) runnerSchedP99.add(rt.sched_latency_ms.p99, tags);
-    if (rt.gc_cpu_fraction !== undefined) runnerGcCpu.add(rt.gc_cpu_fraction, tags);
-    const th = bench.cpuThrottling();
-    if (th.cgroup) runnerThrottled.add(th.throttled_ratio, tags);
-  }
+  bench.lagSample();
 }
-const RUNTIME_EVERY = 10;

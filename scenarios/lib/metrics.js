@@ -1,21 +1,16 @@
 // Every custom metric bench emits (README "Interfaces"), except the route experiments' own
-// (route-metrics.js: only their scripts load them, since every metric object costs each VU about
-// 1.5 KB of memory). Defined in one module that the summary writer loads, so its sub-metric
-// thresholds always find them.
+// (route-metrics.js: only their scripts load them) and the churn VU's (churn-metrics.js: every VU
+// of a churn run loads them): every metric object costs each VU about 1.5 KB of memory. A load VU
+// loads none of these: k6/x/bench adds to bench_errors and the runner metrics from Go (request.go,
+// lag.go), registering them under the same names and types. The summary writer loads this module
+// and churn-metrics.js, so its sub-metric thresholds always find them.
 // Remote write adds the k6_ prefix, _total to counters and _seconds to time trends.
 import { Counter, Gauge, Trend } from 'k6/metrics';
 
 // Failed requests by class (errors.js): connection, timeout, read, http_5xx, http_4xx, other.
 export const errors = new Counter('bench_errors');
-// Endpoint convergence in ms (convergence.js), tag event = added | removed.
-export const convergence = new Trend('bench_endpoint_convergence', true);
-// The backend Deployment's spec.replicas and status.readyReplicas, as the churn VU polls them.
-export const replicasDesired = new Gauge('bench_replicas_desired');
-export const replicasReady = new Gauge('bench_replicas_ready');
-// One per change the churn VU makes, tag action = scale | rollout | podkill.
-export const scaleEvents = new Counter('bench_scale_events');
 // How late (ms) a sleeping VU of the runner_lag scenario woke up (lag.js): the runner's own CPU
-// starvation. Tag role=lag only (plus run tags).
+// starvation. Tag role=lag only (plus run tags, and step in calibrate).
 export const runnerLag = new Trend('bench_runner_lag', true);
 // The Go runtime's witnesses of the runner's own pauses, since the runner started (k6/x/bench
 // runtimeStats, sent by the lag VUs every few seconds): p99 of the time ready goroutines waited for

@@ -1,12 +1,13 @@
-// One request: the hot path every load VU runs, and all a load VU of a steady or churn experiment
-// loads besides the lag sampler (lag.js). The request itself runs in Go (k6/x/bench request: k6's
+// One request: the hot path every load VU runs, and all a load VU of a steady experiment loads
+// besides the configuration (run-config.js). The request itself runs in Go (k6/x/bench request: k6's
 // own request engine, the same transport, timings, tags and built-in metrics as http.get), which
 // also classes a failure into bench_errors (the classes: errors.js), so a request costs JavaScript
 // one call and no response object (scenarios/calibrate/README.md, "Overhead budget"). The options, setup
 // and summary code (load.js, summary.js) is loaded in VU 0 only, since every function a module keeps
-// reachable costs each VU about 0.75 KB (scenarios/calibrate/README.md, "Memory per VU").
+// reachable costs each VU about 0.75 KB (scenarios/calibrate/README.md, "Memory per VU"). The lag
+// sampler is Go too (lag.js): a VU of the runner_lag scenario runs `load` like any other, and
+// bench.request takes a lag sample there instead of a request.
 import bench from 'k6/x/bench';
-import { isLagVu, runLag } from './lag.js';
 
 // k6 duration string for options ("1500ms").
 export function k6Duration(ms) {
@@ -32,12 +33,8 @@ export function target(cfg, baseUrl, path, keepalive, host) {
 
 // hit(t): one GET; a failure is counted in bench_errors by class and cause, and a request the
 // transport replayed as a read error (k6/x/bench). Returns the response status (0: no response).
-// A VU of the runner_lag scenario (lag.js) runs the same exported `load` function: it samples the
-// runner's lag instead and returns null (one identity comparison on the hot path).
+// A VU of the runner_lag scenario (lag.js) runs the same exported `load` function: bench.request
+// samples the runner's lag there instead and returns null.
 export function hit(t) {
-  if (isLagVu(__ENV)) {
-    runLag();
-    return null;
-  }
   return bench.request(t.prepared);
 }

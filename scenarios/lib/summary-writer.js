@@ -15,6 +15,7 @@ import {
   throttleVerdict,
 } from './lag.js';
 import './metrics.js';
+import './churn-metrics.js';
 
 export const SCHEMA = 'bench.summary/v1';
 const LOAD = 'role:load';

@@ -5,6 +5,7 @@
 import { DEFAULTS, loadConfig } from '../lib/config.js';
 import { ERROR_CAUSES, ERROR_CLASSES } from '../lib/errors.js';
 import * as metrics from '../lib/metrics.js';
+import * as churnMetrics from '../lib/churn-metrics.js';
 import * as routeMetrics from '../lib/route-metrics.js';
 import { latencyFrom } from '../lib/summary-writer.js';
 
@@ -43,11 +44,12 @@ function metricObjects(module, path) {
     .map((k) => ({ name: module[k].name, module: path, exported: k }));
 }
 const defined = metricObjects(metrics, 'scenarios/lib/metrics.js')
+  .concat(metricObjects(churnMetrics, 'scenarios/lib/churn-metrics.js'))
   .concat(metricObjects(routeMetrics, 'scenarios/lib/route-metrics.js'));
 
 // One sample each, so that handleSummary reports every metric's type and contents.
 export default function () {
-  for (const m of [metrics, routeMetrics]) {
+  for (const m of [metrics, churnMetrics, routeMetrics]) {
     for (const k of Object.keys(m)) if (m[k] && typeof m[k].add === 'function') m[k].add(0);
   }
 }

@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 
 	"go.k6.io/k6/js/modules"
+	"go.k6.io/k6/lib"
 	"go.k6.io/k6/metrics"
 )
 
@@ -37,17 +38,26 @@ func (*rootModule) NewModuleInstance(vu modules.VU) modules.Instance {
 	if err != nil {
 		panic(err)
 	}
-	return &instance{vu: vu, errors: errorsMetric}
+	lag, err := newLagMetrics(vu.InitEnv().Registry)
+	if err != nil {
+		panic(err)
+	}
+	return &instance{vu: vu, errors: errorsMetric, lag: lag}
 }
 
 type instance struct {
 	vu        modules.VU
 	errors    *metrics.Metric
+	lag       *lagMetrics
 	transport *replayCounter
+	// isLagVU's answer for the scenario state it was last asked about (lag.go)
+	lastScenario *lib.ScenarioState
+	lastIsLag    bool
 }
 
 // Exports: useConnections(keepAlive), runtimeStats() (runtime.go), cpuThrottling() (cgroup.go),
-// newTarget, request (request.go) and classify (classify.go).
+// newTarget, request (request.go), classify (classify.go), and lagSample, setLagPhases and
+// lagIntervalMs (lag.go).
 func (m *instance) Exports() modules.Exports {
 	return modules.Exports{Named: map[string]interface{}{
 		"useConnections": m.useConnections,
@@ -56,6 +66,9 @@ func (m *instance) Exports() modules.Exports {
 		"newTarget":      m.newTarget,
 		"request":        m.request,
 		"classify":       classifyExport,
+		"lagSample":      m.lagSample,
+		"setLagPhases":   setLagPhases,
+		"lagIntervalMs":  LagIntervalMs,
 	}}
 }
 

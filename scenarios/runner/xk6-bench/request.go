@@ -56,11 +56,16 @@ func (m *instance) newTarget(rawURL, host string, timeoutMs float64, keepAlive b
 func expectedStatus(status int) bool { return status >= 200 && status <= 399 }
 
 // request(target) sends one GET as k6's http.get(url, {headers, timeout}) would, counts a failure
-// in bench_errors{class, cause} and returns the status (0 when no response came).
-func (m *instance) request(t *Target) (int, error) {
+// in bench_errors{class, cause} and returns the status (0 when no response came). A VU of the
+// runner_lag scenario runs the same `load` function: it takes one lag sample instead (lag.go) and
+// returns null.
+func (m *instance) request(t *Target) (interface{}, error) {
 	state := m.vu.State()
 	if state == nil {
 		return 0, errors.New("bench.request must be called from a VU, not the init context")
+	}
+	if m.isLagVU(state) {
+		return nil, m.lagSample()
 	}
 	if t == nil {
 		return 0, errors.New("bench.request: no target (bench.newTarget)")
