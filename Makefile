@@ -62,8 +62,8 @@ test: ## Run the whole suite (what .ci/run runs)
 test-chart: ## Chart (pytest, ci/test/chart/): helm lint v3/v4, helm-unittest, kubeconform, presets, bad values
 	BENCH_TEST_PARTS=chart bash ci/test/all.sh
 
-test-scenarios: ## Scenarios: lib unit tests and real k6 runs against local nginx and a real API server
-	bash ci/test/scenarios.sh
+test-scenarios: ## Scenarios (pytest, ci/test/scenarios/): lib unit tests and real k6 runs against local nginx and a real API server
+	BENCH_TEST_PARTS=scenarios bash ci/test/all.sh
 
 test-dashboards: ## Dashboards (pytest, ci/test/dashboards/): conventions and every query against a real Prometheus
 	BENCH_TEST_PARTS=dashboards bash ci/test/all.sh

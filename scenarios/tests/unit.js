@@ -476,7 +476,7 @@ function kubeTests() {
 }
 
 // A Deployment behind a fake client: get returns a copy, update stores one and counts it (the real
-// API server with Go-map objects: ci/test/scenarios.sh).
+// API server with Go-map objects: ci/test/scenarios/test_churn.py).
 function fakeBackend(replicas, templateAnnotations) {
   const api = {
     updates: 0,
