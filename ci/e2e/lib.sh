@@ -212,3 +212,11 @@ prom_settled() { prom_cli "$PROM_URL" settled "$1"; }
 # first_sample_time TESTID: unix time of the run's first k6_http_reqs_total sample (k6 pushes every
 # 5 s, so this is within 5 s after the first request); empty without data.
 first_sample_time() { local span; span=$(prom_cli "$PROM_URL" span "$1") && printf '%s\n' "${span%% *}"; }
+
+# --- Traefik ---------------------------------------------------------------------------------------
+# traefik_metric_sum NAME MATCHER...: the sum of a Traefik sample's values on its /metrics page
+# (matchers key=value or key=~regex, as prom_cli text-sum takes them).
+traefik_metric_sum() {
+  kubectl get --raw "/api/v1/namespaces/bench-traefik/services/traefik-metrics:$TRAEFIK_METRICS_PORT/proxy/metrics" |
+    prom_cli "" text-sum "$@"
+}

@@ -1,0 +1,128 @@
+"""The matrix runner (dashboards/report/matrix.sh) and several runners: one matrix of five runs
+through helm upgrades of this release, each merged from Prometheus (benchreport results, every
+runner), compared in one report. Run once by the first case here:
+  clusterip  static, ClusterIP, 1 runner      (the paths comparison and the 1-runner reference)
+  pod        static, pod IP, 1 runner
+  three      static, ClusterIP, 3 runners     (the same total rate and connections as clusterip)
+  churn2     dynamic (5 <-> 7 churn), 2 runners
+  knee2      max-rps, ClusterIP, 2 runners
+"""
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from cluster_lib import ROOT, summaries_from_prefixed_log
+
+STATIC = "loadtest.scenario=static,loadtest.duration=15s,loadtest.rate=300,loadtest.connections=60"
+VARIANTS = {
+    "clusterip": f"loadtest.target=clusterip,loadtest.parallelism=1,{STATIC}",
+    "pod": f"loadtest.target=pod,loadtest.parallelism=1,{STATIC}",
+    "three": f"loadtest.target=clusterip,loadtest.parallelism=3,{STATIC}",
+    "churn2": "loadtest.scenario=dynamic,loadtest.parallelism=2,loadtest.duration=40s",
+    "knee2": "loadtest.scenario=max-rps,loadtest.target=clusterip,loadtest.parallelism=2,"
+             "loadtest.rate=600,loadtest.duration=20s,loadtest.connections=60",
+}
+
+
+@dataclass
+class Variant:
+    summary: dict        # the merged result (every runner, from Prometheus)
+    runners: list        # each runner's own summary, from the runners' logs
+
+
+@pytest.fixture(scope="module")
+def matrix(kube, main_run):
+    out = kube.work / "runs" / f"{main_run.testid}-matrix"
+    shutil.rmtree(out, ignore_errors=True)
+    result = kube.run(["bash", ROOT / "dashboards" / "report" / "matrix.sh", "--out", out,
+                       "--prometheus", kube.prom_url, "--cooldown", "3", "--timeout", "300",
+                       *(f"{name}:{spec}" for name, spec in VARIANTS.items())])
+    Path(f"{out}.log").write_text(result.stdout + result.stderr)
+    assert result.returncode == 0, f"matrix.sh exited {result.returncode}:\n{result.stderr[-3000:]}"
+    variants = {}
+    for name in VARIANTS:
+        runners = summaries_from_prefixed_log((out / name / "runners.log").read_text(errors="replace"))
+        assert runners, f"no runner summary in {out / name / 'runners.log'}"
+        variants[name] = Variant(json.loads((out / name / "summary.json").read_text()), runners)
+    return out, variants
+
+
+def test_matrix_compares_clusterip_and_pod_paths(matrix):
+    out, v = matrix
+    urls = [v["clusterip"].summary["settings"]["target_url"], v["pod"].summary["settings"]["target_url"]]
+    assert urls[0] != urls[1] and all(u.startswith("http://") for u in urls), urls
+    assert v["clusterip"].summary["requests"]["total"] > 0 and v["pod"].summary["requests"]["total"] > 0
+    report = json.loads((out / "report" / "report.json").read_text())
+    assert len(report["runs"]) == 5 and all(r["timeseries"] for r in report["runs"]), \
+        [(r.get("label"), bool(r.get("timeseries"))) for r in report["runs"]]
+    assert "<svg" in (out / "report" / "report.html").read_text()
+
+
+def test_three_runners_one_merged_result(matrix):
+    """3 runners at 300 req/s (100 each). The merged result holds three runners, each with its own
+    lag verdict; its request count is the sum of the runners' own counts within 1% (the last
+    remote-write push may be late); its achieved rate within 2% of the run's target; each runner's
+    own summary reports its third of the rate. The merged p99 lies between the lowest and the
+    highest runner p99 (a quantile of a mixture always does), widened by the native histogram's
+    bucket ratio: averaged or summed percentiles would fall outside."""
+    _, v = matrix
+    m, own = v["three"].summary, v["three"].runners
+    b = m["merge"]["histogram_bucket_ratio"]
+    own_sum = sum(r["requests"]["total"] for r in own)
+    own_p99 = [r["latency_ms"]["p99"] for r in own]
+    assert len(own) == 3 and m["merge"]["runners"] == 3, m["merge"]
+    assert len(m["runners"]) == 3 and all(r["cpu_bound"] is not None for r in m["runners"]), m["runners"]
+    assert abs(m["requests"]["total"] - own_sum) <= 0.01 * own_sum, (m["requests"], own_sum)
+    assert abs(m["requests"]["rate_achieved"] - m["requests"]["rate_target"]) <= 0.02 * m["requests"]["rate_target"], m["requests"]
+    assert all(abs(r["requests"]["rate_target"] - 100) < 0.5 and abs(r["settings"]["runner_share"] - 1 / 3) < 0.001
+               for r in own), [(r["requests"]["rate_target"], r["settings"]["runner_share"]) for r in own]
+    assert b > 1, b
+    assert min(own_p99) / b <= m["latency_ms"]["p99"] <= max(own_p99) * b, (m["latency_ms"]["p99"], own_p99, b)
+
+
+def test_three_runners_merged_p99_near_one_runner(matrix):
+    """The 3-runner and the 1-runner run at the same total rate and connections on the same path:
+    merged p99 within a factor of 2 of the 1-runner p99, or 2 ms apart when both are small. Wide:
+    two runs one after the other on a 2-core machine that also runs the cluster; it catches a merge
+    off by a runner count (3x) or a unit (1000x). A run whose runner the kit flagged (CPU-bound,
+    throttled, paused itself) has a p99 of its own pauses: nothing to compare, skipped."""
+    _, v = matrix
+    one, three = v["clusterip"].summary, v["three"].summary
+    flagged = [s["testid"] for s in (one, three)
+               if s["runner"].get("cpu_bound") or s["runner"].get("cpu_throttled") or s["runner"].get("runtime_bound")]
+    a, b = one["latency_ms"]["p99"], three["latency_ms"]["p99"]
+    if flagged:
+        pytest.skip(f"not compared: the runner of {' '.join(flagged)} was flagged short of CPU or paused "
+                    f"(its p99 holds its own pauses; p99 1 runner {a} ms, 3 runners merged {b} ms)")
+    assert a > 0 and b > 0 and (abs(a - b) <= 2 or (b <= 2 * a and a <= 2 * b)), \
+        f"p99 at 300 req/s on ClusterIP: 1 runner {a} ms, 3 runners merged {b} ms"
+
+
+def test_two_runners_dynamic_churn_from_exactly_one(matrix):
+    """k6 gives the churn scenario's single VU to one execution segment: one runner's own summary
+    has scale events, the other none, and the merged result names that one runner."""
+    _, v = matrix
+    m, own = v["churn2"].summary, v["churn2"].runners
+    events = [r["scale_events"] for r in own]
+    assert len(events) == 2 and len([e for e in events if e > 0]) == 1, events
+    assert m["merge"]["runners"] == 2, m["merge"]
+    churn = m["merge"]["churn_runners"]
+    assert isinstance(churn, str) and "," not in churn, churn
+    assert m["scale_events"] == sum(events), (m["scale_events"], events)
+    assert m["convergence_ms"]["added"]["count"] > 0, m["convergence_ms"]
+
+
+def test_two_runners_max_rps_each_finds_a_knee(matrix):
+    """Max-rps over 2 runners, each judging its half of every step (ten steps of 60 to 600 req/s,
+    30 to 300 each): both find a knee, each step's target is half the run's step, and the merged
+    result judges the ten whole steps and finds a knee too."""
+    _, v = matrix
+    m, own = v["knee2"].summary, v["knee2"].runners
+    assert len(own) == 2, len(own)
+    for r in own:
+        assert r["max_rps"]["knee_rate"] is not None, r["max_rps"]
+        assert all(abs(s["rate_target"] * 2 - s["rate_target_run"]) <= 1 for s in r["max_rps"]["steps"]), r["max_rps"]["steps"]
+    assert m["max_rps"]["knee_rate"] is not None and len(m["max_rps"]["steps"]) == 10, m["max_rps"]
