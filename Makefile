@@ -62,8 +62,8 @@ test: ## Run the whole suite (what .ci/run runs)
 test-chart: ## Chart (pytest, ci/test/chart/): helm lint v3/v4, helm-unittest, kubeconform, presets, bad values
 	BENCH_TEST_PARTS=chart bash ci/test/all.sh
 
-test-scenarios: ## Scenarios: lib unit tests and real k6 runs against local nginx and a real API server
-	bash ci/test/scenarios.sh
+test-scenarios: ## Scenarios (pytest, ci/test/scenarios/): lib unit tests and real k6 runs against local nginx and a real API server
+	BENCH_TEST_PARTS=scenarios bash ci/test/all.sh
 
 test-dashboards: ## Dashboards (pytest, ci/test/dashboards/): conventions and every query against a real Prometheus
 	BENCH_TEST_PARTS=dashboards bash ci/test/all.sh
@@ -74,5 +74,5 @@ test-cluster: ## Local cluster smoke test: up, deploy, scale, DNS, down leaves n
 test-e2e: ## End to end: chart + controller + k6-operator TestRun with churn on the local cluster
 	BENCH_TEST_PARTS=e2e bash ci/test/all.sh
 
-test-report: ## Report generator (pytest, ci/test/report/) on real and crafted summaries, rendered in headless Chromium
-	BENCH_TEST_PARTS=report bash ci/test/all.sh
+test-report: ## Report generator on real and crafted summaries, rendered in headless Chromium
+	bash ci/test/report.sh
