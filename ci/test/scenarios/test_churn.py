@@ -200,7 +200,9 @@ def test_dynamic_normal_end_left_no_restore_record(dynamic, kube):
 def segments(kube, servers, work):
     proc, path = kube.watch("segments", REPLICAS)
     servers.clear_access()
-    env = churn_env(kube, servers, BENCH_CHURN_PATTERN="3:1s,5:1s", BENCH_DURATION="3500ms")
+    # one test id for both, as k6-operator gives a TestRun's runners: the second one's setup must
+    # see the first one's restore record as this run's, not as one an earlier run left
+    env = churn_env(kube, servers, BENCH_CHURN_PATTERN="3:1s,5:1s", BENCH_DURATION="3500ms", BENCH_TESTID="t-segments")
     procs = {name: k6run.start(work / f"seg-{name}", f"seg-{name}", ROOT / "scenarios" / "dynamic.js", env,
                                ["--execution-segment", seg, "--execution-segment-sequence", "0,1/2,1"])
              for name, seg in (("a", "0:1/2"), ("b", "1/2:1"))}

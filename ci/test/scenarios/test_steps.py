@@ -43,7 +43,7 @@ SEGMENTS = {"0_1_2": "0:1/2", "1_2_1": "1/2:1"}
 @pytest.fixture(scope="module")
 def max_rps_segments(servers, work):
     procs = {name: k6run.start(work / f"maxrps-{name}", f"maxrps-{name}", SCENARIOS / "max-rps.js",
-                               dict(STEPS, BENCH_TARGET_URL=servers.http),
+                               dict(STEPS, BENCH_TARGET_URL=servers.http, BENCH_TESTID="t-maxrps-segments"),
                                ["--execution-segment", seg, "--execution-segment-sequence", "0,1/2,1"])
              for name, seg in SEGMENTS.items()}
     return {name: k6run.Run(name, work / f"maxrps-{name}", p.wait(300)) for name, p in procs.items()}
