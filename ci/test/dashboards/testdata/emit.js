@@ -14,9 +14,8 @@ import bench from 'k6/x/bench';
 // The scenarios' own classification (class and cause tags) and metric objects, not copies of them;
 // the route experiments' metrics are simulated like the churn below.
 import { countError } from '../../../../scenarios/lib/errors.js';
-import {
-  convergence, replicasDesired, replicasReady, runnerGcCpu, runnerLag, runnerSchedP99, runnerThrottled, scaleEvents,
-} from '../../../../scenarios/lib/metrics.js';
+import { runnerGcCpu, runnerLag, runnerSchedP99, runnerThrottled } from '../../../../scenarios/lib/metrics.js';
+import { convergence, replicasDesired, replicasReady, scaleEvents } from '../../../../scenarios/lib/churn-metrics.js';
 import {
   routeChanges, routeErrors, routePreReady, routePropagation, routesCreated, routesServing,
 } from '../../../../scenarios/lib/route-metrics.js';
