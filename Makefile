@@ -74,5 +74,5 @@ test-cluster: ## Local cluster smoke test: up, deploy, scale, DNS, down leaves n
 test-e2e: ## End to end: chart + controller + k6-operator TestRun with churn on the local cluster
 	BENCH_TEST_PARTS=e2e bash ci/test/all.sh
 
-test-report: ## Report generator on real and crafted summaries, rendered in headless Chromium
-	bash ci/test/report.sh
+test-report: ## Report generator (pytest, ci/test/report/) on real and crafted summaries, rendered in headless Chromium
+	BENCH_TEST_PARTS=report bash ci/test/all.sh

@@ -7,7 +7,7 @@ load it do (the chart, dashboards/generator/generate.py, the report package); th
 literal (the k6 modules: every VU runs them) or are prose (the READMEs) are compared here, and
 each check fails on any difference, naming it.
 
-Usage (ci/test/report.sh runs each as one check; exit 0 = equal, 1 = a difference, printed):
+Usage (ci/test/report/test_contract.py runs each as one case; exit 0 = equal, 1 = a difference, printed):
   contract.py self                      the contract is consistent with itself
   contract.py k6-errors DUMP            scenarios/lib/errors.js ERROR_CAUSES / ERROR_CLASSES
   contract.py k6-percentiles DUMP       scenarios/lib/summary-writer.js percentiles (keys, k6 stats)

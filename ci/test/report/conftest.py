@@ -1,0 +1,323 @@
+"""Fixtures of the report tests: real short k6 runs (scenarios/*.js against the chart's backend nginx
+on 127.0.0.1, remote-writing into a real Prometheus 2.42), one run split over several runners the
+way k6-operator splits it, and the report generator itself.
+
+The report (dashboards/report/benchreport) runs as users run it: `python -m benchreport` in the
+report's own venv (dashboards/report/requirements.txt, built by ensure_report_venv), as a
+subprocess. Its dependencies (matplotlib, jsonschema, ...) are then pinned in one place only; the
+checkers that import the report's client or jsonschema (checks/check_merge.py, contract.py) run in
+that venv the same way. The tests themselves read JSON with the standard library.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+sys.path.insert(0, str(ROOT / "ci/test/dashboards"))
+from servers import (  # noqa: E402,F401
+    Server, accepts, free_port, k6_remote_write, output_of, run, start_backend_nginx, start_prometheus, wait_until)
+
+TESTDATA = TD = HERE / "testdata"
+CHECKS = HERE / "checks"
+
+
+@pytest.fixture(scope="session")
+def work():
+    # nginx workers run as nobody: they must reach the /bytes/ bodies under it.
+    path = Path(tempfile.mkdtemp(prefix="bench-report-test."))
+    path.chmod(0o755)
+    (path / "out").mkdir()
+    (path / "screenshots").mkdir()
+    yield path
+    keep = os.environ.get("BENCH_REPORT_KEEP")
+    if keep:
+        shutil.copytree(path / "out", Path(keep) / "out", dirs_exist_ok=True)
+        shutil.copytree(path / "screenshots", Path(keep) / "screenshots", dirs_exist_ok=True)
+        print(f"kept reports and screenshots in {keep}")
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def out(work):
+    return work / "out"
+
+
+@pytest.fixture(scope="session")
+def servers():
+    started = []
+    yield started
+    for s in reversed(started):
+        s.stop()
+
+
+@pytest.fixture(scope="session")
+def report_python():
+    """The report venv's python (ensure_report_venv: pinned, cached, built when missing)."""
+    r = run(["bash", "-c", '. "$0/ci/lib/common.sh" && . "$0/dashboards/report/venv.sh" && ensure_report_venv >&2 '
+             '&& printf %s "$REPORT_PYTHON"', ROOT])
+    assert r.returncode == 0 and r.stdout, f"ensure_report_venv failed:\n{output_of(r)}"
+    return r.stdout
+
+
+@pytest.fixture(scope="session")
+def runtime_tools():
+    """chromium, nginx, Prometheus and curl from Debian; k6 with bench's extensions."""
+    r = run(["bash", "-c", '. "$0/ci/lib/common.sh" && apt_install chromium nginx prometheus curl', ROOT])
+    assert r.returncode == 0, f"apt_install failed:\n{output_of(r)}"
+    r = run(["bash", ROOT / "scenarios/runner/build.sh"])
+    assert r.returncode == 0, f"scenarios/runner/build.sh failed:\n{output_of(r)}"
+    assert shutil.which("k6"), "k6 is not on PATH after scenarios/runner/build.sh"
+
+
+@dataclass
+class Report:
+    """The report generator's CLI and the checkers, in the report venv."""
+    python: str
+
+    def env(self):
+        return {**os.environ, "PYTHONPATH": str(ROOT / "dashboards/report")}
+
+    def __call__(self, *args):
+        return run([self.python, "-m", "benchreport", *args], env=self.env())
+
+    def script(self, path, *args):
+        return run([self.python, path, *args], env=self.env(), cwd=ROOT)
+
+    def prom(self, url, *args):
+        return run([self.python, "-m", "benchreport.prometheus", "--url", url, *args], env=self.env())
+
+
+@pytest.fixture(scope="session")
+def report(report_python):
+    return Report(report_python)
+
+
+@pytest.fixture(scope="session")
+def prometheus(runtime_tools, servers, work):
+    return start_prometheus(servers, work / "prometheus")
+
+
+@pytest.fixture(scope="session")
+def nginx(runtime_tools, servers, work):
+    return start_backend_nginx(servers, work / "nginx")
+
+
+@pytest.fixture(scope="session")
+def closed_port():
+    """A port nothing listens on."""
+    return free_port()
+
+
+@dataclass
+class K6Run:
+    name: str
+    rc: int
+    summary_path: Path
+    log: Path
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def summary(self):
+        return json.loads(self.summary_path.read_text())
+
+
+def started(run_, allowed=(0, 99)):
+    """A run that did not end as a run (a crash, no summary) stops every check that reads it."""
+    assert run_.rc in allowed, f"k6 run {run_.name} failed (exit {run_.rc}):\n{run_.log.read_text()[-3000:]}"
+    assert run_.summary_path.is_file() and run_.summary_path.stat().st_size, f"k6 run {run_.name} wrote no summary"
+    return run_
+
+
+def static_run(prom, nginx, work, testid, rate, path):
+    d = work / "runs" / testid
+    d.mkdir(parents=True)
+    rc = k6_remote_write(prom, testid, ROOT / "scenarios/static.js", [],
+                         {"BENCH_TARGET_URL": nginx.url, "BENCH_PATH": path, "BENCH_RATE": rate,
+                          "BENCH_DURATION": "8s", "BENCH_CONNECTIONS": 100, "BENCH_TESTID": testid,
+                          "BENCH_SUMMARY_DIR": d}, d / "k6.log")
+    return started(K6Run(f"k6 run {testid}", rc, d / "summary.json", d / "k6.log"))
+
+
+@pytest.fixture(scope="session")
+def real_runs(prometheus, nginx, work, closed_port):
+    """Three real static.js runs (a, c comparable; b another rate and path) and emit.js's simulated
+    churn telemetry with a crafted summary for its testid."""
+    runs = {"a": static_run(prometheus, nginx, work, "report-a", 100, "/"),
+            "c": static_run(prometheus, nginx, work, "report-c", 100, "/"),
+            "b": static_run(prometheus, nginx, work, "report-b", 50, "/bytes/4k")}
+    d = work / "runs/report-churn"
+    d.mkdir(parents=True)
+    rc = k6_remote_write(prometheus, "report-churn", ROOT / "ci/test/dashboards/testdata/emit.js",
+                         ["--summary-export", d / "k6-export.json"],
+                         {"BENCH_TARGET_URL": nginx.url, "BENCH_CLOSED_URL": f"http://127.0.0.1:{closed_port}",
+                          "BENCH_RATE": 50, "BENCH_DURATION": "13s"}, d / "k6.log")
+    assert rc == 0, f"k6 churn run failed (exit {rc}):\n{(d / 'k6.log').read_text()[-3000:]}"
+    (d / "summary.json").write_text((TESTDATA / "churn-template.json").read_text().replace("TESTID", "report-churn"))
+    runs["churn"] = K6Run("report-churn", rc, d / "summary.json", d / "k6.log",
+                          {"export": json.loads((d / "k6-export.json").read_text())})
+    return runs
+
+
+ERROR_SERVER_READY = "import socket, sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), 1).close()"
+
+
+@pytest.fixture(scope="session")
+def error_servers(servers, work):
+    """scenarios/tests/error_server.py refusing and resetting connections after the setup check."""
+    ports = {}
+    for mode in ("refuse", "reset"):
+        port = free_port()
+        s = Server(f"error server {mode}", [sys.executable, ROOT / "scenarios/tests/error_server.py", mode, port],
+                   work / f"error-server-{mode}.log")
+        servers.append(s)
+        # a bare connect is no setup check: the server just closes it
+        s.ready(lambda port=port: accepts(port), 15, f"error server {mode}")
+        ports[mode] = port
+    return ports
+
+
+def run_runners(prom, work, testid, script, targets, env):
+    """One run of SCRIPT split over one real k6 process per target the way k6-operator splits it
+    (execution segments (i-1)/N:i/N of one sequence, --tag instance_id=i, one testid), all
+    remote-writing into the same Prometheus; runner i loads targets[i-1]."""
+    n = len(targets)
+    sequence = ",".join(["0"] + [f"{i}/{n}" for i in range(1, n + 1)])
+    procs = []
+    for i, target in enumerate(targets, 1):
+        d = work / "runs" / testid / f"runner-{i}"
+        d.mkdir(parents=True)
+        full = {**os.environ, **{k: str(v) for k, v in env.items()}, "BENCH_TARGET_URL": target,
+                "BENCH_TESTID": testid, "BENCH_SUMMARY_DIR": str(d),
+                "K6_PROMETHEUS_RW_SERVER_URL": f"{prom.url}/api/v1/write",
+                "K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM": "true", "K6_PROMETHEUS_RW_PUSH_INTERVAL": "1s"}
+        log = open(d / "k6.log", "w")
+        procs.append((d, log, subprocess.Popen(
+            ["k6", "run", "--quiet", "--no-color", "-o", "experimental-prometheus-rw", "--tag", f"testid={testid}",
+             "--tag", "controller=none", "--tag", f"instance_id={i}", "--execution-segment", f"{i - 1}/{n}:{i}/{n}",
+             "--execution-segment-sequence", sequence, str(script)], stdout=log, stderr=subprocess.STDOUT, env=full)))
+    runs = []
+    for i, (d, log, p) in enumerate(procs, 1):
+        rc = p.wait()
+        log.close()
+        runs.append(K6Run(f"runner {i} of {testid} ({script.name})", rc, d / "summary.json", d / "k6.log"))
+    for r in runs:
+        started(r)
+    return runs
+
+
+@pytest.fixture(scope="session")
+def merge_runners(prometheus, nginx, error_servers, work, real_runs):
+    """report-merge: runner 1 loads nginx, runner 2 a server that refuses connections after the
+    setup check (connection errors), runner 3 one that resets them (read errors)."""
+    return run_runners(prometheus, work, "report-merge", ROOT / "scenarios/static.js",
+                       [nginx.url, f"http://127.0.0.1:{error_servers['refuse']}",
+                        f"http://127.0.0.1:{error_servers['reset']}"],
+                       {"BENCH_RATE": 150, "BENCH_DURATION": "10s", "BENCH_CONNECTIONS": 60})
+
+
+PART_RUNS = {
+    "paths": ("paths.js", {"BENCH_PATH": "/bytes/4k", "BENCH_RATE": 100, "BENCH_DURATION": "3s", "BENCH_CONNECTIONS": 20}),
+    "knee": ("max-rps.js", {"BENCH_RATE": 400, "BENCH_DURATION": "10s", "BENCH_CONNECTIONS": 40}),
+    "ceiling": ("calibrate.js", {"BENCH_RATE": 400, "BENCH_DURATION": "10s", "BENCH_CONNECTIONS": 40}),
+}
+
+
+@pytest.fixture(scope="session")
+def part_runners(prometheus, nginx, work, merge_runners):
+    """Two runners each of scenarios/paths.js (by_path), max-rps.js (the knee) and calibrate.js (the ceiling)."""
+    runs = {}
+    for kind, (script, env) in PART_RUNS.items():
+        env = {**env, "BENCH_URL_CLUSTERIP": nginx.url, "BENCH_URL_POD": nginx.url} if kind == "paths" else env
+        runs[kind] = run_runners(prometheus, work, f"report-{kind}", ROOT / "scenarios" / script,
+                                 [nginx.url, nginx.url], env)
+    return runs
+
+
+# ---- merged by `results` ----
+
+def settled(report, prometheus, testid):
+    """Every runner's last remote write of the run is in Prometheus (the request count reads the
+    same twice, 1 s apart; at most 30 s)."""
+    return report.prom(prometheus.url, "settled", testid)
+
+
+@pytest.fixture(scope="session")
+def merged(report, prometheus, merge_runners, out):
+    """`results` of report-merge, once Prometheus holds every runner's last samples."""
+    wait = settled(report, prometheus, "report-merge")
+    r = report("results", "--testid", "report-merge", "--prometheus", prometheus.url, "--out", out / "merged",
+               "--rate", "150", "--duration", "10s", "--runner-summary", merge_runners[0].summary_path,
+               "--budget", "p50=1s")
+    return wait, r, out / "merged"
+
+
+@pytest.fixture(scope="session")
+def testrun_files(work):
+    """The TestRun as `kubectl get testrun -o json` gives it (crafted in the chart's shape)."""
+    text = (TD / "testrun-template.json").read_text()
+    (work / "testrun.json").write_text(text.replace("TESTID", "report-merge"))
+    (work / "testrun-other.json").write_text(text.replace("TESTID", "another-run"))
+    return work / "testrun.json", work / "testrun-other.json"
+
+
+@pytest.fixture(scope="session")
+def merged_testrun(report, prometheus, merged, testrun_files, out):
+    return report("results", "--testid", "report-merge", "--prometheus", prometheus.url,
+                  "--out", out / "merged-testrun", "--testrun", testrun_files[0])
+
+
+@pytest.fixture(scope="session")
+def merged_parts(report, prometheus, part_runners, out):
+    done = {}
+    for kind, runners in part_runners.items():
+        wait = settled(report, prometheus, f"report-{kind}")
+        r = report("results", "--testid", f"report-{kind}", "--prometheus", prometheus.url,
+                   "--out", out / f"merged-{kind}", "--runner-summary", runners[0].summary_path)
+        done[kind] = (wait, r, out / f"merged-{kind}")
+    return done
+
+
+@pytest.fixture(scope="session")
+def churn_merged(report, prometheus, real_runs, out):
+    return report("results", "--testid", "report-churn", "--prometheus", prometheus.url, "--out",
+                  out / "churn-merged", "--rate", "50", "--duration", "13s")
+
+
+# ---- chromium ----
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def renders_cleanly(html, png):
+    """Headless chromium renders HTML with a new empty profile, logging every console message (page
+    scripts, failed loads, CSP violations) and saving a screenshot; returns the problems: any console
+    message, a missing or tiny screenshot, a DOM with fewer <svg> than the report's charts, no Verdict."""
+    profile = Path(tempfile.mkdtemp(prefix="chromium.", dir=png.parent))
+    r = run(["timeout", "90", "chromium", *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--enable-logging=stderr",
+             "--v=0", "--window-size=1200,3000", f"--screenshot={png}", f"file://{html}"])
+    problems = [line for line in r.stderr.splitlines() if ":CONSOLE:" in line or ":CONSOLE(" in line]
+    if not (png.is_file() and png.stat().st_size > 20000):
+        problems.append(f"screenshot {png} missing or tiny")
+    dom = run(["timeout", "90", "chromium", *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--dump-dom",
+               f"file://{html}"]).stdout
+    want = len(list((html.parent / "charts").glob("*.svg")))
+    if not (want > 0 and dom.count("<svg") >= want):
+        problems.append(f"DOM has {dom.count('<svg')} <svg> for {want} charts")
+    if "<h2>Verdict</h2>" not in dom:
+        problems.append("rendered DOM lacks the Verdict section")
+    shutil.rmtree(profile, ignore_errors=True)
+    return problems
+
+
+def time_stamp():
+    return int(time.time())

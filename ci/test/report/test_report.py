@@ -1,0 +1,585 @@
+"""The report generator (make report, make results) on summaries of real short k6 runs and on crafted
+edge cases (zero requests, only errors, dropped iterations, incomparable runs, by_path, routes):
+verdicts, warnings, budgets, the merge of several runners from Prometheus, bad input, the matrix
+runner's argument checks. Every Markdown table is compared with the JSON numbers and every HTML
+report is rendered in headless chromium (no console message allowed, a screenshot taken)."""
+import json
+import re
+import shutil
+
+import pytest
+
+from conftest import CHECKS, ROOT, TESTDATA, renders_cleanly, run
+
+TD = TESTDATA
+
+
+def ok(result):
+    assert result.returncode == 0, f"exit {result.returncode}:\n{result.stdout}\n{result.stderr}"
+    return result
+
+
+@pytest.fixture(scope="session")
+def runs(real_runs):
+    return {k: v.summary_path for k, v in real_runs.items()}
+
+
+class Generated:
+    """`report --out out/NAME ARGS`, run once per name; tests read what it wrote."""
+
+    def __init__(self, report, out):
+        self.report, self.out, self.results = report, out, {}
+
+    def __call__(self, name, *args):
+        if name not in self.results:
+            self.results[name] = self.report("--out", self.out / name, *map(str, args))
+        return self.results[name]
+
+    def json(self, name):
+        return json.loads((self.out / name / "report.json").read_text())
+
+    def md(self, name):
+        return (self.out / name / "report.md").read_text()
+
+
+@pytest.fixture(scope="session")
+def gen(report, out):
+    return Generated(report, out)
+
+
+# ---- the real runs held their rates ----
+
+@pytest.mark.parametrize("name", ["a", "c", "b"])
+def test_real_run_held_rate(real_runs, name):
+    """These rates hold on local nginx: exit 0. 99 (iterations dropped) is a failed check."""
+    r = real_runs[name]
+    req = r.summary["requests"]
+    assert r.rc == 0, f"{r.name}: exit {r.rc}, {req['dropped_iterations']} dropped iterations ({req.get('dropped_because')})"
+
+
+# ---- one run over three runners, merged from Prometheus (make results) ----
+
+@pytest.mark.parametrize("i", [1, 2, 3])
+def test_merge_runner_held_rate(merge_runners, i):
+    r = merge_runners[i - 1]
+    assert r.rc == 0, f"{r.name}: exit {r.rc}, {r.summary['requests']['dropped_iterations']} dropped iterations"
+
+
+def test_merge_settled(merged):
+    """three runners: Prometheus holds every runner's last samples."""
+    ok(merged[0])
+
+
+def test_merge_written(merged):
+    """results: merged summary and report written."""
+    ok(merged[1])
+
+
+def test_merge_matches(report, prometheus, merged, merge_runners):
+    """results: merged counts, classes, percentiles and lag match the runners and Prometheus."""
+    ok(report.script(CHECKS / "check_merge.py", merged[2] / "summary.json", prometheus.url,
+                     *[r.summary_path for r in merge_runners]))
+
+
+def test_merge_error_causes(merged):
+    """results: the report shows what each class was made of (refused connects, resets after the write)."""
+    assert re.search(r"\| *connection/refused *\|(.*\|)? *read/reset *\|", (merged[2] / "report.md").read_text())
+
+
+def test_merge_checker_catches(report, prometheus, merged, merge_runners, work):
+    """check_merge.py exits 1 naming a changed request count, read errors and runner 1's lag count."""
+    r = json.loads((merged[2] / "summary.json").read_text())
+    r["requests"]["total"] += 50
+    r["errors"]["read"] += 1
+    r["runners"][0]["lag_ms"]["count"] += 1
+    (work / "tampered-merge.json").write_text(json.dumps(r))
+    res = report.script(CHECKS / "check_merge.py", work / "tampered-merge.json", prometheus.url,
+                        *[x.summary_path for x in merge_runners])
+    assert res.returncode == 1, res.stdout
+    for want in ("FAIL: merged requests = sum of the runners", "FAIL: errors.read = sum over runners",
+                 "FAIL: runner 1: lag samples = its own"):
+        assert any(line.startswith(want) for line in res.stdout.splitlines()), f"no {want!r}:\n{res.stdout}"
+
+
+def test_merge_settings(merged):
+    """results: settings from the runner summary, rate from --rate."""
+    r = json.loads((merged[2] / "summary.json").read_text())
+    assert (r["settings"]["rate"], r["settings"]["connections"], r["scenario"], r["controller"]) == \
+        (150, 60, "static", "none")
+
+
+def test_testrun_written(merged_testrun):
+    ok(merged_testrun)
+
+
+def test_testrun_settings(merged_testrun, merged, out):
+    """results --testrun: rate, duration, URL, TLS, scenario, controller and environment from the TestRun."""
+    r = json.loads((out / "merged-testrun/summary.json").read_text())
+    m = json.loads((merged[2] / "summary.json").read_text())
+    s = r["settings"]
+    assert r["requests"]["rate_target"] == 150 and s["duration_s"] == 10
+    assert s["target_url"] == "https://bench-traefik.bench.svc" and s["tls"] is True
+    assert s["churn_pattern"] is None and s["path"] is None
+    assert (r["scenario"], r["controller"]) == ("static", "traefik")
+    assert s["environment"]["runner_parallelism"] == 3
+    assert r["requests"]["total"] == m["requests"]["total"]
+
+
+def results_rejected(report, args, *wants):
+    r = report("results", *map(str, args))
+    assert r.returncode == 2 and all(w in r.stderr for w in wants), \
+        f"exit {r.returncode}, wanted 2 and {wants}; got:\n{r.stderr}"
+
+
+def test_testrun_other_run_refused(report, prometheus, merged, testrun_files, work):
+    """results --testrun: another run's TestRun is refused."""
+    results_rejected(report, ["--testid", "report-merge", "--testrun", testrun_files[1], "--prometheus",
+                              prometheus.url, "--out", work / "out/nope"],
+                     "run id 'another-run', not 'report-merge'", f"--testrun {testrun_files[1]}")
+
+
+def test_merged_read_back(gen, merged):
+    """results: the merged summary is read back by the report."""
+    ok(gen("merged-again", merged[2] / "summary.json"))
+
+
+def test_merge_runner_rows(merged):
+    """results: one report row per runner with its lag, runtime and CPU-throttle verdicts."""
+    row = re.compile(r"^\| 3 \| [0-9]+ \| 50 \| [0-9.]+ \|.*\| (ok|CPU-BOUND) \| [0-9.]+ \| [0-9.]+ \| "
+                     r"(ok|RUNTIME-BOUND) \| [0-9.]+ \| (ok|THROTTLED) \|$", re.M)
+    assert row.search((merged[2] / "report.md").read_text())
+
+
+# ---- parts and steps over two runners: by_path, the knee (max-rps), the ceiling (calibrate) ----
+
+@pytest.mark.parametrize("kind", list(("paths", "knee", "ceiling")))
+@pytest.mark.parametrize("i", [1, 2])
+def test_part_runner_held_rate(part_runners, kind, i):
+    r = part_runners[kind][i - 1]
+    assert r.rc == 0, f"{r.name}: exit {r.rc}, {r.summary['requests']['dropped_iterations']} dropped iterations"
+
+
+@pytest.mark.parametrize("kind", ["paths", "knee", "ceiling"])
+def test_parts_settled(merged_parts, kind):
+    """two runners: Prometheus holds every runner's last samples."""
+    ok(merged_parts[kind][0])
+
+
+@pytest.mark.parametrize("kind", ["paths", "knee", "ceiling"])
+def test_parts_merged(merged_parts, kind):
+    """two runners: merged by results."""
+    ok(merged_parts[kind][1])
+
+
+@pytest.mark.parametrize("kind", ["paths", "knee", "ceiling"])
+def test_parts_match(report, merged_parts, part_runners, kind):
+    """two runners: merged parts and steps match the runners' own."""
+    ok(report.script(CHECKS / "check_parts.py", merged_parts[kind][2] / "summary.json",
+                     *[r.summary_path for r in part_runners[kind]]))
+
+
+def parts_checker_catches(report, tampered, runners, wanted):
+    res = report.script(CHECKS / "check_parts.py", tampered, *[r.summary_path for r in runners])
+    assert res.returncode == 1, f"exit {res.returncode}, wanted 1:\n{res.stdout}"
+    for want in wanted:
+        assert re.search(f"^FAIL: {want}", res.stdout, re.M), f"no 'FAIL: {want}' line:\n{res.stdout}"
+
+
+def test_parts_checker_catches_knee(report, merged_parts, part_runners, work):
+    """parts checker catches a changed knee and step rate."""
+    r = json.loads((merged_parts["knee"][2] / "summary.json").read_text())
+    r["max_rps"]["knee_rate"] = r["max_rps"]["steps"][0]["rate_target"]
+    r["max_rps"]["steps"][2]["rate_achieved"] *= 0.9
+    (work / "tampered-knee.json").write_text(json.dumps(r))
+    parts_checker_catches(report, work / "tampered-knee.json", part_runners["knee"],
+                          ["max_rps: the knee is the highest held step", "max_rps step .*: achieved = sum of the runners'"])
+
+
+def test_parts_checker_catches_ceiling(report, merged_parts, part_runners, work):
+    """parts checker catches a changed ceiling."""
+    r = json.loads((merged_parts["ceiling"][2] / "summary.json").read_text())
+    r["calibrate"]["ceiling_rate"] = r["calibrate"]["steps"][0]["rate_target"]
+    (work / "tampered-ceiling.json").write_text(json.dumps(r))
+    parts_checker_catches(report, work / "tampered-ceiling.json", part_runners["ceiling"],
+                          ["calibrate: the ceiling is the highest held step"])
+
+
+def test_results_list(report, prometheus, merged):
+    """results --list names the run."""
+    r = ok(report("results", "--list", "--prometheus", prometheus.url))
+    assert "report-merge" in r.stdout.splitlines(), r.stdout
+
+
+@pytest.mark.parametrize("args, wants", [
+    (["--testid", "nope"], ["no k6_http_reqs_total series with testid=nope", "report-merge"]),
+    (["--testid", "a b"], ["--testid 'a b' is not a run id", "at most 63"]),
+    (["--testid", "report-merge", "--duration", "soon"], ["--duration 'soon' is not a duration", "expected e.g. 180s"]),
+], ids=["unknown run id", "malformed run id", "bad duration"])
+def test_results_rejected(report, prometheus, merged, work, args, wants):
+    results_rejected(report, [*args, "--prometheus", prometheus.url, "--out", work / "out/nope"], *wants)
+
+
+@pytest.mark.parametrize("name", ["a", "b", "c"])
+def test_real_run_without_errors(real_runs, name):
+    """real run: requests answered without error."""
+    r = real_runs[name].summary
+    assert r["requests"]["total"] > 0 and sum(r["errors"].values()) == 0, (r["requests"], r["errors"])
+
+
+# ---- reports of real runs ----
+
+def test_real_written(gen, prometheus, runs):
+    """real run: report written (exit 0); budgets a loaded 2-core machine holds."""
+    ok(gen("real", "--prometheus", prometheus.url, "--budget", "errors=0", "--budget", "p50=1s", runs["a"]))
+
+
+def test_real_verdict(gen, out):
+    r = gen.json("real")
+    assert r["runs"][0]["verdict"] == "PASS" and r["runs"][0]["timeseries"] and r["budgets"] == ["errors=0", "p50=1s"]
+
+
+def test_real_timeseries_chart(out):
+    p = out / "real/charts/timeseries-1.svg"
+    assert p.is_file() and p.stat().st_size
+
+
+def test_comparable_written(gen, prometheus, runs):
+    ok(gen("comparable", "--prometheus", prometheus.url, runs["a"], runs["c"]))
+
+
+def test_comparable_no_settings_warning(gen):
+    r = gen.json("comparable")
+    assert not any("settings." in w for w in r["warnings"]) and len(r["runs"]) == 2, r["warnings"]
+
+
+def test_comparable_overlay(out):
+    p = out / "comparable/charts/percentiles-overlay.svg"
+    assert p.is_file() and p.stat().st_size
+
+
+def test_incomparable_written(gen, runs):
+    ok(gen("incomparable", runs["a"], runs["b"]))
+
+
+def test_incomparable_warnings(gen):
+    w = gen.json("incomparable")["warnings"]
+    assert any("settings.rate differs" in x for x in w) and any("settings.path differs" in x for x in w), w
+
+
+# ---- scale events from Prometheus (simulated churn telemetry, real k6 and Prometheus) ----
+
+def test_churn_written(gen, prometheus, runs):
+    ok(gen("churn", "--prometheus", prometheus.url, runs["churn"]))
+
+
+def test_churn_scale_events(gen, real_runs):
+    """churn series: every scale event k6 counted is marked."""
+    want = int(real_runs["churn"].extra["export"]["metrics"]["bench_scale_events"]["count"])
+    seen = gen.json("churn")["runs"][0]["scale_events_seen"]
+    assert seen == want and seen > 0, (seen, want)
+
+
+@pytest.mark.parametrize("text", ["replicas desired", "errors/s connection"], ids=["replicas", "errors by class"])
+def test_churn_drawn(out, text):
+    assert text in (out / "churn/charts/timeseries-1.svg").read_text()
+
+
+def test_churn_replica_range(gen):
+    assert "Backend replicas (desired, from k6_bench_replicas_desired): 5 to 7." in gen.md("churn")
+
+
+def test_churn_merged_written(churn_merged):
+    ok(churn_merged)
+
+
+def test_churn_merged_matches(churn_merged, real_runs, out):
+    """The merged scale events equal k6's own count, so do the convergence events (emit.js records
+    one per scale step), and the merged convergence max lies within one schema-3 bucket of k6's."""
+    m = json.loads((out / "churn-merged/summary.json").read_text())
+    e = real_runs["churn"].extra["export"]["metrics"]
+    conv, k6conv = m["convergence_ms"], e["bench_endpoint_convergence"]
+    events = int(e["bench_scale_events"]["count"])
+    assert events > 0 and m["scale_events"] == events
+    assert conv["added"]["count"] + conv["removed"]["count"] == events
+    merged_max = max(conv[x]["max"] or 0 for x in ("added", "removed"))
+    assert k6conv["max"] / 2 ** (1 / 8) <= merged_max <= k6conv["max"] * 2 ** (1 / 8), (merged_max, k6conv["max"])
+
+
+# ---- crafted edge cases ----
+
+def test_zero_written(gen):
+    ok(gen("zero", TD / "zero-requests.json"))
+
+
+def test_zero_verdict(gen):
+    r = gen.json("zero")
+    assert r["runs"][0]["verdict"] == "NO DATA" and any("no request completed" in w for w in r["warnings"])
+
+
+def test_zero_latency_na(gen):
+    assert "| broken | 0 | n/a | n/a |" in gen.md("zero")
+
+
+def test_zero_fail_on_verdict(report, out):
+    r = report("--out", out / "zero-gate", "--fail-on-verdict", TD / "zero-requests.json")
+    assert r.returncode == 1, f"exit {r.returncode}, want 1:\n{r.stderr}"
+
+
+def test_errors_written(gen):
+    ok(gen("errors", TD / "only-errors.json"))
+
+
+def test_errors_verdict(gen):
+    r = gen.json("errors")["runs"][0]
+    assert r["verdict"] == "FAIL" and r["reasons"] == ["errors = 60000 > 0"], r
+
+
+def test_errors_share(gen):
+    assert "| 59000 | 0 | 0 | 1000 | 0 | 0 | 60000 | 100% |" in gen.md("errors")
+
+
+def test_dropped_written(gen):
+    ok(gen("dropped", TD / "traefik.json", TD / "dropped.json", TD / "only-errors.json"))
+
+
+def test_dropped_warnings(gen):
+    """incomparable crafted runs: dropped, shortfall, duration, path warnings."""
+    w = gen.json("dropped")["warnings"]
+    for k in ["dropped 9000 iterations", "achieved 700 req/s", "settings.duration_s differs", "settings.path differs"]:
+        assert any(k in x for x in w), (k, w)
+
+
+# The runner verdict of a real run, set as each witness would flag it (CPU-bound lag, a cgroup CPU
+# limit that throttled it, its own Go runtime), then as a comfortable runner's.
+@pytest.fixture(scope="session")
+def runner_reports(gen, runs, work):
+    results = {}
+    for name, flag in (("flagged", True), ("comfortable", False)):
+        r = json.loads(runs["a"].read_text())
+        rn = r["runner"]
+        rn.update(cpu_bound=flag, runtime_bound=flag, cpu_throttled=flag)
+        rn["cgroup_cpu"].update(cgroup="v2 /sys/fs/cgroup", quota_cores=0.25, periods=45,
+                                throttled_periods=40 if flag else 0, throttled_ratio=0.8889 if flag else 0)
+        (work / f"{name}-runner.json").write_text(json.dumps(r))
+        results[name] = gen(name, work / f"{name}-runner.json")
+    return results
+
+
+@pytest.mark.parametrize("name", ["flagged", "comfortable"])
+def test_runner_report_written(runner_reports, name):
+    ok(runner_reports[name])
+
+
+def test_flagged_runner_warnings(runner_reports, gen):
+    w = gen.json("flagged")["warnings"]
+    for k in ["runner was CPU-bound", "CPU-throttled by its cgroup's CPU limit in 88.9% of the quota periods",
+              "runner paused itself"]:
+        assert any(k in x for x in w), (k, w)
+
+
+def test_flagged_runner_markdown(runner_reports, gen):
+    assert "CPU-throttled by its cgroup's CPU limit in 88.9% of the quota periods" in gen.md("flagged")
+
+
+def test_comfortable_runner_no_warning(runner_reports, gen):
+    w = gen.json("comfortable")["warnings"]
+    assert not any("k6 runner" in x for x in w), w
+
+
+def test_paths_written(gen):
+    ok(gen("paths", TD / "paths.json"))
+
+
+def test_paths_labels(gen):
+    assert [x["label"] for x in gen.json("paths")["runs"]] == ["traefik", "traefik / ingress", "traefik / clusterip"]
+
+
+# ---- the route experiments, from real runs of ci/test/routes.sh (Traefik v3.6.12) kept as
+# testdata: the migration A/B in one summary and a route change to a Service without endpoints ----
+
+def test_routes_written(gen):
+    ok(gen("routes", "--budget", "errors=0", "--budget", "p50=1s", TD / "routes-ab.json", TD / "routes-change-broken.json"))
+
+
+def test_routes_rows(gen):
+    """routes: HTTPRoute and Ingress side by side, one Routes row each."""
+    rows = re.findall(r"^\| route-propagation \| propagation \| (httproute|ingress) \|", gen.md("routes"), re.M)
+    assert sorted(rows) == ["httproute", "ingress"], rows
+
+
+def test_routes_verdicts(gen):
+    """routes: the A/B passes, the broken change fails on its change errors."""
+    r = gen.json("routes")
+    assert r["runs"][0]["verdict"] == "PASS"
+    assert [x["verdict"] for x in r["runs"] if x["label"] == "route-change"][0] == "FAIL"
+    assert any(s.startswith("routes.httproute.change_errors = ") for x in r["runs"] for s in x["reasons"])
+
+
+# ---- the common checks of every report folder: Markdown = JSON, renders cleanly ----
+
+REPORT_DIRS = ["merged", "real", "comparable", "incomparable", "churn", "zero", "errors", "dropped", "paths", "routes"]
+
+
+@pytest.fixture
+def report_dir(request, out, name):
+    if name == "merged":
+        request.getfixturevalue("merged")
+    path = out / name
+    if not (path / "report.md").is_file():
+        pytest.fail(f"no report in {path}: its 'written' case failed or did not run")
+    return path
+
+
+@pytest.mark.parametrize("name", REPORT_DIRS)
+def test_markdown_matches_json(report, report_dir, name):
+    ok(report.script(CHECKS / "check_markdown.py", report_dir))
+
+
+@pytest.mark.parametrize("name", REPORT_DIRS)
+def test_renders_cleanly(report_dir, work, name):
+    """HTML renders in chromium without console messages; screenshot taken."""
+    problems = renders_cleanly(report_dir / "report.html", work / "screenshots" / f"{name}.png")
+    assert not problems, "\n".join(problems)
+
+
+# ---- budgets decide the verdict ----
+
+def test_budget_p99_1us_written(gen, runs):
+    ok(gen("b1", "--budget", "p99=1us", runs["a"]))
+
+
+def test_budget_p99_1us_fails(gen):
+    r = gen.json("b1")["runs"][0]
+    assert r["verdict"] == "FAIL" and r["reasons"][0].startswith("p99 = "), r
+
+
+def test_budget_p99_10s_written(gen, runs):
+    ok(gen("b2", "--budget", "p99=10s", "--budget", "errors.http_5xx=0.1%", runs["a"]))
+
+
+def test_budget_p99_10s_passes(gen):
+    r = gen.json("b2")
+    assert r["runs"][0]["verdict"] == "PASS" and r["budgets"] == ["p99=10s", "errors.http_5xx=0.1%"]
+
+
+def test_budget_error_share_written(gen):
+    ok(gen("b3", "--budget", "errors=0.01%", TD / "paths.json"))
+
+
+def test_budget_error_share(gen):
+    """budget errors=0.01% passes 1 in 15000, fails 2 in 15000."""
+    assert [x["verdict"] for x in gen.json("b3")["runs"]] == ["PASS", "FAIL", "PASS"]
+
+
+# ---- time series unavailable ----
+
+def test_no_prometheus(gen, runs):
+    gen("incomparable", runs["a"], runs["b"])
+    assert "Time series unavailable: no --prometheus URL" in gen.md("incomparable")
+
+
+def test_prometheus_down_written(gen, runs, closed_port):
+    ok(gen("promdown", "--prometheus", f"http://127.0.0.1:{closed_port}", runs["a"]))
+
+
+def test_prometheus_down_named(gen, closed_port):
+    assert f"Time series unavailable: cannot query Prometheus at http://127.0.0.1:{closed_port}" in gen.md("promdown")
+
+
+def test_prometheus_without_testid_written(gen, prometheus, runs):
+    ok(gen("notest", "--prometheus", prometheus.url, TD / "traefik.json"))
+
+
+def test_prometheus_without_testid(gen):
+    assert "has no k6_http_reqs_total series with testid=run-1" in gen.md("notest")
+
+
+# ---- bad input: exit 2 and a message naming the value and what is allowed ----
+
+@pytest.fixture(scope="session")
+def bad_inputs(work):
+    traefik = (TD / "traefik.json").read_text()
+    assert '"timeout": 0' in traefik and '"other": 0' in traefik
+    (work / "bad-schema.json").write_text('{"schema": "bench.summary/v0", "testid": "x"}')
+    (work / "bad-negative.json").write_text(traefik.replace('"timeout": 0', '"timeout": -3'))
+    (work / "bad-class.json").write_text(traefik.replace('"other": 0', '"gremlins": 1'))
+    return work
+
+
+BAD_INPUT = {
+    "wrong schema": (["{w}/bad-schema.json"], ["bench.summary/v0", 'expected "bench.summary/v1"']),
+    "negative count": (["{w}/bad-negative.json"], ["errors.timeout=-3 is negative", ">= 0"]),
+    "unknown error class": (["{w}/bad-class.json"], ["unknown class(es) gremlins", "allowed: connection, timeout"]),
+    "missing file": (["{w}/missing.json"], ["{w}/missing.json: cannot read", "No such file"]),
+    "unknown budget key": (["--budget", "p42=1ms", "{a}"], ["unknown key 'p42'", "allowed keys: p50"]),
+    "budget not a duration": (["--budget", "p99=fast", "{a}"], ["'fast' is not a duration", "expected e.g. 100ms"]),
+    "budget not a count": (["--budget", "errors=lots", "{a}"], ["'lots' is not a whole number", "percentage like 0.1%"]),
+    "budget given twice": (["--budget", "errors=0", "--budget", "errors=1", "{a}"],
+                           ["given more than once for errors", "give each key once"]),
+    "Prometheus URL": (["--prometheus", "ftp://x", "{a}"], ["--prometheus 'ftp://x'", "expected an http(s) URL"]),
+}
+
+
+@pytest.mark.parametrize("case", BAD_INPUT)
+def test_bad_input(report, bad_inputs, runs, work, case):
+    args, wants = BAD_INPUT[case]
+    fill = lambda s: s.format(w=work, a=runs["a"])  # noqa: E731
+    r = report("--out", work / "out/bad", *map(fill, args))
+    assert r.returncode == 2 and all(fill(w) in r.stderr for w in wants), \
+        f"exit {r.returncode}, wanted 2 and {wants}; got:\n{r.stderr}"
+
+
+# ---- matrix runner: argument checks (a cluster run is documented in dashboards/report/README.md) ----
+
+MATRIX = {
+    "one variant": (["a:loadtest.rate=1"], "at least two variants"),
+    "bad variant name": (["A B:x=1", "b:loadtest.rate=1"], "variant 'A B:x=1' is not NAME:SPEC"),
+    "bad spec item": (["a:oops", "b:loadtest.rate=1"], "item 'oops' in variant spec 'oops' is neither"),
+    "missing values file": (["a:nope.yaml", "b:loadtest.rate=1"],
+                            "values file 'nope.yaml' (variant spec 'nope.yaml') does not exist"),
+    "runId is the runner's": (["a:loadtest.runId=x", "b:loadtest.rate=1"], "sets loadtest.runId"),
+    "bad release name": (["--release", "Bad_Name", "a:loadtest.rate=1", "b:loadtest.rate=2"],
+                         "--release 'Bad_Name' is not a Helm release name"),
+    "missing kubeconfig": (["--kubeconfig", "{w}/none", "a:loadtest.rate=1", "b:loadtest.rate=2"],
+                           "--kubeconfig '{w}/none' does not exist"),
+    "missing preset": (["-f", "{w}/none.yaml", "a:loadtest.rate=1", "b:loadtest.rate=2"],
+                       "values file '{w}/none.yaml' (-f) does not exist"),
+    "bad cool-down": (["--cooldown", "soon", "a:loadtest.rate=1", "b:loadtest.rate=2"],
+                      "--cooldown 'soon' is not a whole number"),
+}
+
+
+@pytest.mark.parametrize("case", MATRIX)
+def test_matrix_rejected(tmp_path, case):
+    """dashboards/report/matrix.sh exits non-zero before touching any cluster, naming the problem."""
+    args, want = MATRIX[case]
+    (tmp_path / "matrix-values.yaml").write_text("loadtest:\n  rate: 100\n")
+    fill = lambda s: s.format(w=tmp_path)  # noqa: E731
+    r = run(["bash", ROOT / "dashboards/report/matrix.sh", "--values", tmp_path / "matrix-values.yaml",
+             "--out", tmp_path / "m", *map(fill, args)])
+    assert r.returncode != 0 and fill(want) in r.stderr, f"exit {r.returncode}, wanted [{fill(want)}]; got:\n{r.stderr}"
+
+
+# ---- the checkers themselves can fail ----
+
+def test_markdown_checker_catches(report, gen, out):
+    """A changed number in the Markdown's 'none' row is caught."""
+    gen("real")
+    shutil.copytree(out / "real", out / "tampered", dirs_exist_ok=True)
+    md = out / "tampered/report.md"
+    row = re.compile(r"^(\| none \| )[0-9]+( \| [0-9.]+ \|)", re.M)
+    text = md.read_text()
+    assert row.search(text), "no '| none | N | x |' row to change"
+    md.write_text(row.sub(r"\g<1>999999\g<2>", text))
+    r = report.script(CHECKS / "check_markdown.py", out / "tampered")
+    assert r.returncode == 1, f"exit {r.returncode}, want 1:\n{r.stdout}"
+
+
+def test_chromium_catches_console_error(gen, out, work):
+    (out / "console/charts").mkdir(parents=True, exist_ok=True)
+    for svg in (out / "real/charts").glob("*.svg"):
+        shutil.copy(svg, out / "console/charts")
+    html = (out / "real/report.html").read_text()
+    (out / "console/report.html").write_text(html.replace("</body>", '<script>console.error("planted")</script></body>'))
+    problems = renders_cleanly(out / "console/report.html", work / "screenshots/planted.png")
+    assert any("CONSOLE" in p for p in problems), problems
