@@ -19,6 +19,7 @@ import random
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -90,7 +91,7 @@ def k6_bin():
 
 
 @pytest.fixture(scope="package")
-def env(tmp_path_factory):
+def env():
     """Root, unshare and ip (the backend's network namespace) or a skip; the Debian packages."""
     missing = [t for t in ("unshare", "nsenter", "ip") if not shutil.which(t)]
     if os.geteuid() != 0 or missing:
@@ -98,9 +99,11 @@ def env(tmp_path_factory):
                     f"(uid {os.geteuid()}, missing {missing or 'nothing'})")
     must(["bash", "-c", '. "$1/ci/lib/common.sh" && apt_install "${@:2}"', "_", ROOT,
           "nginx-light", "openssl", "iproute2", "util-linux"], "apt_install")
-    work = tmp_path_factory.mktemp("routes")
-    work.chmod(0o755)  # nginx workers (nobody) read the bodies
-    return work
+    # Not pytest's tmp_path: its folders are 0700 and nginx's workers (nobody) read the bodies here.
+    work = Path(tempfile.mkdtemp(prefix="bench-routes."))
+    work.chmod(0o755)
+    yield work
+    shutil.rmtree(work, ignore_errors=True)
 
 
 @pytest.fixture(scope="package")
@@ -256,8 +259,8 @@ def gateway_objects(backend_ip, port):
 class Gateway:
     """What the tests talk to: the API server, Traefik's port and process, the work folder."""
 
-    def __init__(self, api, port, traefik, work):
-        self.api, self.port, self.traefik, self.work = api, port, traefik, work
+    def __init__(self, api, port, traefik, work, processes):
+        self.api, self.port, self.traefik, self.work, self.processes = api, port, traefik, work, processes
 
     def routes_left(self):
         """How many HTTPRoutes and Ingresses carry the route experiments' label."""
@@ -320,4 +323,15 @@ def gateway(env, api, backend, traefik_bin, k6_bin, processes):
     if not wait_until(60, lambda: traefik.poll() is None and http_ok(f"http://127.0.0.1:{port}/healthz", "bench.local")):
         pytest.fail(f"Traefik did not serve the base HTTPRoute within 60 s:\n{processes.logs()}")
     print(f"API server {api.url}, Traefik on 127.0.0.1:{port}, backend {backend}:8080 in a network namespace")
-    return Gateway(api, port, traefik, env)
+    return Gateway(api, port, traefik, env, processes)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    """A failed test that used the Gateway shows the logs of Traefik, the backend and its namespace."""
+    rep = yield
+    if rep.failed and "gateway" in getattr(item, "funcargs", {}):
+        gateway = item.funcargs["gateway"]
+        rep.sections.append(("Traefik's and the backend's logs", gateway.processes.logs()))
+        rep.sections.append(("API server log", gateway.api.log("apiserver")))
+    return rep

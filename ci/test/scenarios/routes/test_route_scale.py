@@ -41,7 +41,7 @@ class Sampler(threading.Thread):
 
 
 @pytest.fixture(scope="module")
-def scale(gateway):
+def scale(gateway, request):
     sampler = Sampler(gateway.traefik.pid)
     sampler.start()
     try:
@@ -55,7 +55,8 @@ def scale(gateway):
                  "cpu_s": (samples[-1][1] - samples[0][1]) / hz if samples else 0,
                  "rss_start_mib": samples[0][2] // 1024 if samples else 0,
                  "rss_peak_mib": max(s[2] for s in samples) // 1024 if samples else 0}
-    print(f"Traefik over the route-scale run: {run.usage}")
+    # Shown whatever the outcome (pytest would show a print here only on failure).
+    request.config.pluginmanager.get_plugin("terminalreporter").write_line(f"Traefik over the route-scale run: {run.usage}")
     run.left = gateway.routes_left()
     return run
 
