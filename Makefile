@@ -68,8 +68,8 @@ test-scenarios: ## Scenarios (pytest, ci/test/scenarios/): lib unit tests and re
 test-dashboards: ## Dashboards (pytest, ci/test/dashboards/): conventions and every query against a real Prometheus
 	BENCH_TEST_PARTS=dashboards bash ci/test/all.sh
 
-test-cluster: ## Local cluster smoke test: up, deploy, scale, DNS, down leaves nothing
-	bash ci/test/cluster.sh
+test-cluster: ## Local cluster smoke test (pytest, ci/test/cluster/): up, deploy, scale, DNS, down leaves nothing
+	BENCH_TEST_PARTS=cluster bash ci/test/all.sh
 
 test-e2e: ## End to end: chart + controller + k6-operator TestRun with churn on the local cluster
 	BENCH_TEST_PARTS=e2e bash ci/test/all.sh
