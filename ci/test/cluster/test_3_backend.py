@@ -2,6 +2,7 @@
 NodePort, scaling 2 -> 4 reaching the EndpointSlice and all 4 pods, cluster DNS and the API
 reachable from a pod. Skipped, with the reason, when the node is not Ready."""
 import json
+import time
 import urllib.request
 
 import pytest
@@ -85,15 +86,15 @@ def wait_for_endpoints(want):
     assert wait_until(30, lambda: ready_endpoints() == want), f"{ready_endpoints()} ready endpoints after 30 s, want {want}"
 
 
-def answering_pods(url, want):
-    """New connections until `want` distinct X-Bench-Pod values are seen (at most 200 tries)."""
+def answering_pods(url, want, timeout=20):
+    """New connections until `want` distinct X-Bench-Pod values are seen, for at most `timeout` s:
+    kube-proxy programs a new endpoint shortly after the EndpointSlice lists it."""
     seen = set()
-    for _ in range(200):
+    deadline = time.monotonic() + timeout
+    while len(seen) < want and time.monotonic() < deadline:
         answer = get(url, timeout=2)
         if answer and answer[1].get("X-Bench-Pod"):
             seen.add(answer[1]["X-Bench-Pod"])
-        if len(seen) >= want:
-            break
     return seen
 
 
