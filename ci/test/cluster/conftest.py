@@ -133,8 +133,9 @@ def cluster(request):
         if request.session.testsfailed:
             dump_diagnostics()
         must(script("down"), "ci/cluster/down.sh at teardown")
-    # Shown whatever the outcome (pytest would show a print here only on failure).
-    request.config.pluginmanager.get_plugin("terminalreporter").write_line(f"cluster timings (s): {state.timings}")
+    # Shown whatever the outcome (pytest shows a fixture's captured print only on failure).
+    with request.config.pluginmanager.get_plugin("capturemanager").global_and_fixture_disabled():
+        print(f"\ncluster timings (s): {state.timings}")
 
 
 @pytest.fixture(scope="session")

@@ -55,8 +55,9 @@ def scale(gateway, request):
                  "cpu_s": (samples[-1][1] - samples[0][1]) / hz if samples else 0,
                  "rss_start_mib": samples[0][2] // 1024 if samples else 0,
                  "rss_peak_mib": max(s[2] for s in samples) // 1024 if samples else 0}
-    # Shown whatever the outcome (pytest would show a print here only on failure).
-    request.config.pluginmanager.get_plugin("terminalreporter").write_line(f"Traefik over the route-scale run: {run.usage}")
+    # Shown whatever the outcome (pytest shows a fixture's captured print only on failure).
+    with request.config.pluginmanager.get_plugin("capturemanager").global_and_fixture_disabled():
+        print(f"\nTraefik over the route-scale run: {run.usage}")
     run.left = gateway.routes_left()
     return run
 
