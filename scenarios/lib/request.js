@@ -34,7 +34,8 @@ export function target(cfg, baseUrl, path, keepalive, host) {
 // hit(t): one GET; a failure is counted in bench_errors by class and cause, and a request the
 // transport replayed as a read error (k6/x/bench). Returns the response status (0: no response).
 // A VU of the runner_lag scenario (lag.js) runs the same exported `load` function: bench.request
-// samples the runner's lag there instead and returns null.
+// samples the runner's lag there instead and returns null; scripts that pick the request by scenario
+// name (keepalive.js, paths.js) have none for that scenario, so t may be undefined there.
 export function hit(t) {
-  return bench.request(t.prepared);
+  return bench.request(t === undefined ? null : t.prepared);
 }
