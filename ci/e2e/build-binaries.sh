@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Go binaries the e2e deploys besides the cluster and k6: Traefik and the k6-operator
 # manager, each from the Go module proxy through go_build_tool (cached in $BENCH_CACHE/bin: a warm
-# run is a stamp check); and finds the CRDs the e2e and ci/test/routes.sh apply in their Go modules.
+# run is a stamp check); and finds the CRDs the e2e and ci/test/scenarios/routes/ apply in their Go modules.
 # Usage: build-binaries.sh [traefik|k6-operator|crd-path|gateway-api-crds]... (default: both builds).
 # Heavy: Traefik takes about 8 min and 3 GB RSS on 2 busy cores; run one build at a time.
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"

@@ -1,4 +1,5 @@
-"""Chart.lock, the dependency names the templates know, the e2e's Traefik against its preset, yamllint."""
+"""Chart.lock, the dependency names the templates know, the e2e's Traefik against its preset, yamllint,
+and no text naming a file of this repository that is not there."""
 import os
 import re
 import subprocess
@@ -89,3 +90,41 @@ def test_yamllint():
              *sorted((CHART_SRC / "tests").glob("*.yaml")), *sorted((ROOT / "values").glob("*.yaml"))]
     result = run(["yamllint", "-s", "-d", YAMLLINT_CONFIG, *files])
     assert result.returncode == 0, output_of(result)
+
+
+# ---- every repository path a tracked text names exists ----
+
+# A path as docs and comments write it: a top-level folder, then a file with a known extension.
+REPO_PATH = re.compile(r"(?<![A-Za-z0-9_./-])((?:ci|scenarios|dashboards|charts|values)/[A-Za-z0-9_./-]*[A-Za-z0-9_-]"
+                       r"\.(?:sh|py|js|json|yaml|md|go|txt))(?![A-Za-z0-9_/-])")
+# Named on purpose though absent: each with why.
+ABSENT_ON_PURPOSE = {
+    "scenarios/nosuch.js": "the bad-values case of a scenario with no file",
+    "ci/images/defs/NAME.sh": "the placeholder in the image builder's usage",
+    "scenarios/lib/x.js": "the example of _helpers.tpl's file-name mapping",
+    "charts/gateway-addons-helm/dashboards/envoy-clusters.json": "a file of envoyproxy/gateway the metric list cites",
+}
+
+
+def named_paths():
+    files = subprocess.run(["git", "-C", ROOT, "ls-files", "-z"], capture_output=True, text=True, check=True).stdout
+    for name in filter(None, files.split("\0")):
+        path = ROOT / name
+        if path.suffix not in {".md", ".sh", ".py", ".js", ".go", ".yaml", ".json", ".txt", ".tpl"} and path.name != "Makefile":
+            continue
+        text = path.read_text(errors="replace")
+        for match in REPO_PATH.finditer(text):
+            yield name, match.group(1)
+
+
+def test_no_dangling_repository_paths():
+    """A path is found from the repository root, from the naming file's folder, or (chart files and
+    its README) from charts/bench."""
+    missing = []
+    for name, ref in named_paths():
+        if ref in ABSENT_ON_PURPOSE:
+            continue
+        bases = [ROOT, (ROOT / name).parent, CHART_SRC]
+        if not any((base / ref).exists() for base in bases):
+            missing.append(f"{name}: {ref}")
+    assert not missing, "files named but not in the repository:\n" + "\n".join(sorted(set(missing)))

@@ -394,7 +394,7 @@ def test_paths_labels(gen):
     assert [x["label"] for x in gen.json("paths")["runs"]] == ["traefik", "traefik / ingress", "traefik / clusterip"]
 
 
-# ---- the route experiments, from real runs of ci/test/routes.sh (Traefik v3.6.12) kept as
+# ---- the route experiments, from real runs of ci/test/scenarios/routes/ (Traefik v3.6.12) kept as
 # testdata: the migration A/B in one summary and a route change to a Service without endpoints ----
 
 def test_routes_written(gen):

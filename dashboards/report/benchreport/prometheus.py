@@ -209,7 +209,7 @@ def text_sum(text, name, matchers=()):
 
 
 def main(argv=None):
-    """The harness' one Prometheus client on the command line (ci/lib/prometheus.sh wraps it)."""
+    """The harness' one Prometheus client on the command line (prom_cli in dashboards/report/venv.sh wraps it)."""
     import argparse
     import sys
     parser = argparse.ArgumentParser(prog="python -m benchreport.prometheus")

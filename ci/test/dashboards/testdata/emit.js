@@ -3,7 +3,7 @@
 // query (remote write, native histograms). The churn telemetry here is SIMULATED (the fast tier has
 // no cluster): desired/ready replicas follow 5 -> 7 -> 5, with a scale event, a convergence time and
 // a probe request per step, and one route of each kind created, served and changed per step. The
-// real churn series come from scenarios/ in the e2e run, the real route series from ci/test/routes.sh.
+// real churn series come from scenarios/ in the e2e run, the real route series from ci/test/scenarios/routes/.
 //
 // Env: BENCH_TARGET_URL (nginx), BENCH_CLOSED_URL (a port nothing listens on), BENCH_STALL_URL (a
 // listener that never answers), BENCH_RATE, BENCH_DURATION.
