@@ -77,9 +77,10 @@ link_k8s_binaries() {
 }
 
 build_coredns() {
-  # -s drops the symbol table and DWARF: the image gets a third smaller.
-  GO_BUILD_FLAGS=-ldflags=-s go_build_tool coredns "$BENCH_COREDNS_VERSION stripped" \
-    github.com/coredns/coredns "github.com/coredns/coredns@$BENCH_COREDNS_VERSION"
+  # Only the Corefile's plugins (ci/cluster/coredns/main.go); -s drops the symbol table and DWARF.
+  GO_MAIN_FILE="$BENCH_ROOT/ci/cluster/coredns/main.go" GO_BUILD_FLAGS=-ldflags=-s \
+    go_build_tool coredns "$BENCH_COREDNS_VERSION corefile-plugins" . \
+    "github.com/coredns/coredns@$BENCH_COREDNS_VERSION"
 }
 
 main() {

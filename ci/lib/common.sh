@@ -42,7 +42,8 @@ apt_install() {
 # fails, `go get` + `go build` of the package path works). STAMP (usually the version) is written
 # beside the binary; a matching stamp skips the build, so warm runs take milliseconds.
 # GO_GET_ARGS are module@version pins passed to `go get`. Extra env: GO_BUILD_FLAGS, GO_MOD_EXTRA
-# (lines appended to go.mod, e.g. replace directives), GONOSUMDB.
+# (lines appended to go.mod, e.g. replace directives), GO_MAIN_FILE (copied in as the module's
+# main.go, for PKG "."), GONOSUMDB.
 # The binary is linked into $BENCH_TOOLS/bin. One builder per tool at a time: a second caller
 # (two test parts run at once) waits on the tool's lock, then finds the stamp and returns.
 go_build_tool() {
@@ -70,6 +71,7 @@ build_tool_once() {
     cd "$mod"
     go mod init "bench.local/build/$name" >/dev/null 2>&1
     if [ -n "${GO_MOD_EXTRA:-}" ]; then printf '%s\n' "$GO_MOD_EXTRA" >> go.mod; fi
+    if [ -n "${GO_MAIN_FILE:-}" ]; then cp "$GO_MAIN_FILE" main.go; fi
     go get "$@" >/dev/null
     # shellcheck disable=SC2086
     CGO_ENABLED=${CGO_ENABLED:-0} go build -trimpath ${GO_BUILD_FLAGS:-} -o "$out.tmp" "$pkg"
