@@ -172,9 +172,9 @@ ERROR_SERVER_READY = "import socket, sys; socket.create_connection(('127.0.0.1',
 
 @pytest.fixture(scope="session")
 def error_servers(servers, work):
-    """scenarios/tests/error_server.py refusing and resetting connections after the setup check."""
+    """scenarios/tests/error_server.py refusing, resetting and stalling connections after the setup check."""
     ports = {}
-    for mode in ("refuse", "reset"):
+    for mode in ("refuse", "reset", "stall"):
         port = free_port()
         s = Server(f"error server {mode}", [sys.executable, ROOT / "scenarios/tests/error_server.py", mode, port],
                    work / f"error-server-{mode}.log")
@@ -229,6 +229,27 @@ PART_RUNS = {
     "knee": ("max-rps.js", {"BENCH_RATE": 400, "BENCH_DURATION": "10s", "BENCH_CONNECTIONS": 40}),
     "ceiling": ("calibrate.js", {"BENCH_RATE": 400, "BENCH_DURATION": "10s", "BENCH_CONNECTIONS": 40}),
 }
+
+
+# Parts that must drop iterations: one VU per runner, each request held to BENCH_TIMEOUT by a server
+# that never answers, at four times what that VU can send.
+DROPPING_PATHS = {"BENCH_RATE": 40, "BENCH_DURATION": "2s", "BENCH_CONNECTIONS": 2, "BENCH_TIMEOUT": "200ms"}
+
+
+@pytest.fixture(scope="session")
+def dropping_runners(prometheus, error_servers, work):
+    """Two runners of scenarios/paths.js against the stall server: every part drops iterations."""
+    stall = f"http://127.0.0.1:{error_servers['stall']}"
+    env = {**DROPPING_PATHS, "BENCH_URL_CLUSTERIP": stall, "BENCH_URL_POD": stall}
+    return run_runners(prometheus, work, "report-dropping", ROOT / "scenarios/paths.js", [stall, stall], env)
+
+
+@pytest.fixture(scope="session")
+def merged_dropping(report, prometheus, dropping_runners, out):
+    wait = settled(report, prometheus, "report-dropping")
+    r = report("results", "--testid", "report-dropping", "--prometheus", prometheus.url,
+               "--out", out / "merged-dropping", "--runner-summary", dropping_runners[0].summary_path)
+    return wait, r, out / "merged-dropping"
 
 
 @pytest.fixture(scope="session")

@@ -178,6 +178,27 @@ def test_parts_match(report, merged_parts, part_runners, kind):
                      *[r.summary_path for r in part_runners[kind]]))
 
 
+@pytest.mark.parametrize("i", [1, 2])
+def test_dropping_runner_dropped_in_every_part(dropping_runners, i):
+    """the dropping run's runner i: exit 99 (no dropped iterations is its threshold) and drops in every part."""
+    r = dropping_runners[i - 1]
+    assert r.rc == 99, f"{r.name}: exit {r.rc}, wanted 99 (iterations dropped)"
+    parts = r.summary["by_path"]
+    assert parts and all(p["requests"]["dropped_iterations"] > 0 for p in parts.values()), \
+        {name: p["requests"]["dropped_iterations"] for name, p in parts.items()}
+
+
+def test_dropping_parts_match(report, merged_dropping, dropping_runners):
+    """two runners that dropped iterations: each merged part's dropped iterations are the runners' sum
+    (k6 tags dropped_iterations with the scenario's name but none of its own tags)."""
+    ok(merged_dropping[0])
+    ok(merged_dropping[1])
+    merged = json.loads((merged_dropping[2] / "summary.json").read_text())
+    assert all(p["requests"]["dropped_iterations"] > 0 for p in merged["by_path"].values()), merged["by_path"]
+    ok(report.script(CHECKS / "check_parts.py", merged_dropping[2] / "summary.json",
+                     *[r.summary_path for r in dropping_runners]))
+
+
 def parts_checker_catches(report, tampered, runners, wanted):
     res = report.script(CHECKS / "check_parts.py", tampered, *[r.summary_path for r in runners])
     assert res.returncode == 1, f"exit {res.returncode}, wanted 1:\n{res.stdout}"

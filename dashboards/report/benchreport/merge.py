@@ -269,7 +269,7 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
     throttle_read = [r for r in runners if r["cpu_throttled"] is not None]
     worst = max(sampled, key=lambda r: (r["cpu_bound"], r["lag_ms"]["p95"] or 0), default=None)
 
-    by_path, steps, calibration = merge_parts(q, load, lag, limits, len(instance_ids))
+    by_path, steps, calibration = merge_parts(q, load, run, lag, limits, len(instance_ids))
     if len(experiments) > 1 or len(controllers) > 1:
         notes.append(f"run id {testid} carries several experiments {experiments} or controllers "
                      f"{controllers}: the series of more than one run are mixed")
@@ -357,7 +357,7 @@ def latency_of(q, hist):
 PART_LABELS = ("scenario", "part", "part_kind", "part_rate", "part_ms", "budget_p99_ms", "budget_error_ratio")
 
 
-def merge_parts(q, load, lag, limits, runner_count):
+def merge_parts(q, load, run, lag, limits, runner_count):
     """(by_path, max_rps or None, calibrate or None) of the whole run: each part and step summed over
     the runners from its k6 scenario's series, with the rate and length its tags name. Steps with a
     budget (max-rps) are judged as scenarios/lib/knee.js judgeStep does, on the whole step: no dropped
@@ -371,6 +371,9 @@ def merge_parts(q, load, lag, limits, runner_count):
     for r in sorted(parts, key=lambda r: r["metric"].get("scenario", "")):
         m = r["metric"]
         sel = selector_with(load, scenario=m.get("scenario", ""))
+        # k6 tags dropped_iterations with the run's tags and the scenario's name only, not the
+        # scenario's own tags (role, part...): selected by name, or every step would read 0.
+        dropped_sel = selector_with(run, scenario=m.get("scenario", ""))
         rate, duration_s = _number(m.get("part_rate")), _number(m.get("part_ms")) / 1000
         if not (math.isfinite(rate) and duration_s > 0):
             continue  # not tagged by baseOptions: nothing to judge it against
@@ -382,7 +385,7 @@ def merge_parts(q, load, lag, limits, runner_count):
             "total": total,
             "rate_target": rate,
             "rate_achieved": _round(total / duration_s, 1),
-            "dropped_iterations": _int(q.scalar(f"sum({q.last('k6_dropped_iterations_total', sel)})")),
+            "dropped_iterations": _int(q.scalar(f"sum({q.last('k6_dropped_iterations_total', dropped_sel)})")),
         }
         if m.get("part_kind") == "path":
             by_path[m.get("part", "")] = {"requests": requests, "latency_ms": latency, "errors": errors}
