@@ -10,7 +10,6 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,9 +19,12 @@ import pytest
 HERE = Path(__file__).resolve().parent
 CHECK = HERE / "check.py"
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))  # ci/test: the shared harness
+from harness.procs import readable_work_dir  # noqa: E402
 import check  # noqa: E402  the checker: its selector logic and its Prometheus client
 
-from servers import (  # noqa: E402,F401  (re-exported to the test modules)
+from servers import (  # noqa: E402,F401  (re-exported to the test modules; nginx, prometheus: fixtures)
+    nginx, prometheus,
     ROOT, STALL_SERVER, Server, accepts, free_port, k6_remote_write, output_of, run, start_backend_nginx, start_prometheus,
     wait_until)
 
@@ -75,11 +77,8 @@ def panel_ids(panels):
 
 @pytest.fixture(scope="session")
 def work():
-    # nginx workers run as nobody: they must reach the bodies under it.
-    path = Path(tempfile.mkdtemp(prefix="bench-dashboards."))
-    path.chmod(0o755)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
+    with readable_work_dir("bench-dashboards.") as path:
+        yield path
 
 
 @pytest.fixture(scope="session")
@@ -98,16 +97,6 @@ def runtime_tools():
     r = run(["bash", ROOT / "scenarios/runner/build.sh"])
     assert r.returncode == 0, f"scenarios/runner/build.sh failed:\n{output_of(r)}"
     assert shutil.which("k6"), "k6 is not on PATH after scenarios/runner/build.sh"
-
-
-@pytest.fixture(scope="session")
-def prometheus(runtime_tools, servers, work):
-    return start_prometheus(servers, work / "prometheus")
-
-
-@pytest.fixture(scope="session")
-def nginx(runtime_tools, servers, work):
-    return start_backend_nginx(servers, work / "nginx")
 
 
 @pytest.fixture(scope="session")

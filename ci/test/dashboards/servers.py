@@ -4,9 +4,14 @@ import json
 import os
 import socket
 import subprocess
-import time
 import urllib.request
+import sys
 from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # ci/test: the shared harness
+from harness.procs import free_port, wait_until  # noqa: E402,F401  (re-exported to the conftests)
 
 ROOT = Path(__file__).resolve().parents[3]
 TOOLS = Path(os.environ.get("BENCH_TOOLS", ROOT / ".tools"))
@@ -23,21 +28,6 @@ def run(cmd, **kwargs):
 
 def output_of(result):
     return (result.stdout + result.stderr).strip()
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_until(ready, timeout, what):
-    """Polls ready() until it is true; fails naming what did not become ready."""
-    deadline = time.monotonic() + timeout
-    while not ready():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{what} not ready within {timeout} s")
-        time.sleep(0.2)
 
 
 def http_ok(url):
@@ -126,6 +116,17 @@ s.bind(("127.0.0.1", int(sys.argv[1])))
 s.listen(1024)
 time.sleep(86400)
 """
+
+
+# The two session fixtures both parts use; they take the part's own runtime_tools, servers and work.
+@pytest.fixture(scope="session")
+def prometheus(runtime_tools, servers, work):
+    return start_prometheus(servers, work / "prometheus")
+
+
+@pytest.fixture(scope="session")
+def nginx(runtime_tools, servers, work):
+    return start_backend_nginx(servers, work / "nginx")
 
 
 def k6_remote_write(prom, testid, script, args, env, log):

@@ -1,10 +1,25 @@
 """Processes a test starts and stops, and waits on readiness instead of sleeps."""
 import os
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
+
+
+@contextmanager
+def readable_work_dir(prefix):
+    """A 0755 temporary folder, removed after: not pytest's tmp_path, whose folders are 0700, since
+    nginx's workers (nobody) read the bodies kept here."""
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    path.chmod(0o755)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def free_port():

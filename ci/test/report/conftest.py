@@ -23,7 +23,8 @@ import pytest
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(ROOT / "ci/test/dashboards"))
-from servers import (  # noqa: E402,F401
+from servers import (  # noqa: E402,F401  (nginx, prometheus: session fixtures)
+    nginx, prometheus,
     Server, accepts, free_port, k6_remote_write, output_of, run, start_backend_nginx, start_prometheus, wait_until)
 
 TESTDATA = TD = HERE / "testdata"
@@ -99,16 +100,6 @@ class Report:
 @pytest.fixture(scope="session")
 def report(report_python):
     return Report(report_python)
-
-
-@pytest.fixture(scope="session")
-def prometheus(runtime_tools, servers, work):
-    return start_prometheus(servers, work / "prometheus")
-
-
-@pytest.fixture(scope="session")
-def nginx(runtime_tools, servers, work):
-    return start_backend_nginx(servers, work / "nginx")
 
 
 @pytest.fixture(scope="session")

@@ -9,10 +9,8 @@ Runs are sequential: each clears the access log first and keeps the lines it pro
 """
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,7 +18,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from harness import k6 as k6run  # noqa: E402
-from harness.procs import Procs, free_port, wait_port  # noqa: E402
+from harness.procs import Procs, free_port, readable_work_dir, wait_port  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 SCENARIOS = ROOT / "scenarios"
@@ -191,11 +189,8 @@ def write_nginx_conf(work, ports):
 
 @pytest.fixture(scope="session")
 def work():
-    # Not pytest's tmp_path: its folders are 0700 and nginx's workers (nobody) read the bodies here.
-    path = Path(tempfile.mkdtemp(prefix="bench-scenarios."))
-    path.chmod(0o755)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
+    with readable_work_dir("bench-scenarios.") as path:
+        yield path
 
 
 @pytest.fixture(scope="session")

@@ -14,6 +14,7 @@ import pytest
 from harness import k6 as k6run
 from harness.apiserver import BIN, BareApiServer
 from harness.procs import Procs, wait_until
+from harness.role import runner_role_rules
 
 ROOT = Path(__file__).resolve().parents[3]
 CONTRACT = json.loads((ROOT / "scenarios" / "contract.json").read_text())
@@ -26,12 +27,7 @@ def runner_role():
     """The namespace and the Role bench-runner with every rule of the contract's runnerRole (the
     podkill-only rule too: one user runs all three scenarios), target "backend" as resourceNames
     [bench-backend], the way charts/bench/templates/loadtest/rbac.yaml renders it."""
-    rules = []
-    for r in CONTRACT["runnerRole"]["rules"]:
-        rule = {"apiGroups": [r["apiGroup"]], "resources": [r["resource"]], "verbs": r["verbs"]}
-        if r.get("target") == "backend":
-            rule["resourceNames"] = ["bench-backend"]
-        rules.append(rule)
+    rules = runner_role_rules()
     return {"apiVersion": "v1", "kind": "List", "items": [
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}},
         {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",

@@ -19,7 +19,6 @@ import random
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -29,7 +28,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # ci/test: the shared harness
 from harness import k6  # noqa: E402
 from harness.apiserver import BareApiServer, ensure_kube_binaries  # noqa: E402
-from harness.procs import Procs, free_port  # noqa: E402
+from harness.procs import Procs, free_port, readable_work_dir  # noqa: E402
+from harness.role import runner_role_rules  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[4]
 SCENARIOS = ROOT / "scenarios"
@@ -99,11 +99,8 @@ def env():
                     f"(uid {os.geteuid()}, missing {missing or 'nothing'})")
     must(["bash", "-c", '. "$1/ci/lib/common.sh" && apt_install "${@:2}"', "_", ROOT,
           "nginx-light", "openssl", "iproute2", "util-linux"], "apt_install")
-    # Not pytest's tmp_path: its folders are 0700 and nginx's workers (nobody) read the bodies here.
-    work = Path(tempfile.mkdtemp(prefix="bench-routes."))
-    work.chmod(0o755)
-    yield work
-    shutil.rmtree(work, ignore_errors=True)
+    with readable_work_dir("bench-routes.") as work:
+        yield work
 
 
 @pytest.fixture(scope="package")
@@ -118,13 +115,7 @@ def traefik_bin(env):
 def runner_role_objects():
     """The namespace, every rule of the contract's runnerRole as charts/bench/templates/loadtest/
     rbac.yaml renders them (the route experiments' too), bound to the user bench-runner."""
-    contract = json.loads((SCENARIOS / "contract.json").read_text())
-    rules = []
-    for r in contract["runnerRole"]["rules"]:
-        rule = {"apiGroups": [r["apiGroup"]], "resources": [r["resource"]], "verbs": r["verbs"]}
-        if r.get("target") == "backend":
-            rule["resourceNames"] = ["bench-backend"]
-        rules.append(rule)
+    rules = runner_role_rules()
     rbac = "rbac.authorization.k8s.io"
     return [
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}},
