@@ -10,11 +10,10 @@
 //   > 1 exactly one runner churns. Load VUs never touch the API.
 // Thresholds: no dropped iterations (the rate must be held for the latency to mean anything).
 import { runConfig } from './lib/run-config.js';
-import { scalePlan } from './lib/churn.js';
 import { churnExperiment } from './lib/churn-experiment.js';
 
 const cfg = runConfig(__ENV);
-const experiment = churnExperiment('dynamic', cfg, scalePlan(cfg), { churnPattern: cfg.churnPatternText });
+const experiment = churnExperiment('dynamic', cfg, 'scale', { churnPattern: cfg.churnPatternText });
 
 export const options = experiment.options;
 export const setup = experiment.setup;

@@ -6,11 +6,10 @@
 //   BENCH_NAMESPACE (first after one interval), measuring convergence and replicas like dynamic.js.
 // Thresholds: no dropped iterations.
 import { runConfig } from './lib/run-config.js';
-import { podkillPlan } from './lib/churn.js';
 import { churnExperiment } from './lib/churn-experiment.js';
 
 const cfg = runConfig(__ENV);
-const experiment = churnExperiment('podkill', cfg, podkillPlan(cfg));
+const experiment = churnExperiment('podkill', cfg, 'podkill');
 
 export const options = experiment.options;
 export const setup = experiment.setup;

@@ -6,11 +6,10 @@
 //   BENCH_DEPLOYMENT (first after one interval), measuring convergence and replicas like dynamic.js.
 // Thresholds: no dropped iterations.
 import { runConfig } from './lib/run-config.js';
-import { rolloutPlan } from './lib/churn.js';
 import { churnExperiment } from './lib/churn-experiment.js';
 
 const cfg = runConfig(__ENV);
-const experiment = churnExperiment('rolling', cfg, rolloutPlan(cfg));
+const experiment = churnExperiment('rolling', cfg, 'rollout');
 
 export const options = experiment.options;
 export const setup = experiment.setup;

@@ -1,7 +1,7 @@
 // The steady experiment shape (static, throughput). An entry script builds one and exports its parts
 // under the names k6 looks for (options, setup, load, handleSummary). The churn shape lives in
 // churn-experiment.js, so steady runs do not carry the churn code in every load VU.
-import { target, hit } from './request.js';
+import { target, loadOnly } from './request.js';
 
 // VU 0 builds the options and runs setup and handleSummary; the load and lag VUs run load() only,
 // so they load none of that code (scenarios/calibrate/README.md, "Memory per VU"). setup() also restores a
@@ -26,20 +26,9 @@ export function steadyExperiment(name, cfg) {
     setup() {
       // A churn run whose runner was killed may have left the backend changed: put it back before
       // measuring the baseline (only where the API is reachable: in a pod, or with BENCH_KUBECONFIG).
-      vu0.churn.restoreIfInCluster(cfg);
+      vu0.churn.churnCalls().restoreIfInCluster(cfg);
       checkTarget(request, 'BENCH_TARGET_URL + BENCH_PATH');
     },
     handleSummary: makeHandleSummary(report),
   });
-}
-
-// loadOnly(request): {load} for a load VU. A closure keeps its whole enclosing scope alive, so
-// load() is made here, where the scope holds the request only: made in steadyExperiment, whose
-// setup() refers to cfg, it would keep each VU's parsed copy of the configuration (about 5 KB).
-function loadOnly(request) {
-  return {
-    load() {
-      hit(request);
-    },
-  };
 }

@@ -10,9 +10,20 @@ const config = __VU === 0 ? require('./config.js') : null;
 
 // runConfig(env, overrides): loadConfig(env, overrides) (config.js) of this run, the same
 // deep-frozen object in every VU.
+// This VU's handle on the shared copy (k6 makes a SharedArray in the init stage only).
+let shared = null;
+
 export function runConfig(env, overrides) {
-  return new SharedArray('bench-run-config', () => {
+  shared = new SharedArray('bench-run-config', () => {
     if (!config) throw new Error('bench: the configuration must be validated in VU 0 first');
     return [config.loadConfig(env, overrides)];
-  })[0];
+  });
+  return shared[0];
+}
+
+// runConfigAgain(): what runConfig() returned, read again from the shared copy at run time. For
+// code that runs in one VU only (the churn VU): a closure that kept runConfig()'s result would keep
+// every VU's parsed copy alive (about 13 KB a VU, scenarios/calibrate/README.md, "Memory per VU").
+export function runConfigAgain() {
+  return shared[0];
 }

@@ -7,18 +7,18 @@ import {
   loadConfig, parseDuration, parseChurnPattern, parseLabelSelector, parseBool, parseUrl, DEFAULTS,
 } from '../lib/config.js';
 import { classifyError, ERROR_CAUSES, ERROR_CLASSES } from '../lib/errors.js';
-import { ConvergenceTracker } from '../lib/convergence.js';
+import { newConvergenceTracker } from '../lib/convergence.js';
 import {
   buildSummary, droppedBecause, formatText, summaryOutputs, summaryThresholds, table, SCHEMA, warnings,
 } from '../lib/summary-writer.js';
 import {
   GC_CPU_LIMIT, runtimeVerdict, SCHED_LIMIT_P99_MS, THROTTLED_LIMIT, throttleVerdict,
 } from '../lib/lag.js';
-import {
-  matchesLabels, isPodReady, scaleDeployment, restartDeployment, restoreDeployment, RESTORE_ANNOTATION,
-} from '../lib/kube.js';
+import { kubeCalls, RESTORE_ANNOTATION } from '../lib/kube.js';
 import { judgeStep, kneeRate } from '../lib/knee.js';
 import { buildRoute, preReadyBucket, routeHost, runLabel, ROUTE_LABEL } from '../lib/routes.js';
+
+const { matchesLabels, isPodReady, scaleDeployment, restartDeployment, restoreDeployment } = kubeCalls();
 
 const failures = new Counter('unit_failures');
 
@@ -240,14 +240,14 @@ function errorTests() {
 
 function convergenceTests() {
   check('convergence: pods Ready at the first poll are the baseline, not events', () => {
-    const t = new ConvergenceTracker();
+    const t = newConvergenceTracker();
     t.podsReady(['a', 'b'], 0);
     t.seen('a', 10);
     t.tick(5000);
     eq(t.take(), []);
   });
   check('convergence: added = Ready poll -> first response', () => {
-    const t = new ConvergenceTracker();
+    const t = newConvergenceTracker();
     t.podsReady(['a'], 0);
     t.podsReady(['a', 'c'], 250);
     t.seen('a', 300);
@@ -256,7 +256,7 @@ function convergenceTests() {
     eq(t.take(), [{ event: 'added', ms: 150 }]);
   });
   check('convergence: a pod serving between two polls counts as 0 ms', () => {
-    const t = new ConvergenceTracker();
+    const t = newConvergenceTracker();
     t.podsReady(['a'], 0);
     t.podsReady(['a'], 250);
     t.seen('d', 300);
@@ -264,7 +264,7 @@ function convergenceTests() {
     eq(t.take(), [{ event: 'added', ms: 0 }]);
   });
   check('convergence: a pod seen long before it turned Ready again is pending, not 0', () => {
-    const t = new ConvergenceTracker({ quietMs: 100 });
+    const t = newConvergenceTracker({ quietMs: 100 });
     t.podsReady(['a', 'b'], 0);
     t.seen('b', 10);
     t.podsReady(['a'], 250);
@@ -275,7 +275,7 @@ function convergenceTests() {
     eq(t.take(), [{ event: 'added', ms: 600 }]);
   });
   check('convergence: removed = not Ready poll -> last response, final after the quiet window', () => {
-    const t = new ConvergenceTracker({ quietMs: 1500 });
+    const t = newConvergenceTracker({ quietMs: 1500 });
     t.podsReady(['a', 'd'], 0);
     t.podsReady(['a'], 750);
     t.seen('d', 900);
@@ -285,21 +285,21 @@ function convergenceTests() {
     eq(t.take(), [{ event: 'removed', ms: 150 }]);
   });
   check('convergence: a removed pod that never serves again converged in 0 ms', () => {
-    const t = new ConvergenceTracker({ quietMs: 1000 });
+    const t = newConvergenceTracker({ quietMs: 1000 });
     t.podsReady(['a', 'b'], 0);
     t.podsReady(['a'], 100);
     t.tick(1100);
     eq(t.take(), [{ event: 'removed', ms: 0 }]);
   });
   check('convergence: an added pod never seen is unconverged, not a number', () => {
-    const t = new ConvergenceTracker({ giveUpMs: 1000 });
+    const t = newConvergenceTracker({ giveUpMs: 1000 });
     t.podsReady([], 0);
     t.podsReady(['n'], 100);
     t.tick(1200);
     eq([t.take(), t.unconverged], [[], 1]);
   });
   check('convergence: finish() counts what is still pending', () => {
-    const t = new ConvergenceTracker({ quietMs: 1000 });
+    const t = newConvergenceTracker({ quietMs: 1000 });
     t.podsReady(['a', 'b'], 0);
     t.podsReady(['a', 'c'], 100);
     t.seen('b', 150);
@@ -307,7 +307,7 @@ function convergenceTests() {
     eq([t.take(), t.unconverged], [[], 2]);
   });
   check('convergence: empty pod names from responses without the header are ignored', () => {
-    const t = new ConvergenceTracker();
+    const t = newConvergenceTracker();
     t.podsReady([], 0);
     t.seen(undefined, 5);
     t.seen('', 6);

@@ -56,7 +56,7 @@ type instance struct {
 }
 
 // Exports: useConnections(keepAlive), runtimeStats() (runtime.go), cpuThrottling() (cgroup.go),
-// newTarget, request (request.go), classify (classify.go), and lagSample, setLagPhases and
+// newTarget, request, probe (request.go), classify (classify.go), and lagSample, setLagPhases and
 // lagIntervalMs (lag.go).
 func (m *instance) Exports() modules.Exports {
 	return modules.Exports{Named: map[string]interface{}{
@@ -65,6 +65,7 @@ func (m *instance) Exports() modules.Exports {
 		"cpuThrottling":  m.cpuThrottling,
 		"newTarget":      m.newTarget,
 		"request":        m.request,
+		"probe":          m.probe,
 		"classify":       classifyExport,
 		"lagSample":      m.lagSample,
 		"setLagPhases":   setLagPhases,

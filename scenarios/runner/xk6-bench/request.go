@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"go.k6.io/k6/lib"
 	"go.k6.io/k6/lib/netext/httpext"
 	"go.k6.io/k6/metrics"
 )
@@ -73,9 +74,26 @@ func (m *instance) request(t *Target) (interface{}, error) {
 	if err := m.useConnections(t.keepAlive); err != nil {
 		return 0, err
 	}
+	preq := parsedRequest(state, t, state.Options.UserAgent.String)
+	resp, err := httpext.MakeRequest(m.vu.Context(), state, preq)
+	if err != nil {
+		return 0, err
+	}
+	if resp.ErrorCode != 0 {
+		written := resp.Timings.Sending > 0 || resp.Timings.Waiting > 0
+		if c := classify(resp.Status, resp.ErrorCode, resp.Error, written, t.tls); c != nil {
+			m.countError(c.class, c.cause, 1)
+		}
+	}
+	return resp.Status, nil
+}
+
+// parsedRequest(state, t, userAgent): the GET k6's http.get(url, {headers, timeout}) would build
+// for t, with the run's redirects, cookies, tags and body handling.
+func parsedRequest(state *lib.State, t *Target, userAgent string) *httpext.ParsedHTTPRequest {
 	u := *t.url.GetURL()
 	header := t.header.Clone()
-	header.Set("User-Agent", state.Options.UserAgent.String)
+	header.Set("User-Agent", userAgent)
 	preq := &httpext.ParsedHTTPRequest{
 		URL:              &t.url,
 		Req:              &http.Request{Method: http.MethodGet, URL: &u, Header: header, Host: t.host},
@@ -94,17 +112,57 @@ func (m *instance) request(t *Target) (interface{}, error) {
 		preq.ActiveJar = state.CookieJar
 		httpext.SetRequestCookies(preq.Req, preq.ActiveJar, preq.Cookies)
 	}
-	resp, err := httpext.MakeRequest(m.vu.Context(), state, preq)
-	if err != nil {
-		return 0, err
+	return preq
+}
+
+// probeUserAgent marks the churn VU's probes in a backend's or controller's access log.
+const probeUserAgent = "bench-probe"
+
+// podHeader names the backend pod that served a response (the backend sets it on every response).
+const podHeader = "X-Bench-Pod"
+
+// probe(target, n): the churn VU's convergence probe (scenarios/lib/churn.js). Sends n GETs at once,
+// as k6's http.batch would (the run's batch limits), each on a new connection when the target is not
+// kept alive, and returns the pod that served each one, from its X-Bench-Pod header ("" where no
+// response came). They are k6 requests like the load's, tagged with the churn scenario's tags
+// (role=churn); a probe that fails is not a bench_errors failure. In Go so that a churn run's VUs,
+// any of which may become the churn VU, need not load k6's http module for it.
+func (m *instance) probe(t *Target, n int) ([]string, error) {
+	state := m.vu.State()
+	if state == nil {
+		return nil, errors.New("bench.probe must be called from a VU, not the init context")
 	}
-	if resp.ErrorCode != 0 {
-		written := resp.Timings.Sending > 0 || resp.Timings.Waiting > 0
-		if c := classify(resp.Status, resp.ErrorCode, resp.Error, written, t.tls); c != nil {
-			m.countError(c.class, c.cause, 1)
+	if t == nil || n < 1 {
+		return nil, fmt.Errorf("bench.probe: needs a target (bench.newTarget) and a count of at least 1, got %d", n)
+	}
+	if err := m.useConnections(t.keepAlive); err != nil {
+		return nil, err
+	}
+	reqs := make([]httpext.BatchParsedHTTPRequest, n)
+	for i := range reqs {
+		reqs[i] = httpext.BatchParsedHTTPRequest{
+			ParsedHTTPRequest: parsedRequest(state, t, probeUserAgent),
+			Response:          new(httpext.Response),
 		}
 	}
-	return resp.Status, nil
+	done := httpext.MakeBatchRequests(m.vu.Context(), state, reqs, n,
+		int(state.Options.Batch.Int64), int(state.Options.BatchPerHost.Int64))
+	var firstErr error
+	for range reqs {
+		if err := <-done; err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	pods := make([]string, n)
+	for i, r := range reqs {
+		if r.Response.Status > 0 {
+			pods[i] = r.Response.Headers[podHeader]
+		}
+	}
+	return pods, nil
 }
 
 // countError adds n to bench_errors{class, cause} with the VU's current tags.
