@@ -7,41 +7,41 @@
 // Churn: none.
 // Thresholds: no dropped iterations.
 // Summary: by_path has the two variants, "keep-alive" and "close"; settings.keepalive is null (both).
-import exec from 'k6/execution';
 import { runConfig } from './lib/run-config.js';
-import { target, hit, loadScenario, baseOptions, checkTarget, gapMs } from './lib/load.js';
-import { summaryThresholds, singleTargetReport, makeHandleSummary } from './lib/summary.js';
+import { target } from './lib/request.js';
+import { loadByScenario } from './lib/scenario-load.js';
+import { customExperiment } from './lib/experiment.js';
 
 const cfg = runConfig(__ENV);
 const VARIANTS = [
   { name: 'keep-alive', scenario: 'keepalive_on', keepalive: true },
   { name: 'close', scenario: 'keepalive_off', keepalive: false },
 ];
-
-const scenarios = {};
 const requests = {};
-VARIANTS.forEach((v, i) => {
-  scenarios[v.scenario] = loadScenario(cfg, {
-    exec: 'load', rate: cfg.rate, durationMs: cfg.durationMs, startMs: i * (cfg.durationMs + gapMs(cfg)),
+for (const v of VARIANTS) requests[v.scenario] = target(cfg, cfg.targetUrl, cfg.path, v.keepalive);
+
+const experiment = customExperiment(loadByScenario(requests), (lib) => {
+  const scenarios = {};
+  VARIANTS.forEach((v, i) => {
+    scenarios[v.scenario] = lib.loadScenario(cfg, {
+      exec: 'load', rate: cfg.rate, durationMs: cfg.durationMs, startMs: i * (cfg.durationMs + lib.gapMs(cfg)),
+    });
   });
-  requests[v.scenario] = target(cfg, cfg.targetUrl, cfg.path, v.keepalive);
+  const report = lib.singleTargetReport('keepalive', cfg, {
+    keepalive: null,
+    durationMs: VARIANTS.length * cfg.durationMs,
+    parts: VARIANTS.map((v) => ({ name: v.name, scenario: v.scenario, rateTarget: cfg.rate, durationMs: cfg.durationMs })),
+  });
+  return {
+    options: lib.baseOptions(report, scenarios, lib.summaryThresholds(report, { dropped_iterations: ['count==0'] })),
+    setup() {
+      lib.checkTarget(requests.keepalive_on, 'BENCH_TARGET_URL + BENCH_PATH');
+    },
+    handleSummary: lib.makeHandleSummary(report),
+  };
 });
 
-const report = singleTargetReport('keepalive', cfg, {
-  keepalive: null,
-  durationMs: VARIANTS.length * cfg.durationMs,
-  parts: VARIANTS.map((v) => ({ name: v.name, scenario: v.scenario, rateTarget: cfg.rate, durationMs: cfg.durationMs })),
-});
-
-export const options = baseOptions(report, scenarios,
-  summaryThresholds(report, { dropped_iterations: ['count==0'] }));
-
-export function setup() {
-  checkTarget(requests.keepalive_on, 'BENCH_TARGET_URL + BENCH_PATH');
-}
-
-export function load() {
-  hit(requests[exec.scenario.name]);
-}
-
-export const handleSummary = makeHandleSummary(report);
+export const options = experiment.options;
+export const setup = experiment.setup;
+export const load = experiment.load;
+export const handleSummary = experiment.handleSummary;

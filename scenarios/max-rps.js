@@ -10,11 +10,8 @@
 // Churn: none.
 // Thresholds: none (dropping iterations past the knee is expected; the budget decides).
 import { runConfig } from './lib/run-config.js';
-import { target, hit, loadScenario, baseOptions, checkTarget } from './lib/load.js';
-import {
-  summaryThresholds, singleTargetReport, makeHandleSummary, requestsFor, latencyFrom, errorsFor,
-} from './lib/summary.js';
-import { judgeStep, kneeRate } from './lib/knee.js';
+import { target, loadOnly } from './lib/request.js';
+import { customExperiment } from './lib/experiment.js';
 
 const STEPS = 10;
 const BUDGET = { p99Ms: 50, errorRatio: 0.001 };
@@ -25,43 +22,37 @@ if (cfg.durationMs < STEPS * 1000) {
   throw new Error(`invalid BENCH_DURATION=${JSON.stringify(__ENV.BENCH_DURATION)}: max-rps needs at least ${STEPS}s (${STEPS} steps of 1s or more)`);
 }
 const request = target(cfg, cfg.targetUrl, cfg.path, cfg.keepalive);
-const stepMs = Math.floor(cfg.durationMs / STEPS);
 
-const steps = [];
-const scenarios = {};
-for (let i = 1; i <= STEPS; i++) {
-  const rate = Math.max(1, Math.round((cfg.rate * i) / STEPS));
-  const scenario = `step_${String(i).padStart(2, '0')}`;
-  scenarios[scenario] = loadScenario(cfg, { exec: 'load', rate, durationMs: stepMs, startMs: (i - 1) * stepMs });
-  steps.push({ scenario, rateTarget: rate, durationMs: stepMs });
-}
-
-const report = singleTargetReport('max-rps', cfg, {
-  steps,
-  budget: BUDGET,
-  extend(data, summary) {
-    const judged = steps.map((s) => {
-      const f = `scenario:${s.scenario}`;
-      const m = data.metrics[`http_req_duration{${f}}`];
-      return judgeStep(s.rateTarget, requestsFor(data, f, s.rateTarget, s.durationMs), latencyFrom(m && m.values),
-        errorsFor(data, f), BUDGET);
-    });
-    summary.max_rps = {
-      budget: { p99_ms: BUDGET.p99Ms, error_ratio: BUDGET.errorRatio },
-      knee_rate: kneeRate(judged),
-      steps: judged,
-    };
-  },
+const experiment = customExperiment(loadOnly(request), (lib) => {
+  const { judgeStep, kneeRate } = require('./lib/knee.js');
+  const { scenarios, steps } = lib.staircase(cfg, STEPS, 'load');
+  const report = lib.singleTargetReport('max-rps', cfg, {
+    steps,
+    budget: BUDGET,
+    extend(data, summary) {
+      const judged = steps.map((s) => {
+        const f = `scenario:${s.scenario}`;
+        const m = data.metrics[`http_req_duration{${f}}`];
+        return judgeStep(s.rateTarget, lib.requestsFor(data, f, s.rateTarget, s.durationMs), lib.latencyFrom(m && m.values),
+          lib.errorsFor(data, f), BUDGET);
+      });
+      summary.max_rps = {
+        budget: { p99_ms: BUDGET.p99Ms, error_ratio: BUDGET.errorRatio },
+        knee_rate: kneeRate(judged),
+        steps: judged,
+      };
+    },
+  });
+  return {
+    options: lib.baseOptions(report, scenarios, lib.summaryThresholds(report, {})),
+    setup() {
+      lib.checkTarget(request, 'BENCH_TARGET_URL + BENCH_PATH');
+    },
+    handleSummary: lib.makeHandleSummary(report),
+  };
 });
 
-export const options = baseOptions(report, scenarios, summaryThresholds(report, {}));
-
-export function setup() {
-  checkTarget(request, 'BENCH_TARGET_URL + BENCH_PATH');
-}
-
-export function load() {
-  hit(request);
-}
-
-export const handleSummary = makeHandleSummary(report);
+export const options = experiment.options;
+export const setup = experiment.setup;
+export const load = experiment.load;
+export const handleSummary = experiment.handleSummary;

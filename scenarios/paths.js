@@ -9,10 +9,10 @@
 // Churn: none.
 // Thresholds: no dropped iterations.
 // Summary: by_path has one entry per path and body, keyed "<path>-<body>" (e.g. "ingress-4k").
-import exec from 'k6/execution';
 import { runConfig } from './lib/run-config.js';
-import { target, hit, loadScenario, baseOptions, checkTarget, gapMs } from './lib/load.js';
-import { summaryThresholds, singleTargetReport, makeHandleSummary } from './lib/summary.js';
+import { target } from './lib/request.js';
+import { loadByScenario } from './lib/scenario-load.js';
+import { customExperiment } from './lib/experiment.js';
 
 const cfg = runConfig(__ENV, { BENCH_PATH: '/bytes/4k' });
 const BODIES = __ENV.BENCH_PATH ? [cfg.path] : ['/bytes/4k', '/bytes/100k'];
@@ -23,38 +23,50 @@ if (pathNames.length === 0) {
     + 'BENCH_URL_POD (base URLs such as http://bench-backend.bench.svc)');
 }
 
+// scenarioName(text): text with every character k6 refuses in a scenario name made '_'. Without a
+// regex: the first one a VU evaluates costs it about 15 KB (scenarios/calibrate/README.md, "Memory per VU").
+function scenarioName(text) {
+  let name = '';
+  for (const c of text) name += (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ? c : '_';
+  return name;
+}
+
+// One part per path and body, one after the other: {name, scenario, path}.
 const parts = [];
-const scenarios = {};
 const requests = {};
 for (const pathName of pathNames) {
   for (const body of BODIES) {
-    const bodyName = body.replace(/^.*\//, '') || 'root';
-    const scenario = `${pathName}_${bodyName}`.replace(/[^A-Za-z0-9_]/g, '_');
-    scenarios[scenario] = loadScenario(cfg, {
-      exec: 'load', rate: cfg.rate, durationMs: cfg.durationMs,
-      startMs: parts.length * (cfg.durationMs + gapMs(cfg)), tags: { path: pathName },
-    });
+    const bodyName = body.slice(body.lastIndexOf('/') + 1) || 'root';
+    const scenario = scenarioName(`${pathName}_${bodyName}`);
     requests[scenario] = target(cfg, cfg.pathUrls[pathName], body, cfg.keepalive);
-    parts.push({ name: `${pathName}-${bodyName}`, scenario, rateTarget: cfg.rate, durationMs: cfg.durationMs });
+    parts.push({ name: `${pathName}-${bodyName}`, scenario, path: pathName });
   }
 }
 
-const report = singleTargetReport('paths', cfg, {
-  targetUrl: cfg.pathUrls.ingress || cfg.pathUrls[pathNames[0]],
-  path: BODIES.join(','),
-  durationMs: parts.length * cfg.durationMs,
-  parts,
+const experiment = customExperiment(loadByScenario(requests), (lib) => {
+  const scenarios = {};
+  parts.forEach((p, i) => {
+    scenarios[p.scenario] = lib.loadScenario(cfg, {
+      exec: 'load', rate: cfg.rate, durationMs: cfg.durationMs,
+      startMs: i * (cfg.durationMs + lib.gapMs(cfg)), tags: { path: p.path },
+    });
+  });
+  const report = lib.singleTargetReport('paths', cfg, {
+    targetUrl: cfg.pathUrls.ingress || cfg.pathUrls[pathNames[0]],
+    path: BODIES.join(','),
+    durationMs: parts.length * cfg.durationMs,
+    parts: parts.map((p) => ({ name: p.name, scenario: p.scenario, rateTarget: cfg.rate, durationMs: cfg.durationMs })),
+  });
+  return {
+    options: lib.baseOptions(report, scenarios, lib.summaryThresholds(report, { dropped_iterations: ['count==0'] })),
+    setup() {
+      for (const p of parts) lib.checkTarget(requests[p.scenario], `path ${p.name}`);
+    },
+    handleSummary: lib.makeHandleSummary(report),
+  };
 });
 
-export const options = baseOptions(report, scenarios,
-  summaryThresholds(report, { dropped_iterations: ['count==0'] }));
-
-export function setup() {
-  for (const p of parts) checkTarget(requests[p.scenario], `path ${p.name}`);
-}
-
-export function load() {
-  hit(requests[exec.scenario.name]);
-}
-
-export const handleSummary = makeHandleSummary(report);
+export const options = experiment.options;
+export const setup = experiment.setup;
+export const load = experiment.load;
+export const handleSummary = experiment.handleSummary;

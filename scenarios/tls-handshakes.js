@@ -7,8 +7,8 @@
 // Thresholds: no dropped iterations.
 // Summary: requests.rate_achieved is the handshake rate; tls_handshake_ms has the handshake times.
 import { runConfig } from './lib/run-config.js';
-import { target, hit, loadScenario, baseOptions, checkTarget } from './lib/load.js';
-import { summaryThresholds, singleTargetReport, makeHandleSummary, latencyFrom } from './lib/summary.js';
+import { target, loadOnly } from './lib/request.js';
+import { customExperiment } from './lib/experiment.js';
 
 const cfg = runConfig(__ENV, { BENCH_PATH: '/bytes/0' });
 if (!cfg.targetUrl.startsWith('https://')) {
@@ -16,24 +16,27 @@ if (!cfg.targetUrl.startsWith('https://')) {
 }
 const request = target(cfg, cfg.targetUrl, cfg.path, false);
 const HANDSHAKE = 'http_req_tls_handshaking{role:load}';
-const report = singleTargetReport('tls-handshakes', cfg, {
-  keepalive: false,
-  extend(data, summary) {
-    const m = data.metrics[HANDSHAKE];
-    summary.tls_handshake_ms = latencyFrom(m && m.values);
-  },
+
+const experiment = customExperiment(loadOnly(request), (lib) => {
+  const report = lib.singleTargetReport('tls-handshakes', cfg, {
+    keepalive: false,
+    extend(data, summary) {
+      const m = data.metrics[HANDSHAKE];
+      summary.tls_handshake_ms = lib.latencyFrom(m && m.values);
+    },
+  });
+  return {
+    options: lib.baseOptions(report,
+      { load: lib.loadScenario(cfg, { exec: 'load', rate: cfg.rate, durationMs: cfg.durationMs }) },
+      lib.summaryThresholds(report, { dropped_iterations: ['count==0'], [HANDSHAKE]: ['max>=0'] })),
+    setup() {
+      lib.checkTarget(request, 'BENCH_TARGET_URL + BENCH_PATH');
+    },
+    handleSummary: lib.makeHandleSummary(report),
+  };
 });
 
-export const options = baseOptions(report,
-  { load: loadScenario(cfg, { exec: 'load', rate: cfg.rate, durationMs: cfg.durationMs }) },
-  summaryThresholds(report, { dropped_iterations: ['count==0'], [HANDSHAKE]: ['max>=0'] }));
-
-export function setup() {
-  checkTarget(request, 'BENCH_TARGET_URL + BENCH_PATH');
-}
-
-export function load() {
-  hit(request);
-}
-
-export const handleSummary = makeHandleSummary(report);
+export const options = experiment.options;
+export const setup = experiment.setup;
+export const load = experiment.load;
+export const handleSummary = experiment.handleSummary;

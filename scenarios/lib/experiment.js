@@ -32,3 +32,14 @@ export function steadyExperiment(name, cfg) {
     handleSummary: makeHandleSummary(report),
   });
 }
+
+// customExperiment(load, build): the shape of an entry script that builds its own options and
+// report (keepalive, paths, tls-handshakes, max-rps). load: the load VUs' {load} (request.js
+// loadOnly, scenario-load.js loadByScenario). build(lib) runs in VU 0 only, during init, with lib =
+// load.js's and summary.js's exports, and returns {options, setup, handleSummary}: the load VUs
+// never create the scenarios, the report or the code that builds them, and since build is called
+// in VU 0 only, nothing of the entry script's scope (its parsed configuration) stays alive in them.
+export function customExperiment(load, build) {
+  if (!vu0) return load;
+  return Object.assign(load, build(Object.assign({}, vu0.load, vu0.summary)));
+}
