@@ -128,3 +128,43 @@ def test_no_dangling_repository_paths():
         if not any((base / ref).exists() for base in bases):
             missing.append(f"{name}: {ref}")
     assert not missing, "files named but not in the repository:\n" + "\n".join(sorted(set(missing)))
+
+
+# The runner memory sizing, measured in scenarios/calibrate (README "Memory per VU", the source),
+# is restated where users size runners: each copy must say the same and compute from it.
+SIZING_SOURCE = ROOT / "scenarios" / "calibrate" / "README.md"
+SIZING_COPIES = [ROOT / "README.md", CHART_SRC / "README.md", ROOT / "values" / "published-30k.yaml"]
+SIZING = re.compile(r"(\d+) MB \+ (\d+\.\d+) MB per VU")
+
+
+def about_mb(mb):
+    return int(mb / 10 + 0.5) * 10
+
+
+def test_runner_memory_sizing_stated_alike():
+    source = SIZING.findall(SIZING_SOURCE.read_text())
+    assert source, f"{SIZING_SOURCE} states no 'N MB + X MB per VU'"
+    base, per_vu = float(source[0][0]), float(source[0][1])
+    for path in [SIZING_SOURCE, *SIZING_COPIES]:
+        stated = SIZING.findall(path.read_text())
+        assert stated, f"{path} states no 'N MB + X MB per VU'"
+        assert {(float(b), float(v)) for b, v in stated} == {(base, per_vu)}, (path, stated, (base, per_vu))
+
+
+def test_published_30k_runner_heap_stated_and_under_its_memory_limit():
+    preset = yaml.safe_load((ROOT / "values" / "published-30k.yaml").read_text())["loadtest"]
+    vus = preset["maxConnections"] // preset["parallelism"]
+    base, per_vu = (float(x) for x in SIZING.findall(SIZING_SOURCE.read_text())[0])
+    heap = about_mb(base + per_vu * vus)
+    for path in [ROOT / "README.md", ROOT / "values" / "published-30k.yaml", SIZING_SOURCE]:
+        assert f"about {heap} MB" in path.read_text(), (path, heap, vus)
+    limit_mb = int(preset["runner"]["resources"]["limits"]["memory"].removesuffix("Gi")) * 1024
+    assert heap < 0.85 * limit_mb / 2, (heap, limit_mb)  # GOMEMLIMIT 85%; half of it the collector's headroom
+
+
+def test_chart_readme_default_ceiling_heap():
+    text = (CHART_SRC / "README.md").read_text()
+    base, per_vu = (float(x) for x in SIZING.findall(SIZING_SOURCE.read_text())[0])
+    match = re.search(r"MB per VU of live heap \(scenarios/calibrate\) =\s+(\d+) MB at (\d+)", text)
+    assert match, "charts/bench/README.md: no '... MB per VU of live heap (scenarios/calibrate) = N MB at VUS'"
+    assert int(match.group(1)) == about_mb(base + per_vu * int(match.group(2))), match.group(0)

@@ -1,5 +1,4 @@
 """Processes a test starts and stops, and waits on readiness instead of sleeps."""
-import os
 import shutil
 import signal
 import socket
