@@ -33,11 +33,10 @@ const experiment = customExperiment(loadByScenario(requests), (lib) => {
     parts: VARIANTS.map((v) => ({ name: v.name, scenario: v.scenario, rateTarget: cfg.rate, durationMs: cfg.durationMs })),
   });
   return {
-    options: lib.baseOptions(report, scenarios, lib.summaryThresholds(report, { dropped_iterations: ['count==0'] })),
-    setup() {
-      lib.checkTarget(requests.keepalive_on, 'BENCH_TARGET_URL + BENCH_PATH');
-    },
-    handleSummary: lib.makeHandleSummary(report),
+    scenarios,
+    report,
+    thresholds: { dropped_iterations: ['count==0'] },
+    targets: [[requests.keepalive_on, 'BENCH_TARGET_URL + BENCH_PATH']],
   };
 });
 

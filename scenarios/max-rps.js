@@ -43,13 +43,7 @@ const experiment = customExperiment(loadOnly(request), (lib) => {
       };
     },
   });
-  return {
-    options: lib.baseOptions(report, scenarios, lib.summaryThresholds(report, {})),
-    setup() {
-      lib.checkTarget(request, 'BENCH_TARGET_URL + BENCH_PATH');
-    },
-    handleSummary: lib.makeHandleSummary(report),
-  };
+  return { scenarios, report, thresholds: {}, targets: [[request, 'BENCH_TARGET_URL + BENCH_PATH']] };
 });
 
 export const options = experiment.options;

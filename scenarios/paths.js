@@ -58,11 +58,10 @@ const experiment = customExperiment(loadByScenario(requests), (lib) => {
     parts: parts.map((p) => ({ name: p.name, scenario: p.scenario, rateTarget: cfg.rate, durationMs: cfg.durationMs })),
   });
   return {
-    options: lib.baseOptions(report, scenarios, lib.summaryThresholds(report, { dropped_iterations: ['count==0'] })),
-    setup() {
-      for (const p of parts) lib.checkTarget(requests[p.scenario], `path ${p.name}`);
-    },
-    handleSummary: lib.makeHandleSummary(report),
+    scenarios,
+    report,
+    thresholds: { dropped_iterations: ['count==0'] },
+    targets: parts.map((p) => [requests[p.scenario], `path ${p.name}`]),
   };
 });
 

@@ -26,13 +26,10 @@ const experiment = customExperiment(loadOnly(request), (lib) => {
     },
   });
   return {
-    options: lib.baseOptions(report,
-      { load: lib.loadScenario(cfg, { exec: 'load', rate: cfg.rate, durationMs: cfg.durationMs }) },
-      lib.summaryThresholds(report, { dropped_iterations: ['count==0'], [HANDSHAKE]: ['max>=0'] })),
-    setup() {
-      lib.checkTarget(request, 'BENCH_TARGET_URL + BENCH_PATH');
-    },
-    handleSummary: lib.makeHandleSummary(report),
+    scenarios: { load: lib.loadScenario(cfg, { exec: 'load', rate: cfg.rate, durationMs: cfg.durationMs }) },
+    report,
+    thresholds: { dropped_iterations: ['count==0'], [HANDSHAKE]: ['max>=0'] },
+    targets: [[request, 'BENCH_TARGET_URL + BENCH_PATH']],
   };
 });
 

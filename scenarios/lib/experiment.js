@@ -33,13 +33,22 @@ export function steadyExperiment(name, cfg) {
   });
 }
 
-// customExperiment(load, build): the shape of an entry script that builds its own options and
+// customExperiment(load, build): the shape of an entry script that builds its own scenarios and
 // report (keepalive, paths, tls-handshakes, max-rps). load: the load VUs' {load} (request.js
 // loadOnly, scenario-load.js loadByScenario). build(lib) runs in VU 0 only, during init, with lib =
-// load.js's and summary.js's exports, and returns {options, setup, handleSummary}: the load VUs
-// never create the scenarios, the report or the code that builds them, and since build is called
-// in VU 0 only, nothing of the entry script's scope (its parsed configuration) stays alive in them.
+// load.js's and summary.js's exports, and returns {scenarios, report, thresholds, targets}:
+// targets = [[target, what it is]] for setup's checks. The load VUs so never create the
+// scenarios, the report or the code that builds them, and since build is called in VU 0 only,
+// nothing of the entry script's scope (its parsed configuration) stays alive in them.
 export function customExperiment(load, build) {
   if (!vu0) return load;
-  return Object.assign(load, build(Object.assign({}, vu0.load, vu0.summary)));
+  const lib = Object.assign({}, vu0.load, vu0.summary);
+  const { scenarios, report, thresholds, targets } = build(lib);
+  return Object.assign(load, {
+    options: lib.baseOptions(report, scenarios, lib.summaryThresholds(report, thresholds)),
+    setup() {
+      for (const [t, what] of targets) lib.checkTarget(t, what);
+    },
+    handleSummary: lib.makeHandleSummary(report),
+  });
 }
