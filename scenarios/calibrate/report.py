@@ -145,10 +145,31 @@ def table(header, rows):
 ADDED_P99_BUDGET_MS = 1.0
 
 
+MODE_NAMES = {'keepalive': 'keep-alive', 'close': 'Connection: close', 'tls': 'TLS, a handshake per request'}
+
+
 def added_latency(by, rounds):
-    """bench static minus vegeta at each swept rate (median over rounds), the sized rate (the highest
-    with added p99 within ADDED_P99_BUDGET_MS), and Go's default collector at the fixed rate."""
-    rates = sorted({int(k[2].split('-', 1)[1]) for k in by if k[2].startswith('sweep-')})
+    """In each mode swept: bench static minus vegeta at each swept rate (median over rounds) and the
+    sized rate (the highest with added p99 within ADDED_P99_BUDGET_MS); then Go's default collector
+    at the fixed rate."""
+    out = []
+    for mode, mode_name in MODE_NAMES.items():
+        out.extend(added_latency_in(by, rounds, mode, mode_name))
+    gc = list(by.get(('static', 'keepalive', 'fixed-gogc100'), {}).values())
+    shipped = list(by.get(('static', 'keepalive', 'fixed'), {}).values())
+    if gc and shipped:
+        out.append(f"bench static at {gc[0]['offered']} req/s, p99 / p99.9 ms: shipped settings "
+                   f"{fmt_spread(spread([r['latency_ms']['p99'] for r in shipped]), 2)} / "
+                   f"{fmt_spread(spread([r['latency_ms']['p99.9'] for r in shipped]), 2)}, Go's default GC (GOGC=100) "
+                   f"{fmt_spread(spread([r['latency_ms']['p99'] for r in gc]), 2)} / "
+                   f"{fmt_spread(spread([r['latency_ms']['p99.9'] for r in gc]), 2)} "
+                   f"(runner warned: {'yes' if any(r.get('runner_warned') for r in gc) else 'no'})")
+        out.append('')
+    return out
+
+
+def added_latency_in(by, rounds, mode, mode_name):
+    rates = sorted({int(k[2].split('-', 1)[1]) for k in by if k[1] == mode and k[2].startswith('sweep-')})
     if not rates:
         return []
     rows, sized = [], None
@@ -156,8 +177,8 @@ def added_latency(by, rounds):
         kind = f'sweep-{rate}'
         d99, d999, held, warned = [], [], [], []
         for rd in rounds:
-            v = by.get(('vegeta', 'keepalive', kind), {}).get(rd)
-            b = by.get(('static', 'keepalive', kind), {}).get(rd)
+            v = by.get(('vegeta', mode, kind), {}).get(rd)
+            b = by.get(('static', mode, kind), {}).get(rd)
             if not (v and b and v.get('latency_ms') and b.get('latency_ms')):
                 continue
             d99.append(b['latency_ms']['p99'] - v['latency_ms']['p99'])
@@ -171,22 +192,11 @@ def added_latency(by, rounds):
             sized = rate
         rows.append([str(rate), fmt_spread(spread(d99), 2), fmt_spread(spread(d999), 2),
                      'yes' if all(held) else 'NO', 'yes' if any(warned) else 'no', 'yes' if ok else 'no'])
-    out = [f'Generator-added latency: bench static minus vegeta at the same rate (keep-alive, shipped GOGC/GOMEMLIMIT), ms',
-           table(['rate', 'added p99', 'added p99.9', 'rate held', 'runner warned', f'added p99 <= {ADDED_P99_BUDGET_MS:g}'],
-                 rows),
-           f'sized rate per runner core (highest with added p99 <= {ADDED_P99_BUDGET_MS:g} ms): '
-           + (f'{sized} req/s' if sized else 'none of the swept rates')]
-    gc = list(by.get(('static', 'keepalive', 'fixed-gogc100'), {}).values())
-    shipped = list(by.get(('static', 'keepalive', 'fixed'), {}).values())
-    if gc and shipped:
-        out.append(f"bench static at {gc[0]['offered']} req/s, p99 / p99.9 ms: shipped settings "
-                   f"{fmt_spread(spread([r['latency_ms']['p99'] for r in shipped]), 2)} / "
-                   f"{fmt_spread(spread([r['latency_ms']['p99.9'] for r in shipped]), 2)}, Go's default GC (GOGC=100) "
-                   f"{fmt_spread(spread([r['latency_ms']['p99'] for r in gc]), 2)} / "
-                   f"{fmt_spread(spread([r['latency_ms']['p99.9'] for r in gc]), 2)} "
-                   f"(runner warned: {'yes' if any(r.get('runner_warned') for r in gc) else 'no'})")
-    out.append('')
-    return out
+    return [f'Generator-added latency, {mode_name}: bench static minus vegeta at the same rate (shipped GOGC/GOMEMLIMIT), ms',
+            table(['rate', 'added p99', 'added p99.9', 'rate held', 'runner warned', f'added p99 <= {ADDED_P99_BUDGET_MS:g}'],
+                  rows),
+            f'sized rate per runner core, {mode_name} (highest with added p99 <= {ADDED_P99_BUDGET_MS:g} ms): '
+            + (f'{sized} req/s' if sized else 'none of the swept rates'), '']
 
 
 def memory_lines(mem):

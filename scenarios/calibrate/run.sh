@@ -11,6 +11,7 @@
 # OUT/report.txt. NOT a timed test and not part of `make test`.
 #
 # Usage: scenarios/calibrate/run.sh [--rounds N] [--duration S] [--connections N] [--rate R] [--sweep R,R,...]
+#                            [--sweep-close R,...] [--sweep-tls R,...] [--sweep-only]
 #                            [--body PATH] [--no-dynamic] [--no-tls] [--no-close] [--out DIR]
 #   --rounds N       repeat every measurement N times, interleaved (default 2)
 #   --duration S     seconds of load per measurement (default 5)
@@ -18,6 +19,10 @@
 #   --rate R         the fixed rate for vegeta vs k6 vs bench (default 2000 req/s)
 #   --sweep R,...    rates at which bench static's added latency over vegeta is measured, with the
 #                    shipped runner settings (default 1000,2000,3000,4000,5000; "" = none)
+#   --sweep-close R,...  the same with `Connection: close` on every request (default 500,1000,1500,2000)
+#   --sweep-tls R,...    the same over TLS, a handshake per request (default 100,200,300,400)
+#   --sweep-only     only the sweeps (--rounds times), no ceilings, pairs or memory (about 4 minutes
+#                    a round with every mode)
 #   --soak S         also hold bench static at --rate for S seconds with the shipped settings (memory,
 #                    GC cycles and tail over a long run; the published tests ran 180 s)
 #   --body PATH      request path on the backend (default /bytes/1k)
@@ -33,14 +38,20 @@
 VEGETA_VERSION=v12.12.0
 OFFERED_PROBE=50000 # the probe offers this rate: far above what one core sends
 
-ROUNDS=2 DURATION=5 CONNECTIONS=100 RATE=2000 BODY=/bytes/1k SWEEP=1000,2000,3000,4000,5000 SOAK=0
-DYNAMIC=true MEMORY_ONLY=false PAIRS_ONLY=false TLS=true CLOSE=true OUT=$BENCH_ROOT/.tools/calibrate
+ROUNDS=2 DURATION=5 CONNECTIONS=100 RATE=2000 BODY=/bytes/1k SOAK=0
+# Swept rates per mode: each list brackets the rate a runner core holds within 1 ms of vegeta's p99.
+SWEEP=1000,2000,3000,4000,5000 SWEEP_CLOSE=500,1000,1500,2000 SWEEP_TLS=100,200,300,400
+DYNAMIC=true MEMORY_ONLY=false PAIRS_ONLY=false SWEEP_ONLY=false TLS=true CLOSE=true OUT=$BENCH_ROOT/.tools/calibrate
 WORK="" PIDS=()
 
-usage() { sed -n '13,27p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '13,32p' "$0" | sed 's/^# \{0,1\}//'; }
 
 positive_int() { # positive_int FLAG VALUE
   [[ $2 =~ ^[1-9][0-9]*$ ]] || die "invalid $1 '$2': expected a whole number >= 1"
+}
+
+rate_list() { # rate_list FLAG VALUE: rates like 1000,2000,4000, or "" for none
+  [[ $2 =~ ^([1-9][0-9]*(,[1-9][0-9]*)*)?$ ]] || die "invalid $1 '$2': expected rates like 1000,2000,4000"
 }
 
 parse_args() {
@@ -51,8 +62,10 @@ parse_args() {
       --connections) positive_int "$1" "${2:-}"; CONNECTIONS=$2; shift 2 ;;
       --rate) positive_int "$1" "${2:-}"; RATE=$2; shift 2 ;;
       --soak) [[ ${2:-} =~ ^[0-9]+$ ]] || die "invalid --soak '${2:-}': expected seconds, e.g. 180"; SOAK=$2; shift 2 ;;
-      --sweep) [[ ${2-} =~ ^([1-9][0-9]*(,[1-9][0-9]*)*)?$ ]] || die "invalid --sweep '${2-}': expected rates like 1000,2000,4000"
-        SWEEP=$2; shift 2 ;;
+      --sweep) rate_list "$1" "${2-}"; SWEEP=$2; shift 2 ;;
+      --sweep-close) rate_list "$1" "${2-}"; SWEEP_CLOSE=$2; shift 2 ;;
+      --sweep-tls) rate_list "$1" "${2-}"; SWEEP_TLS=$2; shift 2 ;;
+      --sweep-only) SWEEP_ONLY=true; shift ;;
       --body) [[ ${2:-} =~ ^/bytes/(0|1k|4k|100k|1m)$ ]] || die "invalid --body '${2:-}': expected /bytes/0, /bytes/1k, /bytes/4k, /bytes/100k or /bytes/1m"
         BODY=$2; shift 2 ;;
       --no-dynamic) DYNAMIC=false; shift ;;
@@ -224,25 +237,35 @@ run_pair() {
   record "$round" "$tool" keepalive "pair-$tool" "$over" "$(tail -1 "$WORK/pair-$tool/stdout")" "$WORK/pair-$tool/summary.json" bench
 }
 
-run_vegeta() { # run_vegeta ROUND [RATE KIND]
-  local m rate=${2:-$RATE} kind=${3:-fixed}
-  printf 'GET http://127.0.0.1:%s%s\n' "$PORT_HTTP" "$BODY" > "$WORK/targets"
+run_vegeta() { # run_vegeta ROUND [RATE KIND MODE]
+  local m rate=${2:-$RATE} kind=${3:-fixed} mode=${4:-keepalive} flags=()
+  # close and tls: a new connection per request (Go then sends Connection: close), as bench's do;
+  # the TLS server's certificate is the calibration's own, self-signed.
+  case $mode in close) flags=(-keepalive=false) ;; tls) flags=(-keepalive=false -insecure) ;; *) flags=(-keepalive) ;; esac
+  printf 'GET %s%s\n' "$(url_for "$mode")" "$BODY" > "$WORK/targets"
   m=$(taskset -c "$GEN_CPU" python3 "$BENCH_ROOT/scenarios/calibrate/measure.py" -- \
-    vegeta attack -targets "$WORK/targets" -rate "$rate/s" -duration "${DURATION}s" -keepalive \
+    vegeta attack -targets "$WORK/targets" -rate "$rate/s" -duration "${DURATION}s" "${flags[@]}" \
       -max-connections "$CONNECTIONS" -output "$WORK/vegeta.bin" 2>"$WORK/vegeta.err")
   # every request's latency: vegeta's own report stops at p99
   vegeta encode --to csv "$WORK/vegeta.bin" > "$WORK/vegeta.csv"
-  record "$1" vegeta keepalive "$kind" "$rate" "$m" "$WORK/vegeta.csv" vegeta-csv
+  record "$1" vegeta "$mode" "$kind" "$rate" "$m" "$WORK/vegeta.csv" vegeta-csv
 }
 
-# run_sweep ROUND: at each --sweep rate, vegeta then bench static with the shipped runner settings
-# (the local k6 carries the chart's GOGC/GOMEMLIMIT, scenarios/runner/build.sh), and static at --rate with Go's
-# default collector (GOGC=100) to show what the setting is worth.
+# sweep_rates MODE: the rates swept in MODE (--sweep, --sweep-close, --sweep-tls).
+sweep_rates() {
+  case $1 in keepalive) echo "$SWEEP" ;; close) echo "$SWEEP_CLOSE" ;; tls) echo "$SWEEP_TLS" ;; esac
+}
+
+# run_sweep ROUND: in each mode, at each of its swept rates, vegeta then bench static with the
+# shipped runner settings (the local k6 carries the chart's GOGC/GOMEMLIMIT, scenarios/runner/build.sh),
+# and static at --rate with Go's default collector (GOGC=100) to show what the setting is worth.
 run_sweep() {
-  local rate
-  for rate in ${SWEEP//,/ }; do
-    run_vegeta "$1" "$rate" "sweep-$rate"
-    run_k6 "$1" static keepalive "sweep-$rate" "$rate"
+  local mode rate
+  for mode in "${MODES[@]}"; do
+    for rate in $(sweep_rates "$mode" | tr , ' '); do
+      run_vegeta "$1" "$rate" "sweep-$rate" "$mode"
+      run_k6 "$1" static "$mode" "sweep-$rate" "$rate"
+    done
   done
   GOGC=100 run_k6 "$1" static keepalive fixed-gogc100 "$RATE"
 }
@@ -291,7 +314,7 @@ run_round() {
   run_vegeta "$r"
   run_k6 "$r" bare keepalive fixed "$RATE"
   run_k6 "$r" static keepalive fixed "$RATE"
-  if [ -n "$SWEEP" ]; then run_sweep "$r"; fi
+  run_sweep "$r"
 }
 
 main() {
@@ -322,6 +345,12 @@ main() {
       run_pair "$r" static
       if [ "$DYNAMIC" = true ]; then run_pair "$r" dynamic; fi
     done
+  elif [ "$SWEEP_ONLY" = true ]; then
+    local r
+    for r in $(seq 1 "$ROUNDS"); do
+      log "sweep round $r/$ROUNDS (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+      run_sweep "$r"
+    done
   elif [ "$MEMORY_ONLY" = false ]; then
     probe_ceilings
     local r
@@ -331,7 +360,7 @@ main() {
       DURATION=$SOAK run_k6 1 static keepalive soak "$RATE"
     fi
   fi
-  if [ "$PAIRS_ONLY" = false ]; then
+  if [ "$PAIRS_ONLY" = false ] && [ "$SWEEP_ONLY" = false ]; then
     memory_per_vus bare
     memory_per_vus static
     # Every VU of a churn run also holds the churn code (any VU may become the churn VU).

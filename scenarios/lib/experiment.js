@@ -1,6 +1,7 @@
-// The steady experiment shape (static, throughput). An entry script builds one and exports its parts
-// under the names k6 looks for (options, setup, load, handleSummary). The churn shape lives in
-// churn-experiment.js, so steady runs do not carry the churn code in every load VU.
+// The steady experiment shape (static, throughput) and the custom one (entry scripts that build
+// their own scenarios: keepalive, paths, tls-handshakes, max-rps). An entry script builds one and
+// exports its parts under the names k6 looks for (options, setup, load, handleSummary). The churn
+// shape lives in churn-experiment.js.
 import { target, loadOnly } from './request.js';
 
 // VU 0 builds the options and runs setup and handleSummary; the load and lag VUs run load() only,
