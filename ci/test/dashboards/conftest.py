@@ -25,8 +25,8 @@ import check  # noqa: E402  the checker: its selector logic and its Prometheus c
 
 from servers import (  # noqa: E402,F401  (re-exported to the test modules; nginx, prometheus: fixtures)
     nginx, prometheus,
-    ROOT, STALL_SERVER, Server, accepts, free_port, k6_remote_write, output_of, run, start_backend_nginx, start_prometheus,
-    wait_until)
+    ROOT, STALL_SERVER, Server, free_port, k6_remote_write, output_of, port_open, run, start_backend_nginx,
+    start_prometheus, wait_until)
 
 
 # ---- @grafana/schema and tsc from npm, before collection ----
@@ -106,7 +106,7 @@ def stall_server(servers, work):
     s = Server("stall server", [sys.executable, "-c", STALL_SERVER, port], work / "stall.log")
     servers.append(s)
     s.url = f"http://127.0.0.1:{port}"
-    s.ready(lambda: accepts(port), 15, "stall server")
+    s.ready(lambda: port_open(port), 15, "stall server")
     return s
 
 

@@ -2,7 +2,6 @@
 waited on for readiness and stopped at teardown (the dashboards and report parts share them)."""
 import json
 import os
-import socket
 import subprocess
 import urllib.request
 import sys
@@ -11,7 +10,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # ci/test: the shared harness
-from harness.procs import free_port, wait_until  # noqa: E402,F401  (re-exported to the conftests)
+from harness.procs import free_port, port_open, wait_until  # noqa: E402,F401  (re-exported to the conftests)
 
 ROOT = Path(__file__).resolve().parents[3]
 TOOLS = Path(os.environ.get("BENCH_TOOLS", ROOT / ".tools"))
@@ -34,14 +33,6 @@ def http_ok(url):
     try:
         with urllib.request.urlopen(url, timeout=2) as r:
             return 200 <= r.status < 300
-    except OSError:
-        return False
-
-
-def accepts(port):
-    try:
-        socket.create_connection(("127.0.0.1", port), 1).close()
-        return True
     except OSError:
         return False
 

@@ -25,7 +25,7 @@ ROOT = HERE.parents[2]
 sys.path.insert(0, str(ROOT / "ci/test/dashboards"))
 from servers import (  # noqa: E402,F401  (nginx, prometheus: session fixtures)
     nginx, prometheus,
-    Server, accepts, free_port, k6_remote_write, output_of, run, start_backend_nginx, start_prometheus, wait_until)
+    Server, free_port, k6_remote_write, output_of, run, port_open, start_backend_nginx, start_prometheus, wait_until)
 
 TESTDATA = TD = HERE / "testdata"
 CHECKS = HERE / "checks"
@@ -171,7 +171,7 @@ def error_servers(servers, work):
                    work / f"error-server-{mode}.log")
         servers.append(s)
         # a bare connect is no setup check: the server just closes it
-        s.ready(lambda port=port: accepts(port), 15, f"error server {mode}")
+        s.ready(lambda port=port: port_open(port), 15, f"error server {mode}")
         ports[mode] = port
     return ports
 
