@@ -9,8 +9,14 @@
 
 is_pytest_part() { [ ! -f "$BENCH_ROOT/ci/test/$1.sh" ] && [ -f "$BENCH_ROOT/ci/test/$1/conftest.py" ]; }
 
-# run_part PART: the part's pytest modules in the pinned test venv, else its script.
+# part_packages PART: the Debian packages ci/test/PART/packages.txt lists (comments dropped).
+part_packages() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$BENCH_ROOT/ci/test/$1/packages.txt"; }
+
+# run_part PART: the Debian packages the part runs, then its pytest modules in the pinned test
+# venv, else its script. Installing up front is what lets a part run alone, first, on a new machine.
 run_part() {
+  # shellcheck disable=SC2046
+  apt_install $(part_packages "$1") || return 1
   if is_pytest_part "$1"; then run_pytest "$BENCH_ROOT/ci/test/$1"; else bash "$BENCH_ROOT/ci/test/$1.sh"; fi
 }
 

@@ -123,8 +123,6 @@ def cluster(request):
     checks and the `up` are real; at the end, down again unless test_4_down.py did it."""
     if os.geteuid() != 0:
         pytest.fail("the cluster part needs root (it starts containerd, kubelet and changes iptables)")
-    must(["bash", "-c", '. "$1/ci/lib/common.sh" && apt_install "${@:2}"', "_", ROOT, "util-linux", "iproute2"],
-         "apt_install")
     must(["bash", ROOT / "ci" / "cluster" / "build.sh"], "ci/cluster/build.sh")
     must(script("down"), "ci/cluster/down.sh (the clean start)")
     state = Cluster()

@@ -33,6 +33,7 @@ and each problem; exit 1 if a rule failed.
 import json
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -341,6 +342,9 @@ def promql_parse_errors(dashboards, promtool="promtool"):
                   for i, o in enumerate(originals)]
         path = pathlib.Path(tmp) / "rules.json"
         path.write_text(json.dumps({"groups": groups}))
+        if not shutil.which(promtool):
+            raise RuntimeError(f"{promtool} not found: it comes with Debian's prometheus package, which "
+                               "ci/test/all.sh installs from ci/test/dashboards/packages.txt")
         r = subprocess.run([promtool, "check", "rules", str(path)], capture_output=True, text=True)
         for line in (r.stdout + r.stderr).splitlines():
             m = re.search(r'group "q(\d+)", rule \d+, "[^"]*": (.*)', line)

@@ -71,9 +71,8 @@ def report_python():
 
 @pytest.fixture(scope="session")
 def runtime_tools():
-    """chromium, nginx, Prometheus and curl from Debian; k6 with bench's extensions."""
-    r = run(["bash", "-c", '. "$0/ci/lib/common.sh" && apt_install chromium nginx prometheus curl', ROOT])
-    assert r.returncode == 0, f"apt_install failed:\n{output_of(r)}"
+    """k6 with bench's extensions; the Debian packages (chromium, nginx, Prometheus, curl) are
+    installed by ci/test/all.sh from packages.txt before the part starts."""
     r = run(["bash", ROOT / "scenarios/runner/build.sh"])
     assert r.returncode == 0, f"scenarios/runner/build.sh failed:\n{output_of(r)}"
     assert shutil.which("k6"), "k6 is not on PATH after scenarios/runner/build.sh"

@@ -92,13 +92,12 @@ def k6_bin():
 
 @pytest.fixture(scope="package")
 def env():
-    """Root, unshare and ip (the backend's network namespace) or a skip; the Debian packages."""
+    """Root, unshare and ip (the backend's network namespace) or a skip (ci/test/all.sh installs
+    the Debian packages of ci/test/scenarios/packages.txt)."""
     missing = [t for t in ("unshare", "nsenter", "ip") if not shutil.which(t)]
     if os.geteuid() != 0 or missing:
         pytest.skip(f"the backend runs in a network namespace: needs root, unshare, nsenter and ip "
                     f"(uid {os.geteuid()}, missing {missing or 'nothing'})")
-    must(["bash", "-c", '. "$1/ci/lib/common.sh" && apt_install "${@:2}"', "_", ROOT,
-          "nginx-light", "openssl", "iproute2", "util-linux"], "apt_install")
     with readable_work_dir("bench-routes.") as work:
         yield work
 
