@@ -3,7 +3,7 @@
 // response bodies discarded. Plus the k6 options every entry script shares. The request itself
 // (target, hit) is request.js, re-exported here for entry scripts that build their own options.
 import { sleep } from 'k6';
-import { k6Duration, target, hit } from './request.js';
+import { k6Duration, target, hit, matchServerName } from './request.js';
 import { lagScenario } from './lag.js';
 
 // What only setup() uses (checkTarget): k6 runs setup in VU 0, so the load VUs of entry scripts that
@@ -138,6 +138,7 @@ export function baseOptions(report, scenarios, thresholds) {
 export function checkTarget(t, variable) {
   const { http, errors } = vu0;
   errors.startErrorSeries();
+  matchServerName();
   // A distinct User-Agent lets servers tell the check from the measured load.
   const headers = Object.assign({}, t.params.headers, { 'User-Agent': 'bench-setup' });
   const params = Object.assign({}, t.params, { headers, responseType: 'none' });

@@ -8,6 +8,7 @@
 import http from 'k6/http';
 import { sleep } from 'k6';
 import { connect } from './kube.js';
+import { matchServerName } from './request.js';
 import { routePropagation, routePreReady, routesCreated, routesUnconverged, routesServing } from './route-metrics.js';
 
 export const ROUTE_LABEL = 'bench/route-run';
@@ -249,6 +250,7 @@ export class RouteWatch {
       if (batch.length >= (limit || PROBE_BATCH)) break;
     }
     if (batch.length === 0) return;
+    matchServerName();
     const responses = http.batch(batch.map(([, r]) => r.request));
     const now = Date.now();
     responses.forEach((res, i) => {
