@@ -18,6 +18,7 @@ export const DEFAULTS = Object.freeze({
   BENCH_CONNECTIONS: '100',
   BENCH_MAX_CONNECTIONS: '', // empty = BENCH_CONNECTIONS
   BENCH_TIMEOUT: '2s',
+  BENCH_READY_TIMEOUT: '120s', // setup waits this long for the target's first 2xx/3xx (a data plane starting)
   BENCH_KEEPALIVE: 'true',
   BENCH_INSECURE_TLS: 'true',
   BENCH_NAMESPACE: 'default',
@@ -274,6 +275,7 @@ export function loadConfig(env, overrides) {
     connections,
     maxConnections,
     timeoutMs: parseDuration('BENCH_TIMEOUT', raw.BENCH_TIMEOUT),
+    readyTimeoutMs: parseDuration('BENCH_READY_TIMEOUT', raw.BENCH_READY_TIMEOUT),
     keepalive: parseBool('BENCH_KEEPALIVE', raw.BENCH_KEEPALIVE),
     insecureTls: parseBool('BENCH_INSECURE_TLS', raw.BENCH_INSECURE_TLS),
     namespace,

@@ -127,28 +127,34 @@ export function baseOptions(report, scenarios, thresholds) {
     summaryTrendStats: PERCENTILE_STATS,
     discardResponseBodies: true,
     insecureSkipTLSVerify: cfg.insecureTls,
-    setupTimeout: '60s',
+    // setup() waits up to BENCH_READY_TIMEOUT for the target (checkTarget), then needs a little more
+    setupTimeout: k6Duration(cfg.readyTimeoutMs + 60000),
     tags: { testid: cfg.testid, experiment: report.scenario },
   };
 }
 
-// checkTarget(t, variable): setup() guard. The target must answer with a 2xx or 3xx within about
-// 10 s, or the run stops with a message naming the URL (a 404 usually means a missing route).
-// Every setup() calls it, so it also starts the error-class series (errors.js).
-export function checkTarget(t, variable) {
+// checkTarget(t, variable, cfg): setup() guard. The target must answer with a 2xx or 3xx within
+// BENCH_READY_TIMEOUT, tried every second, or the run stops with a message naming the URL (a 404
+// usually means a missing route). The wait covers what `helm install --wait` does not: the data
+// plane a Gateway controller creates after the Gateway, which may still be starting when the
+// TestRun does. Every setup() calls it, so it also starts the error-class series (errors.js).
+export function checkTarget(t, variable, cfg) {
   const { http, errors } = vu0;
   errors.startErrorSeries();
   matchServerName();
   // A distinct User-Agent lets servers tell the check from the measured load.
   const headers = Object.assign({}, t.params.headers, { 'User-Agent': 'bench-setup' });
   const params = Object.assign({}, t.params, { headers, responseType: 'none' });
+  const deadline = Date.now() + cfg.readyTimeoutMs;
   let last = '';
-  for (let attempt = 1; attempt <= 10; attempt++) {
+  for (;;) {
     const res = http.get(t.url, params);
     if (res.status >= 200 && res.status < 400) return;
     last = res.error ? `${res.error} (k6 error_code ${res.error_code})` : `HTTP ${res.status}`;
+    if (Date.now() + 1000 > deadline) break;
     sleep(1);
   }
-  throw new Error(`target ${t.url} (${variable}) does not answer: ${last}. `
-    + 'Check the URL, that the route exists and that the backend is up.');
+  throw new Error(`target ${t.url} (${variable}) does not answer within ${cfg.readyTimeoutMs / 1000} s `
+    + `(BENCH_READY_TIMEOUT): ${last}. Check the URL, that the route exists, that the backend is up and, `
+    + 'through a Gateway, that its data plane is ready (kubectl get gateway,pods -n <namespace>).');
 }

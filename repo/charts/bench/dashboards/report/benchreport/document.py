@@ -1,0 +1,323 @@
+"""The report as a list of blocks (headings, text, tables, charts), rendered to Markdown and HTML
+from the same blocks so both formats always carry the same numbers."""
+
+import html
+from dataclasses import dataclass, field
+
+from . import charts
+from .summary import (CONVERGENCE_EVENTS, ERROR_CLASSES, LATENCY_KEYS, PERCENTILES,
+                      SETTINGS_ORDER)
+from .verdict import judge
+
+
+@dataclass
+class Block:
+    kind: str                     # h1, h2, h3, p, warn, ok, table, chart
+    text: str = ""
+    headers: list = field(default_factory=list)
+    rows: list = field(default_factory=list)
+    name: str = ""                # chart file name
+    svg: str = ""
+
+
+def fmt(value):
+    """Numbers as the tables show them: whole numbers plain, others with at most 3 decimals."""
+    if value is None:
+        return "n/a"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        if float(value).is_integer():
+            return str(int(value))
+        return f"{value:.3f}".rstrip("0").rstrip(".")
+    return str(value)
+
+
+def _file_runs(runs):
+    """The first Run of each summary file (the whole run, not its by_path entries)."""
+    return [r for r in runs if not r.path_name]
+
+
+def _settings_table(runs):
+    file_runs = _file_runs(runs)
+    keys = [k for k in SETTINGS_ORDER if any(k in r.settings for r in file_runs)]
+    keys += sorted({k for r in file_runs for k in r.settings} - set(keys))
+    rows = [["testid"] + [r.testid for r in file_runs],
+            ["scenario"] + [r.scenario or "n/a" for r in file_runs],
+            ["controller"] + [r.controller or "n/a" for r in file_runs]]
+    rows += [[k] + [fmt(r.settings.get(k)) for r in file_runs] for k in keys]
+    rows += [[f"requests.{k}"] + [fmt(r.requests.get(k)) for r in file_runs]
+             for k in ("rate_target", "rate_achieved", "total", "dropped_iterations")]
+    extra = sorted({k for r in file_runs for k in r.extra})
+    rows += [[k] + [fmt(r.extra.get(k)) for r in file_runs] for k in extra]
+    rows += [["scale_events"] + [fmt(r.scale_events) for r in file_runs],
+             ["summary file"] + [r.source for r in file_runs]]
+    return Block("table", headers=["setting"] + [r.label for r in file_runs], rows=rows)
+
+
+def _latency_table(runs):
+    order = ["min", "avg"] + PERCENTILES + ["max"]
+    assert set(order) == set(LATENCY_KEYS)
+    return Block("table", headers=["run", "requests"] + [f"{k} (ms)" for k in order],
+                 rows=[[r.label, fmt(r.total_requests)] + [fmt(r.latency_ms.get(k)) for k in order]
+                       for r in runs])
+
+
+def _errors_table(runs):
+    rows = []
+    for r in runs:
+        attempted = r.total_requests
+        share = f"{100.0 * r.total_errors / attempted:.4g}%" if attempted else "n/a"
+        rows.append([r.label, fmt(attempted)] + [fmt(r.errors[c]) for c in ERROR_CLASSES]
+                    + [fmt(r.total_errors), share])
+    return Block("table", headers=["run", "requests"] + ERROR_CLASSES + ["total", "errors %"], rows=rows)
+
+
+def _error_causes_table(runs):
+    """What each class was made of (summary error_causes): one column per class/cause any run saw;
+    None when no run has a non-zero cause (or only older summaries without them)."""
+    columns = []
+    for c in ERROR_CLASSES:
+        for cause in sorted({k for r in runs for k, v in (r.error_causes.get(c) or {}).items() if v}):
+            columns.append((c, cause))
+    if not columns:
+        return None
+    rows = [[r.label] + [fmt((r.error_causes.get(c) or {}).get(cause, 0)) for c, cause in columns] for r in runs]
+    return Block("table", headers=["run"] + [f"{c}/{cause}" for c, cause in columns], rows=rows)
+
+
+def _convergence_table(runs):
+    headers = ["run", "scale events"]
+    for e in CONVERGENCE_EVENTS:
+        headers += [f"{e} count", f"{e} p50 (ms)", f"{e} max (ms)"]
+    rows = []
+    for r in _file_runs(runs):
+        row = [r.label, fmt(r.scale_events)]
+        for e in CONVERGENCE_EVENTS:
+            s = r.convergence_ms.get(e, {})
+            row += [fmt(s.get("count")), fmt(s.get("p50")), fmt(s.get("max"))]
+        rows.append(row)
+    return Block("table", headers=headers, rows=rows)
+
+
+ROUTE_PRE_READY = ["404", "503"]  # the other buckets are summed in one column
+
+
+def _routes_table(runs):
+    """One row per run and route kind: the migration A/B (httproute, ingress) side by side."""
+    rows = []
+    for r in _file_runs(runs):
+        for kind, k in (r.routes.get("by_kind") or {}).items():
+            p = k.get("propagation_ms") or {}
+            pre = k.get("pre_ready_statuses") or {}
+            other = sum(v for b, v in pre.items() if b not in ROUTE_PRE_READY)
+            scale = k.get("scale_ms") or {}
+            rows.append([r.label, r.routes.get("experiment"), kind, fmt(k.get("created")), fmt(k.get("serving")),
+                         fmt(k.get("unconverged")), fmt(p.get("p50")), fmt(p.get("p90")), fmt(p.get("p99")),
+                         fmt(p.get("max"))] + [fmt(pre.get(b)) for b in ROUTE_PRE_READY]
+                        + [fmt(other), fmt(k.get("changes")), fmt(k.get("change_errors")), fmt(k.get("load_non_2xx")),
+                           fmt(scale.get("applied")), fmt(scale.get("all_serving")), fmt(scale.get("after_last_apply"))])
+    return Block("table", headers=["run", "experiment", "kind", "created", "serving", "unconverged",
+                                   "propagation p50 (ms)", "p90 (ms)", "p99 (ms)", "max (ms)", "404s before 200",
+                                   "503s before 200", "other before 200", "changes", "change errors",
+                                   "load non-2xx", "applied (ms)", "all serving (ms)", "after last apply (ms)"],
+                 rows=rows)
+
+
+def _runners_table(run):
+    """One row per k6 runner of a merged run: its share, its latency and its own lag verdict."""
+    rows = []
+    for r in run.runners:
+        lag = r.get("lag_ms") or {}
+        verdict = {None: "not sampled", True: "CPU-BOUND", False: "ok"}[r.get("cpu_bound")]
+        runtime = {None: "not sampled", True: "RUNTIME-BOUND", False: "ok"}[r.get("runtime_bound")]
+        throttled = {None: "unknown", True: "THROTTLED", False: "ok"}[r.get("cpu_throttled")]
+        latency = r.get("latency_ms") or {}
+        rows.append([r["instance_id"], fmt(r.get("requests")), fmt(r.get("rate_target")), fmt(r.get("rate_achieved")),
+                     fmt(r.get("dropped_iterations")), fmt(sum((r.get("errors") or {}).values())),
+                     fmt(latency.get("p50")), fmt(latency.get("p99")), fmt(r.get("scale_events")),
+                     fmt(lag.get("p95")), fmt(lag.get("p99")), verdict, fmt(r.get("sched_p99_ms")),
+                     fmt(r.get("gc_cpu_fraction")), runtime, fmt(r.get("cpu_throttled_ratio")), throttled])
+    return Block("table", headers=["runner (instance_id)", "requests", "target/s", "achieved/s", "dropped",
+                                   "errors", "p50 (ms)", "p99 (ms)", "scale events", "lag p95 (ms)",
+                                   "lag p99 (ms)", "lag verdict", "sched p99 (ms)", "GC CPU share",
+                                   "runtime verdict", "CPU quota periods throttled", "throttle verdict"], rows=rows)
+
+
+def build(runs, budgets, warnings, series, generated_at, prometheus_url):
+    """series: {testid: TimeSeries} (empty without Prometheus); returns (blocks, verdicts)."""
+    blocks = [Block("h1", "bench report"),
+              Block("p", f"Generated {generated_at} from {len(_file_runs(runs))} summary file(s), "
+                         f"{len(runs)} measured series. Latencies in milliseconds.")]
+    verdicts = {r.label: judge(r, budgets) for r in runs}
+
+    blocks.append(Block("h2", "Verdict"))
+    blocks.append(Block("p", "Budgets (each a maximum): " + ", ".join(b.text for b in budgets)))
+    blocks.append(Block("table", headers=["run", "testid", "verdict", "why"],
+                        rows=[[r.label, r.testid, verdicts[r.label].status,
+                               "; ".join(verdicts[r.label].reasons) or "every budget met"] for r in runs]))
+    if warnings:
+        blocks += [Block("warn", w) for w in warnings]
+    else:
+        blocks.append(Block("ok", "Comparable: same rate, duration, path, connections, keepalive, TLS "
+                                  "and timeout; no dropped iterations."))
+
+    blocks.append(Block("h2", "Settings"))
+    blocks.append(_settings_table(runs))
+
+    merged = [r for r in _file_runs(runs) if r.runners]
+    if merged:
+        blocks.append(Block("h2", "Runners"))
+        blocks.append(Block("p", "Merged from every k6 runner's series in Prometheus: counts summed, "
+                                 "percentiles from the sum of the runners' native histograms (within one "
+                                 "bucket, about 9%), a lag verdict, a Go-runtime verdict and a CPU-throttle verdict "
+                                 "(its cgroup's CPU limit; unknown where the cgroup was not read) per runner."))
+        for r in merged:
+            blocks.append(Block("h3", f"{r.label} (testid {r.testid}): {len(r.runners)} runner(s)"))
+            blocks.append(_runners_table(r))
+            blocks += [Block("warn", f"Merge note: {n}") for n in r.merge_notes]
+
+    blocks.append(Block("h2", "Latency percentiles"))
+    blocks.append(_latency_table(runs))
+    pct_charts = []
+    if len(runs) > 1:
+        pct_charts.append(Block("chart", "All runs overlaid", name="percentiles-overlay.svg",
+                                svg=charts.percentile_chart(runs, "latency by percentile, all runs")))
+    for i, r in enumerate(runs, 1):
+        pct_charts.append(Block("chart", f"{r.label}", name=f"percentiles-{i}.svg",
+                                svg=charts.percentile_chart([r], f"latency by percentile: {r.label}")))
+    blocks += pct_charts
+
+    blocks.append(Block("h2", "Errors"))
+    blocks.append(_errors_table(runs))
+    causes = _error_causes_table(runs)
+    if causes:
+        blocks.append(Block("p", "By cause (scenarios/README.md, error taxonomy): connection/tls_handshake is a "
+                                 "handshake cut or refused, read/replayed a request lost on a reused keep-alive "
+                                 "connection that Go re-sent (counted as wrk counted it)."))
+        blocks.append(causes)
+
+    if any(r.routes for r in _file_runs(runs)):
+        blocks.append(Block("h2", "Routes"))
+        blocks.append(Block("p", "Route experiments (scenarios/README.md, \"Routes\"): per route, the time from its "
+                                 "create call to its first 200 through the data plane, the answers before it, and "
+                                 "for route-change every non-2xx while routes changed (zero passes). With "
+                                 "BENCH_ROUTE_KIND=both one run holds the migration A/B: HTTPRoute and Ingress on "
+                                 "the same controller, one row each (their load: the by_path rows above)."))
+        blocks.append(_routes_table(runs))
+
+    blocks.append(Block("h2", "Endpoint convergence"))
+    blocks.append(Block("p", "Time from a scale step until responses show the new set of backend pods."))
+    blocks.append(_convergence_table(runs))
+    if any(r.convergence_ms.get(e, {}).get("max") is not None for r in runs for e in CONVERGENCE_EVENTS):
+        blocks.append(Block("chart", "Endpoint convergence", name="convergence.svg",
+                            svg=charts.convergence_chart(_file_runs(runs))))
+
+    blocks.append(Block("h2", "Over time"))
+    if not prometheus_url:
+        blocks.append(Block("warn", "Time series unavailable: no --prometheus URL was given "
+                                    "(latency and errors over time need the run's Prometheus)."))
+    for i, r in enumerate(_file_runs(runs), 1) if prometheus_url else ():
+        ts = series.get(r.testid)
+        blocks.append(Block("h3", f"{r.label} (testid {r.testid})"))
+        for note in (ts.notes if ts else [f"no time series for testid {r.testid}"]):
+            blocks.append(Block("warn", f"Time series unavailable: {note}"))
+        desired = [v for _, v in (ts.replicas.get("desired") or [])] if ts else []
+        if desired:
+            blocks.append(Block("p", f"Backend replicas (desired, from k6_bench_replicas_desired): "
+                                     f"{fmt(min(desired))} to {fmt(max(desired))}."))
+        if ts and ts.request_rate:
+            blocks.append(Block("chart", f"{r.label} over time", name=f"timeseries-{i}.svg",
+                                svg=charts.timeseries_chart(ts, r.label)))
+            if ts.scale_events:
+                blocks.append(Block("table", headers=["seconds since start", "action", "events"],
+                                    rows=[[fmt(round(t, 1)), a, fmt(n)] for t, a, n in ts.scale_events]))
+            else:
+                blocks.append(Block("p", "No scale event recorded in this run."))
+    return blocks, verdicts
+
+
+def _md_cell(text):
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(blocks):
+    out = []
+    for b in blocks:
+        if b.kind in ("h1", "h2", "h3"):
+            out.append("#" * int(b.kind[1]) + " " + b.text)
+        elif b.kind == "p":
+            out.append(b.text)
+        elif b.kind == "warn":
+            out.append(f"> **Warning:** {b.text}")
+        elif b.kind == "ok":
+            out.append(f"> {b.text}")
+        elif b.kind == "table":
+            lines = ["| " + " | ".join(_md_cell(h) for h in b.headers) + " |",
+                     "|" + "|".join("---" for _ in b.headers) + "|"]
+            lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in b.rows]
+            out.append("\n".join(lines))
+        elif b.kind == "chart":
+            out.append(f"![{b.text}](charts/{b.name})")
+    return "\n\n".join(out) + "\n"
+
+
+_CSS = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
+h1 { border-bottom: 2px solid #444; }
+h2 { margin-top: 2em; border-bottom: 1px solid #ccc; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.85em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+th { background: #f2f2f2; }
+.warn { background: #fff4e5; border-left: 4px solid #f0a020; padding: 0.5em 1em; }
+.ok { background: #eaf7ea; border-left: 4px solid #3a3; padding: 0.5em 1em; }
+.PASS { color: #176d17; font-weight: bold; }
+.FAIL, .NO-DATA { color: #b00020; font-weight: bold; }
+figure { margin: 1em 0; }
+figure svg { max-width: 100%; height: auto; }
+"""
+
+
+def _is_number(text):
+    try:
+        float(str(text).rstrip("%"))
+        return True
+    except ValueError:
+        return False
+
+
+def to_html(blocks):
+    esc = html.escape
+    svgs = charts.svg_ids_unique([b.svg for b in blocks if b.kind == "chart"])
+    body, chart_i = [], 0
+    for b in blocks:
+        if b.kind in ("h1", "h2", "h3"):
+            body.append(f"<{b.kind}>{esc(b.text)}</{b.kind}>")
+        elif b.kind == "p":
+            body.append(f"<p>{esc(b.text)}</p>")
+        elif b.kind in ("warn", "ok"):
+            prefix = "<strong>Warning:</strong> " if b.kind == "warn" else ""
+            body.append(f'<p class="{b.kind}">{prefix}{esc(b.text)}</p>')
+        elif b.kind == "table":
+            head = "".join(f"<th>{esc(str(h))}</th>" for h in b.headers)
+            rows = []
+            for row in b.rows:
+                cells = []
+                for c in row:
+                    cls = ""
+                    if c in ("PASS", "FAIL", "NO DATA"):
+                        cls = f' class="{c.replace(" ", "-")}"'
+                    elif _is_number(c):
+                        cls = ' class="num"'
+                    cells.append(f"<td{cls}>{esc(str(c))}</td>")
+                rows.append("<tr>" + "".join(cells) + "</tr>")
+            body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+        elif b.kind == "chart":
+            body.append(f'<figure aria-label="{esc(b.text)}">{svgs[chart_i]}<figcaption>{esc(b.text)}'
+                        "</figcaption></figure>")
+            chart_i += 1
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>bench report</title><style>{_CSS}</style></head>\n<body>\n"
+            + "\n".join(body) + "\n</body></html>\n")

@@ -1,0 +1,245 @@
+"""Reading bench.summary/v1 files (README "Interfaces") into Run objects, with clear errors."""
+
+import json
+import math
+import pathlib
+from dataclasses import dataclass, field
+
+# The schema name, the percentiles and the error classes come from scenarios/contract.json, their
+# one statement (the report runs from the repository, like results.py reading scenarios/lib/lag.js).
+CONTRACT = json.loads((pathlib.Path(__file__).resolve().parents[3] / "scenarios" / "contract.json").read_text())
+SCHEMA = CONTRACT["summarySchema"]["$id"]
+# Percentile keys in table order, and the fraction each stands for (chart x positions).
+PERCENTILES = [p["key"] for p in CONTRACT["percentiles"]["list"]]
+PERCENTILE_FRACTIONS = {p: float(p[1:]) / 100 for p in PERCENTILES}
+LATENCY_KEYS = ["min", "avg", "max"] + PERCENTILES
+ERROR_CLASSES = list(CONTRACT["errorClasses"]["causes"])
+CONVERGENCE_EVENTS = ["added", "removed"]
+CONVERGENCE_STATS = ["count", "p50", "max"]
+# Settings shown first, in this order; any other key the summary carries follows.
+# Top-level keys of bench.summary/v1; any other (e.g. a scenario's "throughput") is shown as extra.
+KNOWN_KEYS = {"schema", "testid", "scenario", "controller", "settings", "requests", "latency_ms",
+              "errors", "error_causes", "convergence_ms", "scale_events", "by_path", "runners", "routes"}
+SETTINGS_ORDER = ["target_url", "path", "rate", "duration_s", "connections", "timeout_s",
+                  "keepalive", "tls", "churn_pattern"]
+
+
+def _flat_settings(settings):
+    """settings with nested objects (settings.environment: controller chart and version, replicas,
+    placement) spread into "environment.<key>" entries: one row each in the settings table."""
+    flat = {}
+    for key, value in settings.items():
+        if isinstance(value, dict):
+            flat.update({f"{key}.{k}": v for k, v in value.items()})
+        else:
+            flat[key] = value
+    return flat
+
+
+class SummaryError(ValueError):
+    """A summary file that does not follow bench.summary/v1; the message names file and field."""
+
+
+@dataclass
+class Run:
+    """One measured series: a whole run, or one path of a `paths` run (by_path)."""
+    source: str
+    testid: str
+    scenario: str
+    controller: str
+    settings: dict
+    requests: dict
+    latency_ms: dict
+    errors: dict
+    convergence_ms: dict = field(default_factory=dict)
+    # class -> cause -> count (scenarios/lib/errors.js ERROR_CAUSES); empty for older summaries.
+    error_causes: dict = field(default_factory=dict)
+    scale_events: int = 0
+    path_name: str = ""
+    label: str = ""
+    extra: dict = field(default_factory=dict)
+    # A merged run (results.py): one entry per k6 runner, and what the merge noted.
+    runners: list = field(default_factory=list)
+    merge_notes: list = field(default_factory=list)
+    # The route experiments' results (summary `routes`: experiment, count, by_kind ...); whole runs only.
+    routes: dict = field(default_factory=dict)
+    # The runner's verdicts (summary `runner`: cpu_bound, runtime_bound, cpu_throttled, their figures).
+    runner: dict = field(default_factory=dict)
+
+    @property
+    def total_requests(self):
+        return self.requests.get("total") or 0
+
+    @property
+    def total_errors(self):
+        return sum(self.errors.get(c) or 0 for c in ERROR_CLASSES)
+
+
+def _number(path, where, value, allow_none=False):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        allowed = "a finite number" + (" or null" if allow_none else "")
+        raise SummaryError(f"{path}: {where}={json.dumps(value)} is not {allowed}")
+    if value < 0:
+        raise SummaryError(f"{path}: {where}={value} is negative; expected a number >= 0")
+    return value
+
+
+def _object(path, where, value):
+    if not isinstance(value, dict):
+        raise SummaryError(f"{path}: {where} must be a JSON object, got {json.dumps(value)[:60]}")
+    return value
+
+
+def _read_requests(path, where, data):
+    req = _object(path, where, data.get("requests"))
+    out = {}
+    for key in ("total", "rate_target", "rate_achieved", "dropped_iterations"):
+        # by_path entries may leave out the run-wide rate and drop counters.
+        optional = key != "total"
+        if key not in req:
+            if optional:
+                out[key] = None
+                continue
+            raise SummaryError(f"{path}: {where}.{key} is missing")
+        out[key] = _number(path, f"{where}.{key}", req[key], allow_none=optional)
+    return out
+
+
+def _read_latency(path, where, data):
+    lat = _object(path, where, data.get("latency_ms"))
+    # Zero requests leave every latency statistic undefined: null (or a missing key) is allowed.
+    return {k: _number(path, f"{where}.{k}", lat.get(k), allow_none=True) for k in LATENCY_KEYS}
+
+
+def _read_errors(path, where, data):
+    errs = _object(path, where, data.get("errors"))
+    unknown = sorted(set(errs) - set(ERROR_CLASSES))
+    if unknown:
+        raise SummaryError(f"{path}: {where} has unknown class(es) {', '.join(unknown)}; "
+                           f"allowed: {', '.join(ERROR_CLASSES)}")
+    return {c: _number(path, f"{where}.{c}", errs.get(c, 0)) for c in ERROR_CLASSES}
+
+
+def _read_error_causes(path, data):
+    """error_causes: {class: {cause: count}} under the six classes; optional (older summaries)."""
+    causes = _object(path, "error_causes", data.get("error_causes") or {})
+    unknown = sorted(set(causes) - set(ERROR_CLASSES))
+    if unknown:
+        raise SummaryError(f"{path}: error_causes has unknown class(es) {', '.join(unknown)}; "
+                           f"allowed: {', '.join(ERROR_CLASSES)}")
+    return {c: {k: _number(path, f"error_causes.{c}.{k}", v)
+                for k, v in _object(path, f"error_causes.{c}", causes[c]).items()} for c in causes}
+
+
+def _read_convergence(path, data):
+    conv = data.get("convergence_ms") or {}
+    _object(path, "convergence_ms", conv)
+    out = {}
+    for event in CONVERGENCE_EVENTS:
+        stats = _object(path, f"convergence_ms.{event}", conv.get(event) or {})
+        out[event] = {s: _number(path, f"convergence_ms.{event}.{s}", stats.get(s), allow_none=True)
+                      for s in CONVERGENCE_STATS}
+    return out
+
+
+def _extra_keys(data):
+    """Scalars under top-level keys the schema does not name, flattened to 'key.sub'."""
+    out = {}
+    for key in sorted(set(data) - KNOWN_KEYS):
+        value = data[key]
+        if isinstance(value, dict):
+            out.update({f"{key}.{k}": v for k, v in value.items() if not isinstance(v, (dict, list))})
+        elif not isinstance(value, list):
+            out[key] = value
+    return out
+
+
+def _read_runners(path, data):
+    """runners of a merged summary (results.py): a list of objects with an instance_id."""
+    runners = data.get("runners") or []
+    if not isinstance(runners, list):
+        raise SummaryError(f"{path}: runners must be a JSON list, got {json.dumps(runners)[:60]}")
+    for i, r in enumerate(runners):
+        _object(path, f"runners[{i}]", r)
+        if not isinstance(r.get("instance_id"), str):
+            raise SummaryError(f"{path}: runners[{i}].instance_id={json.dumps(r.get('instance_id'))}; expected a string")
+        _number(path, f"runners[{i}].requests", r.get("requests"))
+    return runners
+
+
+def _read_routes(path, data):
+    """routes of a route experiment (scenarios/lib/route-experiment.js): an object whose by_kind maps
+    httproute / ingress to objects; {} when the run has none."""
+    routes = data.get("routes")
+    if routes is None:
+        return {}
+    _object(path, "routes", routes)
+    for kind, entry in _object(path, "routes.by_kind", routes.get("by_kind") or {}).items():
+        _object(path, f"routes.by_kind.{kind}", entry)
+        for key in ("created", "serving", "unconverged"):
+            _number(path, f"routes.by_kind.{kind}.{key}", entry.get(key))
+    return routes
+
+
+def load_summary(path):
+    """Returns the list of Runs in one summary file: the run itself, then one per by_path entry."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as e:
+        raise SummaryError(f"{path}: cannot read: {e.strerror}") from e
+    except json.JSONDecodeError as e:
+        raise SummaryError(f"{path}: not JSON ({e.msg} at line {e.lineno} column {e.colno})") from e
+    _object(path, "the document", data)
+    if data.get("schema") != SCHEMA:
+        raise SummaryError(f"{path}: schema={json.dumps(data.get('schema'))}; expected {json.dumps(SCHEMA)}")
+    testid = data.get("testid")
+    if not isinstance(testid, str) or not testid:
+        raise SummaryError(f"{path}: testid={json.dumps(testid)}; expected a non-empty string")
+    settings = _flat_settings(_object(path, "settings", data.get("settings")))
+    base = dict(source=str(path), testid=testid, scenario=str(data.get("scenario") or ""),
+                controller=str(data.get("controller") or ""), settings=settings)
+    runs = [Run(**base, requests=_read_requests(path, "requests", data),
+                latency_ms=_read_latency(path, "latency_ms", data),
+                errors=_read_errors(path, "errors", data),
+                error_causes=_read_error_causes(path, data),
+                convergence_ms=_read_convergence(path, data),
+                scale_events=_number(path, "scale_events", data.get("scale_events", 0)),
+                extra=_extra_keys(data),
+                runners=_read_runners(path, data),
+                routes=_read_routes(path, data),
+                runner=_object(path, "runner", data.get("runner") or {}),
+                merge_notes=[str(n) for n in (data.get("merge") or {}).get("notes") or []])]
+    by_path = _object(path, "by_path", data.get("by_path") or {})
+    for name, entry in by_path.items():
+        where = f"by_path.{name}"
+        _object(path, where, entry)
+        runs.append(Run(**base, path_name=name,
+                        requests=_read_requests(path, f"{where}.requests", entry),
+                        latency_ms=_read_latency(path, f"{where}.latency_ms", entry),
+                        errors=_read_errors(path, f"{where}.errors", entry)))
+    return runs
+
+
+def label_runs(runs):
+    """Gives every Run a short unique label: controller (or scenario), path, then the testid."""
+    for run in runs:
+        parts = [run.controller or run.scenario or "run"]
+        if run.path_name:
+            parts.append(run.path_name)
+        run.label = " / ".join(parts)
+    counts = {}
+    for run in runs:
+        counts[run.label] = counts.get(run.label, 0) + 1
+    for run in runs:
+        if counts[run.label] > 1:
+            run.label = f"{run.label} [{run.testid}]"
+    seen = {}
+    for run in runs:  # the same file given twice: number the copies
+        n = seen.get(run.label, 0) + 1
+        seen[run.label] = n
+        if n > 1:
+            run.label = f"{run.label} #{n}"
+    return runs

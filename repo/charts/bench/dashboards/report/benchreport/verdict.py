@@ -1,0 +1,170 @@
+"""Budgets (--budget KEY=VALUE), the verdict per run, and the comparability warnings."""
+
+import json
+import re
+from dataclasses import dataclass
+
+from .summary import CONVERGENCE_EVENTS, ERROR_CLASSES, PERCENTILES
+
+# Used when no --budget is given: no error of any class and p99.99 under 100 ms (a clean run of the
+# published test), and a
+# load generator that kept up (otherwise the latencies are the generator's, not the path's).
+DEFAULT_BUDGETS = ["errors=0", "p99.99=100ms", "dropped_iterations=0"]
+# Runs whose achieved rate is below this share of the target did not get the load they were asked for.
+RATE_SHORTFALL = 0.95
+# Settings that must match for two runs to be compared: load shape and payload.
+COMPARABLE_SETTINGS = ["rate", "duration_s", "path", "connections", "keepalive", "tls", "timeout_s"]
+
+_DURATION_UNITS_MS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0}
+LATENCY_BUDGET_KEYS = PERCENTILES + ["avg", "max"]
+COUNT_BUDGET_KEYS = (["errors"] + [f"errors.{c}" for c in ERROR_CLASSES] + ["dropped_iterations"])
+CONVERGENCE_BUDGET_KEYS = [f"convergence.{e}" for e in CONVERGENCE_EVENTS]
+ALL_BUDGET_KEYS = LATENCY_BUDGET_KEYS + COUNT_BUDGET_KEYS + CONVERGENCE_BUDGET_KEYS
+
+
+class BudgetError(ValueError):
+    """A --budget argument that cannot be parsed; the message names it and what is allowed."""
+
+
+@dataclass
+class Budget:
+    key: str
+    limit: float          # milliseconds, a count, or a fraction of requests (percent budgets)
+    percent: bool = False
+    text: str = ""
+
+    def measure(self, run):
+        """Returns the run's value for this budget (None when undefined, e.g. no requests)."""
+        if self.key in LATENCY_BUDGET_KEYS:
+            return run.latency_ms.get(self.key)
+        if self.key.startswith("convergence."):
+            return run.convergence_ms.get(self.key.split(".", 1)[1], {}).get("max")
+        if self.key == "dropped_iterations":
+            return run.requests.get("dropped_iterations") or 0
+        count = run.total_errors if self.key == "errors" else run.errors[self.key.split(".", 1)[1]]
+        if self.percent:
+            # Same share as the errors table: of the requests sent (dropped iterations sent none).
+            return count / run.total_requests if run.total_requests else None
+        return count
+
+
+def _parse_duration_ms(text):
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)(us|ms|s|m)?", text)
+    if not m:
+        return None
+    return float(m.group(1)) * _DURATION_UNITS_MS[m.group(2) or "ms"]
+
+
+def parse_budget(arg):
+    """'p99.99=100ms' -> Budget. Latency and convergence take a duration (bare number = ms);
+    counts take a whole number, error counts also a percentage of the requests ('0.1%')."""
+    key, sep, value = arg.partition("=")
+    key, value = key.strip(), value.strip()
+    if not sep or key not in ALL_BUDGET_KEYS:
+        raise BudgetError(f"--budget {arg!r}: unknown key {key!r}; allowed keys: {', '.join(ALL_BUDGET_KEYS)}")
+    if key in LATENCY_BUDGET_KEYS or key in CONVERGENCE_BUDGET_KEYS:
+        ms = _parse_duration_ms(value)
+        if ms is None:
+            raise BudgetError(f"--budget {arg!r}: {value!r} is not a duration; expected e.g. 100ms, 0.5s, 250us or 100 (ms)")
+        return Budget(key, ms, text=arg)
+    if key.startswith("errors") and value.endswith("%"):
+        m = re.fullmatch(r"(\d+(?:\.\d+)?)%", value)
+        if not m or float(m.group(1)) > 100:
+            raise BudgetError(f"--budget {arg!r}: {value!r} is not a percentage from 0% to 100%")
+        return Budget(key, float(m.group(1)) / 100, percent=True, text=arg)
+    if not re.fullmatch(r"\d+", value):
+        raise BudgetError(f"--budget {arg!r}: {value!r} is not a whole number"
+                          + (" or a percentage like 0.1%" if key.startswith("errors") else ""))
+    return Budget(key, int(value), text=arg)
+
+
+def parse_budgets(args):
+    budgets = [parse_budget(a) for a in (args or DEFAULT_BUDGETS)]
+    keys = [b.key for b in budgets]
+    dup = sorted({k for k in keys if keys.count(k) > 1})
+    if dup:
+        raise BudgetError(f"--budget given more than once for {', '.join(dup)}; give each key once")
+    return budgets
+
+
+@dataclass
+class Verdict:
+    status: str       # PASS, FAIL or NO DATA
+    reasons: list     # human-readable violations
+
+
+def _fmt(b, v, percent_spec="g"):
+    """A budget's limit or measured value with its unit: 15%, 100 ms or 3."""
+    if b.percent:
+        return format(v * 100, percent_spec) + "%"
+    if b.key in LATENCY_BUDGET_KEYS or b.key in CONVERGENCE_BUDGET_KEYS:
+        return f"{v:g} ms"
+    return f"{v:g}"
+
+
+def judge(run, budgets):
+    """Every budget is a maximum: a run passes when each measured value is at most its limit.
+    A run without a single request has no latency to judge and never passes."""
+    if run.total_requests == 0:
+        return Verdict("NO DATA", ["no request completed (requests.total = 0)"])
+    reasons = []
+    for b in budgets:
+        v = b.measure(run)
+        if v is None:
+            if b.key.startswith("convergence."):
+                continue  # no scale event of that kind in this run: nothing to judge
+            reasons.append(f"{b.key} unknown (budget {_fmt(b, b.limit)})")
+        elif v > b.limit:
+            reasons.append(f"{b.key} = {_fmt(b, v, '.4g')} > {_fmt(b, b.limit)}")
+    for kind, k in sorted((run.routes.get("by_kind") or {}).items()):
+        # route-change passes only with zero non-2xx answers; a route that never served fails any route experiment
+        if k.get("change_errors"):
+            reasons.append(f"routes.{kind}.change_errors = {k['change_errors']:g} > 0")
+        if k.get("unconverged"):
+            reasons.append(f"routes.{kind}.unconverged = {k['unconverged']:g} > 0 (no 200 within the route timeout)")
+    return Verdict("FAIL" if reasons else "PASS", reasons)
+
+
+def runner_warnings(run):
+    """What the run's runner verdict (summary `runner`, scenarios/lib/lag.js) says of the runner's
+    own waits: they are in its latencies, so the numbers are the runner's as much as the target's."""
+    rn, out = run.runner, []
+    if rn.get("cpu_bound"):
+        lag = rn.get("lag_ms") or {}
+        out.append(f"{run.label}: the k6 runner was CPU-bound (its sleeping lag probes woke {lag.get('p95')} ms late "
+                   f"at p95, {lag.get('p99')} ms at p99); its latencies include its own wait for CPU")
+    if rn.get("cpu_throttled"):
+        share = (rn.get("cgroup_cpu") or {}).get("throttled_ratio")
+        out.append(f"{run.label}: the k6 runner was CPU-throttled by its cgroup's CPU limit"
+                   + (f" in {100 * share:.1f}% of the quota periods" if share is not None else "")
+                   + "; its latencies include the time the kernel held it stopped")
+    if rn.get("runtime_bound"):
+        out.append(f"{run.label}: the k6 runner paused itself (Go scheduling latency or garbage collection above "
+                   "their limits); those pauses are in its latencies")
+    return out
+
+
+def comparability_warnings(runs):
+    """Reasons the runs (or one run alone) cannot be read at face value."""
+    warnings = []
+    for run in runs:
+        dropped = run.requests.get("dropped_iterations") or 0
+        if dropped:
+            warnings.append(f"{run.label}: the load generator dropped {dropped:g} iterations; "
+                            "the target rate was not held and latencies include generator queueing")
+        target, achieved = run.requests.get("rate_target"), run.requests.get("rate_achieved")
+        if target and achieved is not None and achieved < RATE_SHORTFALL * target:
+            warnings.append(f"{run.label}: achieved {achieved:g} req/s of the {target:g} req/s target "
+                            f"(below {RATE_SHORTFALL:.0%})")
+        if run.total_requests == 0:
+            warnings.append(f"{run.label}: no request completed; nothing to compare")
+        warnings += runner_warnings(run)
+    if len(runs) > 1:
+        for key in COMPARABLE_SETTINGS:
+            values = {}
+            for run in runs:
+                values.setdefault(json.dumps(run.settings.get(key)), []).append(run.label)
+            if len(values) > 1:
+                detail = "; ".join(f"{v} in {', '.join(labels)}" for v, labels in values.items())
+                warnings.append(f"runs are not comparable: settings.{key} differs ({detail})")
+    return warnings

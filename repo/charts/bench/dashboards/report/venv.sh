@@ -1,0 +1,21 @@
+# Sourced by dashboards/report/*.sh and the test harness after ci/lib/common.sh.
+# shellcheck source=../../ci/lib/venv.sh
+. "$BENCH_ROOT/ci/lib/venv.sh"
+
+# ensure_report_venv: the Python venv the report generator runs in, from the pinned
+# dashboards/report/requirements.txt (every wheel, its dependencies included: pip check passes with
+# --no-deps), in $BENCH_CACHE (it survives fresh clones), linked as .tools/report-venv. Sets
+# REPORT_PYTHON; prints nothing on stdout.
+ensure_report_venv() {
+  ensure_venv report "$BENCH_ROOT/dashboards/report/requirements.txt"
+  REPORT_PYTHON=$VENV_PYTHON
+}
+
+# prom_cli URL ARGS...: the report's Prometheus client on the command line (python -m
+# benchreport.prometheus --url URL ARGS...: value, settled, span; text-sum with URL "" reads a
+# /metrics page on stdin), the one client the test harness uses too. Needs ensure_report_venv first.
+prom_cli() {
+  local url=$1; shift
+  PYTHONPATH="$BENCH_ROOT/dashboards/report${PYTHONPATH:+:$PYTHONPATH}" \
+    "$REPORT_PYTHON" -m benchreport.prometheus ${url:+--url "$url"} "$@"
+}

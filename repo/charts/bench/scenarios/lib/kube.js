@@ -1,0 +1,208 @@
+// Kubernetes calls for the churn scenarios, through xk6-kubernetes v0.9.0.
+// v0.9.0 binds its client to the context of the iteration that created it: call connect() inside
+// the iteration that uses the client, never in the init context or a previous iteration.
+// It has no scale sub-resource call and no label-selector list: scale = get, set replicas, update
+// (PUT with resourceVersion, retried on 409 Conflict); pods are listed and filtered here.
+// The permissions these calls need are stated once, in scenarios/contract.json runnerRole (scenarios/README.md).
+//
+// Putting the backend back: the first change a run makes also writes, in the same update, an
+// annotation RESTORE_ANNOTATION on the Deployment holding the starting state (spec.replicas and the
+// pod template's restartedAt) and what the churn last set. It survives the runner: the scenario's
+// teardown, the next run's setup or a person (scenarios/README.md) restores from it and removes it.
+import { Kubernetes } from 'k6/x/kubernetes';
+import { sleep } from 'k6';
+
+const DEPLOYMENT = 'Deployment.apps';
+const CONFLICT_RETRIES = 5;
+const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
+export const RESTORE_ANNOTATION = 'bench/churn-restore';
+
+// connect(cfg): an API client (also for the route experiments, routes.js).
+export function connect(cfg) {
+  // Empty config_path = the in-cluster service account (KUBECONFIG is not read by v0.9.0).
+  return cfg.kubeconfig ? new Kubernetes({ config_path: cfg.kubeconfig }) : new Kubernetes();
+}
+
+// kubeCalls(): the other calls, made when it is called. Every VU of a churn run loads this module (k6
+// picks the churn VU after init), but only the churn VU and VU 0 call kubeCalls(), so the other VUs
+// never create these functions (each kept function costs a VU about 0.75 KB: scenarios/calibrate/
+// README.md, "Memory per VU").
+export function kubeCalls() {
+  function isConflict(err) {
+    return /\b409\b|conflict|the object has been modified/i.test(String(err));
+  }
+
+  // updateDeployment(k8s, cfg, mutate): get, mutate(obj) -> changed?, update; retries on 409.
+  // Returns true if an update was written.
+  function updateDeployment(k8s, cfg, mutate) {
+    for (let attempt = 1; ; attempt++) {
+      const obj = k8s.get(DEPLOYMENT, cfg.deployment, cfg.namespace);
+      if (!mutate(obj)) return false;
+      try {
+        k8s.update(obj);
+        return true;
+      } catch (err) {
+        if (!isConflict(err) || attempt >= CONFLICT_RETRIES) throw err;
+        sleep(0.05 * attempt);
+      }
+    }
+  }
+
+  function getDeployment(k8s, cfg) {
+    return k8s.get(DEPLOYMENT, cfg.deployment, cfg.namespace);
+  }
+
+  // obj wraps Go maps: a JS object assigned into it is copied at assignment, so build a map
+  // completely first, then assign (changes after the assignment would be lost).
+  function setAnnotation(meta, key, value) {
+    const annotations = Object.assign({}, meta.annotations || {});
+    if (value === null || value === undefined) delete annotations[key];
+    else annotations[key] = value;
+    meta.annotations = annotations;
+  }
+
+  function restartedAt(obj) {
+    const meta = obj.spec.template.metadata || {};
+    return (meta.annotations && meta.annotations[RESTARTED_AT]) || null;
+  }
+
+  function setRestartedAt(obj, value) {
+    const meta = obj.spec.template.metadata || {};
+    setAnnotation(meta, RESTARTED_AT, value);
+    obj.spec.template.metadata = meta;
+  }
+
+  // readRestoreRecord(obj) -> {replicas, restartedAt, set: {replicas, restartedAt}, testid, at} or null.
+  function readRestoreRecord(obj) {
+    const raw = obj.metadata.annotations && obj.metadata.annotations[RESTORE_ANNOTATION];
+    if (!raw) return null;
+    try {
+      const record = JSON.parse(raw);
+      if (typeof record.replicas === 'number') return record;
+    } catch (err) { /* reported below */ }
+    throw new Error(`annotation ${RESTORE_ANNOTATION} on Deployment ${obj.metadata.namespace}/${obj.metadata.name} `
+      + `is not a bench restore record: ${raw}`);
+  }
+
+  // changeDeployment(k8s, cfg, change, until): updateDeployment for the churn's own changes. The
+  // update that makes the first change also records the state before it (RESTORE_ANNOTATION), and
+  // every change notes what it set, so a restore can tell the churn's values from someone else's
+  // later edit. until (ms since the epoch) = when the churn will have ended and restored itself:
+  // other runners' teardowns leave the record alone until then (churn.js restoreInTeardown).
+  function changeDeployment(k8s, cfg, change, until) {
+    return updateDeployment(k8s, cfg, (obj) => {
+      const record = readRestoreRecord(obj)
+        || { replicas: obj.spec.replicas, restartedAt: restartedAt(obj), testid: cfg.testid, at: new Date().toISOString() };
+      if (!change(obj)) return false;
+      record.set = { replicas: obj.spec.replicas, restartedAt: restartedAt(obj) };
+      if (until) record.until = until;
+      const meta = obj.metadata;
+      setAnnotation(meta, RESTORE_ANNOTATION, JSON.stringify(record));
+      obj.metadata = meta;
+      return true;
+    });
+  }
+
+  // restoreDeployment(k8s, cfg): puts back the state RESTORE_ANNOTATION recorded and removes it.
+  // A field someone else changed after the churn's last write (a helm upgrade, a person) is left
+  // as they set it. Returns what it did, or null when there was no record (nothing to restore).
+  function restoreDeployment(k8s, cfg) {
+    let done = null;
+    updateDeployment(k8s, cfg, (obj) => {
+      const record = readRestoreRecord(obj);
+      done = null;
+      if (!record) return false;
+      const set = record.set || {};
+      const notes = [];
+      if (obj.spec.replicas === set.replicas) {
+        if (set.replicas !== record.replicas) notes.push(`replicas ${set.replicas} -> ${record.replicas}`);
+        obj.spec.replicas = record.replicas;
+      } else {
+        notes.push(`replicas left at ${obj.spec.replicas} (changed since the churn set ${set.replicas})`);
+      }
+      const current = restartedAt(obj);
+      if (current === (set.restartedAt || null)) {
+        if (current !== record.restartedAt) {
+          setRestartedAt(obj, record.restartedAt);
+          notes.push(`pod template restartedAt ${current} -> ${record.restartedAt}`);
+        }
+      } else {
+        notes.push(`pod template restartedAt left at ${current} (changed since the churn)`);
+      }
+      const meta = obj.metadata;
+      setAnnotation(meta, RESTORE_ANNOTATION, null);
+      obj.metadata = meta;
+      done = `${notes.join(', ') || 'nothing to change'} (recorded by ${record.testid || 'an earlier run'} at ${record.at})`;
+      return true;
+    });
+    return done;
+  }
+
+  // scaleDeployment sets spec.replicas; returns true if it changed.
+  function scaleDeployment(k8s, cfg, replicas, until) {
+    return changeDeployment(k8s, cfg, (obj) => {
+      if (obj.spec.replicas === replicas) return false;
+      obj.spec.replicas = replicas;
+      return true;
+    }, until);
+  }
+
+  // restartDeployment starts a rolling restart the way `kubectl rollout restart` does: a new
+  // pod-template annotation.
+  function restartDeployment(k8s, cfg, when, until) {
+    return changeDeployment(k8s, cfg, (obj) => {
+      setRestartedAt(obj, new Date(when).toISOString());
+      return true;
+    }, until);
+  }
+
+  function matchesLabels(obj, selector) {
+    const labels = (obj.metadata && obj.metadata.labels) || {};
+    for (const key of Object.keys(selector)) {
+      if (labels[key] !== selector[key]) return false;
+    }
+    return true;
+  }
+
+  function isPodReady(pod) {
+    if (pod.metadata.deletionTimestamp) return false;
+    const conditions = (pod.status && pod.status.conditions) || [];
+    for (const c of conditions) {
+      if (c.type === 'Ready') return c.status === 'True';
+    }
+    return false;
+  }
+
+  // listBackendPods -> the pods matching BENCH_POD_SELECTOR in BENCH_NAMESPACE.
+  function listBackendPods(k8s, cfg) {
+    return k8s.list('Pod', cfg.namespace).filter((pod) => matchesLabels(pod, cfg.podSelector));
+  }
+
+  function deletePod(k8s, cfg, name) {
+    k8s.delete('Pod', name, cfg.namespace);
+  }
+
+  // describeApiError turns an API failure into a message that says what the runner needs.
+  function describeApiError(cfg, what, err) {
+    const where = cfg.kubeconfig ? `kubeconfig ${cfg.kubeconfig}` : 'the in-cluster service account';
+    return `${what} failed using ${where}: ${err}. The runner needs get and update on Deployment `
+      + `${cfg.namespace}/${cfg.deployment} (BENCH_NAMESPACE/BENCH_DEPLOYMENT, which must exist), list on `
+      + 'pods there, and delete on pods for podkill (scenarios/contract.json, runnerRole)';
+  }
+
+  return {
+    connect,
+    updateDeployment,
+    getDeployment,
+    readRestoreRecord,
+    changeDeployment,
+    restoreDeployment,
+    scaleDeployment,
+    restartDeployment,
+    matchesLabels,
+    isPodReady,
+    listBackendPods,
+    deletePod,
+    describeApiError,
+  };
+}

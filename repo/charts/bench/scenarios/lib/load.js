@@ -1,0 +1,154 @@
+// The load model: open model (constant arrival rate, like wrk2 -R) with a fixed connection budget
+// (pre-allocated VUs, like wrk -c), keep-alive unless told otherwise, request timeout like wrk's,
+// response bodies discarded. Plus the k6 options every entry script shares. The request itself
+// (target, hit) is request.js, re-exported here for entry scripts that build their own options.
+import { sleep } from 'k6';
+import { k6Duration, target, hit, matchServerName } from './request.js';
+import { lagScenario } from './lag.js';
+
+// What only setup() uses (checkTarget): k6 runs setup in VU 0, so the load VUs of entry scripts that
+// import this module skip k6's http module and the error classes (scenarios/calibrate/README.md, "Memory
+// per VU").
+const vu0 = __VU === 0 ? { http: require('k6/http'), errors: require('./errors.js') } : null;
+
+export { k6Duration, target, hit };
+
+export const PERCENTILE_STATS = ['min', 'avg', 'max', 'p(50)', 'p(90)', 'p(95)', 'p(99)', 'p(99.9)', 'p(99.99)',
+  'p(99.999)', 'p(99.9999)', 'count'];
+
+// gracefulStopMs: how long after the end of a load scenario its in-flight requests may finish
+// (they end by BENCH_TIMEOUT anyway). Scenarios that run one after another leave gapMs between them.
+export function gracefulStopMs(cfg) {
+  return cfg.timeoutMs + 1000;
+}
+export function gapMs(cfg) {
+  return gracefulStopMs(cfg) + 1000;
+}
+
+// loadScenario: constant-arrival-rate at `rate` req/s. With TestRun parallelism k6 splits the rate
+// and the VUs between runners by execution segment.
+export function loadScenario(cfg, opts) {
+  return {
+    executor: 'constant-arrival-rate',
+    exec: opts.exec,
+    rate: opts.rate,
+    timeUnit: '1s',
+    duration: k6Duration(opts.durationMs),
+    startTime: k6Duration(opts.startMs || 0),
+    preAllocatedVUs: cfg.connections,
+    maxVUs: cfg.maxConnections,
+    gracefulStop: k6Duration(gracefulStopMs(cfg)),
+    tags: Object.assign({ role: 'load' }, opts.tags || {}),
+  };
+}
+
+// staircase(cfg, stepCount, exec): stepCount constant-arrival-rate scenarios one after the other,
+// cfg.rate/stepCount up to cfg.rate req/s, each cfg.durationMs/stepCount long (max-rps-style
+// sizing). Returns {scenarios, steps: [{scenario, rateTarget, durationMs, startMs}]}.
+export function staircase(cfg, stepCount, exec) {
+  const stepMs = Math.floor(cfg.durationMs / stepCount);
+  const scenarios = {};
+  const steps = [];
+  for (let i = 1; i <= stepCount; i++) {
+    const rate = Math.max(1, Math.round((cfg.rate * i) / stepCount));
+    const scenario = `step_${String(i).padStart(2, '0')}`;
+    const startMs = (i - 1) * stepMs;
+    scenarios[scenario] = loadScenario(cfg, { exec, rate, durationMs: stepMs, startMs });
+    steps.push({ scenario, rateTarget: rate, durationMs: stepMs, startMs });
+  }
+  return { scenarios, steps };
+}
+
+// rampScenario: ramping-arrival-rate through `stages` ([{target, durationMs}]).
+export function rampScenario(cfg, opts) {
+  return {
+    executor: 'ramping-arrival-rate',
+    exec: opts.exec,
+    startRate: opts.startRate,
+    timeUnit: '1s',
+    stages: opts.stages.map((s) => ({ target: s.target, duration: k6Duration(s.durationMs) })),
+    preAllocatedVUs: cfg.connections,
+    maxVUs: cfg.maxConnections,
+    gracefulStop: k6Duration(gracefulStopMs(cfg)),
+    tags: Object.assign({ role: 'load' }, opts.tags || {}),
+  };
+}
+
+// durationMs(name, text): a duration option k6Duration built ("1500ms") back in ms.
+function durationMs(name, text) {
+  const t = String(text);
+  const ms = t.endsWith('ms') ? Number(t.slice(0, -2)) : NaN;
+  if (t.length < 3 || !(ms >= 0)) throw new Error(`scenario ${name}: duration ${JSON.stringify(text)} is not k6Duration's`);
+  return ms;
+}
+
+// loadEndMs(scenarios): when the last load scenario (role=load) ends, from their k6 options.
+export function loadEndMs(scenarios) {
+  let end = 0;
+  for (const name of Object.keys(scenarios)) {
+    const s = scenarios[name];
+    if (!s.tags || s.tags.role !== 'load') continue;
+    const start = durationMs(name, s.startTime || '0ms');
+    const length = s.stages
+      ? s.stages.reduce((n, st) => n + durationMs(name, st.duration), 0)
+      : durationMs(name, s.duration);
+    end = Math.max(end, start + length);
+  }
+  return end;
+}
+
+// baseOptions(report, scenarios, thresholds): shared k6 options for the experiment `report`
+// describes (summary.js). `thresholds` are the experiment's; summaryThresholds() adds the
+// sub-metrics handleSummary reads (k6 only reports a sub-metric that has a threshold). Every run
+// also gets the runner_lag scenario (lag.js) for as long as its load scenarios last. Every sample
+// carries testid and experiment (the entry script's name: k6's own `scenario` tag names its parts).
+// Each part (report.parts: by_path) and step (report.steps: max-rps, calibrate) scenario also names
+// itself, its whole-run rate and length, and a step its budget (report.budget), in tags: a merge of
+// several runners from Prometheus rebuilds by_path and the knee from them (benchreport merge.py).
+export function baseOptions(report, scenarios, thresholds) {
+  const cfg = report.cfg;
+  const all = Object.assign({}, scenarios, { runner_lag: lagScenario(loadEndMs(scenarios)) });
+  for (const [kind, list] of [['path', report.parts || []], ['step', report.steps || []]]) {
+    for (const p of list) {
+      if (!all[p.scenario]) continue;
+      const tags = Object.assign({}, all[p.scenario].tags, {
+        part: p.name || p.scenario, part_kind: kind, part_rate: String(p.rateTarget), part_ms: String(p.durationMs),
+      });
+      if (kind === 'step' && report.budget) {
+        tags.budget_p99_ms = String(report.budget.p99Ms);
+        tags.budget_error_ratio = String(report.budget.errorRatio);
+      }
+      all[p.scenario] = Object.assign({}, all[p.scenario], { tags });
+    }
+  }
+  return {
+    scenarios: all,
+    thresholds,
+    summaryTrendStats: PERCENTILE_STATS,
+    discardResponseBodies: true,
+    insecureSkipTLSVerify: cfg.insecureTls,
+    setupTimeout: '60s',
+    tags: { testid: cfg.testid, experiment: report.scenario },
+  };
+}
+
+// checkTarget(t, variable): setup() guard. The target must answer with a 2xx or 3xx within about
+// 10 s, or the run stops with a message naming the URL (a 404 usually means a missing route).
+// Every setup() calls it, so it also starts the error-class series (errors.js).
+export function checkTarget(t, variable) {
+  const { http, errors } = vu0;
+  errors.startErrorSeries();
+  matchServerName();
+  // A distinct User-Agent lets servers tell the check from the measured load.
+  const headers = Object.assign({}, t.params.headers, { 'User-Agent': 'bench-setup' });
+  const params = Object.assign({}, t.params, { headers, responseType: 'none' });
+  let last = '';
+  for (let attempt = 1; attempt <= 10; attempt++) {
+    const res = http.get(t.url, params);
+    if (res.status >= 200 && res.status < 400) return;
+    last = res.error ? `${res.error} (k6 error_code ${res.error_code})` : `HTTP ${res.status}`;
+    sleep(1);
+  }
+  throw new Error(`target ${t.url} (${variable}) does not answer: ${last}. `
+    + 'Check the URL, that the route exists and that the backend is up.');
+}

@@ -1,0 +1,16 @@
+// static: the published steady-state test. A constant rate through one path, nothing moving.
+// Reproduces: wrk -t2 -c1000 -d180s -R30000 against the ingress (open model, like wrk2).
+// Load: BENCH_RATE req/s for BENCH_DURATION (constant-arrival-rate), BENCH_CONNECTIONS pre-allocated
+//   VUs as the connection budget, keep-alive (BENCH_KEEPALIVE), BENCH_TIMEOUT per request.
+// Churn: none.
+// Thresholds: no dropped iterations. If k6 could not hold the rate the run fails (exit 99) and the
+//   summary says so: its latency would not be the latency at the target rate.
+import { runConfig } from './lib/run-config.js';
+import { steadyExperiment } from './lib/experiment.js';
+
+const experiment = steadyExperiment('static', runConfig(__ENV));
+
+export const options = experiment.options;
+export const setup = experiment.setup;
+export const load = experiment.load;
+export const handleSummary = experiment.handleSummary;

@@ -1,0 +1,638 @@
+// Unit tests of scenarios/lib, run by k6 itself (the same JS runtime as the scenarios):
+//   k6 run -q --log-format raw scenarios/tests/unit.js
+// Logs one "UNIT PASS <name>" or "UNIT FAIL <name>: <why>" line per case (console.log, on stderr) and
+// a closing "unit: N passed, N failed" line; k6 exits 99 when a case fails (threshold).
+import { Counter } from 'k6/metrics';
+import {
+  loadConfig, parseDuration, parseChurnPattern, parseLabelSelector, parseBool, parseUrl, DEFAULTS,
+} from '../lib/config.js';
+import { classifyError, ERROR_CAUSES, ERROR_CLASSES } from '../lib/errors.js';
+import { newConvergenceTracker } from '../lib/convergence.js';
+import {
+  buildSummary, droppedBecause, formatText, summaryOutputs, summaryThresholds, table, SCHEMA, warnings,
+} from '../lib/summary-writer.js';
+import {
+  GC_CPU_LIMIT, runtimeVerdict, SCHED_LIMIT_P99_MS, THROTTLED_LIMIT, throttleVerdict,
+} from '../lib/lag.js';
+import { kubeCalls, RESTORE_ANNOTATION } from '../lib/kube.js';
+import { judgeStep, kneeRate } from '../lib/knee.js';
+import { buildRoute, preReadyBucket, routeHost, runLabel, ROUTE_LABEL } from '../lib/routes.js';
+
+const { matchesLabels, isPodReady, scaleDeployment, restartDeployment, restoreDeployment } = kubeCalls();
+
+const failures = new Counter('unit_failures');
+
+// README.md is where users read the variables and error classes: the checks below compare the code
+// with it (init context; k6 resolves the path from this file's directory).
+const README = open('../../README.md');
+
+export const options = {
+  iterations: 1,
+  vus: 1,
+  thresholds: { unit_failures: ['count==0'] },
+};
+
+let passed = 0;
+let failed = 0;
+
+function check(name, fn) {
+  try {
+    fn();
+    passed += 1;
+    console.log(`UNIT PASS ${name}`);
+  } catch (e) {
+    failed += 1;
+    failures.add(1);
+    console.log(`UNIT FAIL ${name}: ${e && e.message ? e.message : e}`);
+  }
+}
+
+function eq(actual, expected, what) {
+  const a = JSON.stringify(actual);
+  const b = JSON.stringify(expected);
+  if (a !== b) throw new Error(`${what || 'value'}: expected ${b}, got ${a}`);
+}
+
+function throwsWith(fn, pattern) {
+  try {
+    fn();
+  } catch (e) {
+    if (!pattern.test(String(e.message))) throw new Error(`error "${e.message}" does not match ${pattern}`);
+    return;
+  }
+  throw new Error(`expected an error matching ${pattern}`);
+}
+
+// readmeVariables(): {name: default} from README's "Scenario configuration" table. A default cell is
+// a `literal`, "empty", or "= <what it derives from>" (empty in DEFAULTS); anything else is an error.
+function readmeVariables() {
+  const vars = {};
+  for (const line of README.split('\n')) {
+    const cells = line.split('|').map((c) => c.trim());
+    if (cells.length < 4 || !cells[1].startsWith('`BENCH_')) continue;
+    const literal = /^`([^`]*)`/.exec(cells[2]);
+    if (!literal && cells[2] !== 'empty' && !cells[2].startsWith('= ')) {
+      throw new Error(`README row ${cells[1]}: default "${cells[2]}" is not a \`literal\`, empty or = derived`);
+    }
+    for (const name of cells[1].match(/`BENCH_[A-Z_]+`/g)) vars[name.slice(1, -1)] = literal ? literal[1] : '';
+  }
+  return vars;
+}
+
+function configTests() {
+  check('config: defaults match the README table', () => {
+    const c = loadConfig({});
+    eq([c.targetUrl, c.path, c.rate, c.durationMs, c.connections, c.maxConnections, c.timeoutMs, c.keepalive,
+      c.insecureTls, c.namespace, c.deployment, c.testid, c.summaryDir],
+    ['http://127.0.0.1:8080', '/', 1000, 60000, 100, 100, 2000, true, true, 'default', 'bench-backend', 'local', '.']);
+    eq(c.churnPattern, [{ replicas: 5, holdMs: 12000 }, { replicas: 7, holdMs: 10000 }], 'pattern');
+    eq(c.podSelector, { 'app.kubernetes.io/component': 'backend' }, 'selector');
+  });
+  check('config: env wins over experiment overrides, empty means unset', () => {
+    eq(loadConfig({}, { BENCH_PATH: '/bytes/1m' }).path, '/bytes/1m');
+    eq(loadConfig({ BENCH_PATH: '/bytes/4k' }, { BENCH_PATH: '/bytes/1m' }).path, '/bytes/4k');
+    eq(loadConfig({ BENCH_PATH: '' }, { BENCH_PATH: '/bytes/1m' }).path, '/bytes/1m');
+  });
+  check('config: durations', () => {
+    eq([parseDuration('X', '500ms'), parseDuration('X', '12s'), parseDuration('X', '1m30s'), parseDuration('X', '2'),
+      parseDuration('X', '1h'), parseDuration('X', '1.5s')], [500, 12000, 90000, 2000, 3600000, 1500]);
+  });
+  for (const bad of ['abc', '-5s', '0s', '10x', '', '5s5']) {
+    check(`config: duration ${JSON.stringify(bad)} is refused with the variable name`, () => {
+      throwsWith(() => loadConfig({ BENCH_DURATION: bad === '' ? ' ' : bad }), /BENCH_DURATION=.*positive duration/);
+    });
+  }
+  check('config: negative rate names BENCH_RATE and the allowed range', () => {
+    throwsWith(() => loadConfig({ BENCH_RATE: '-5' }), /invalid BENCH_RATE="-5": expected a whole number from 1/);
+  });
+  check('config: zero and fractional connections are refused', () => {
+    throwsWith(() => loadConfig({ BENCH_CONNECTIONS: '0' }), /BENCH_CONNECTIONS="0"/);
+    throwsWith(() => loadConfig({ BENCH_CONNECTIONS: '1.5' }), /BENCH_CONNECTIONS="1.5"/);
+  });
+  check('config: max connections below connections is refused', () => {
+    throwsWith(() => loadConfig({ BENCH_CONNECTIONS: '10', BENCH_MAX_CONNECTIONS: '5' }),
+      /BENCH_MAX_CONNECTIONS="5": must be at least BENCH_CONNECTIONS \(10\)/);
+    eq(loadConfig({ BENCH_CONNECTIONS: '10', BENCH_MAX_CONNECTIONS: '50' }).maxConnections, 50);
+  });
+  check('config: churn pattern', () => {
+    eq(parseChurnPattern('P', '5:12s, 7:10s ,0:1m'), [{ replicas: 5, holdMs: 12000 }, { replicas: 7, holdMs: 10000 },
+      { replicas: 0, holdMs: 60000 }]);
+  });
+  for (const bad of ['5', '5:', 'x:1s', '5:12s,', '-1:5s', '5:0s', '1001:1s', '5:12s:3']) {
+    check(`config: churn pattern ${JSON.stringify(bad)} is refused`, () => {
+      throwsWith(() => loadConfig({ BENCH_CHURN_PATTERN: bad }), /invalid BENCH_CHURN_PATTERN=.*replicas:hold/);
+    });
+  }
+  check('config: booleans', () => {
+    eq([parseBool('B', 'true'), parseBool('B', 'FALSE'), parseBool('B', '1'), parseBool('B', 'no')], [true, false, true, false]);
+    throwsWith(() => loadConfig({ BENCH_KEEPALIVE: 'maybe' }), /BENCH_KEEPALIVE="maybe": expected true or false/);
+  });
+  check('config: URLs', () => {
+    eq(parseUrl('U', 'https://bench.local/'), 'https://bench.local');
+    eq(parseUrl('U', 'http://10.0.0.1:30080/prefix'), 'http://10.0.0.1:30080/prefix');
+    throwsWith(() => loadConfig({ BENCH_TARGET_URL: 'ftp://x' }), /BENCH_TARGET_URL="ftp:\/\/x": expected an http/);
+    throwsWith(() => loadConfig({ BENCH_URL_POD: '127.0.0.1:8080' }), /BENCH_URL_POD=/);
+    eq(loadConfig({ BENCH_URL_POD: 'http://p:8080' }).pathUrls, { pod: 'http://p:8080' });
+  });
+  check('config: path must start with /', () => {
+    throwsWith(() => loadConfig({ BENCH_PATH: 'bytes/4k' }), /BENCH_PATH="bytes\/4k": expected a path starting with \//);
+  });
+  check('config: label selector', () => {
+    eq(parseLabelSelector('S', 'a=b, app.kubernetes.io/name=bench'), { a: 'b', 'app.kubernetes.io/name': 'bench' });
+    throwsWith(() => loadConfig({ BENCH_POD_SELECTOR: 'app in (a,b)' }), /BENCH_POD_SELECTOR=.*key=value/);
+  });
+  check('config: names and test ids', () => {
+    throwsWith(() => loadConfig({ BENCH_NAMESPACE: 'Bad_NS' }), /BENCH_NAMESPACE="Bad_NS"/);
+    throwsWith(() => loadConfig({ BENCH_TESTID: 'a b' }), /BENCH_TESTID="a b"/);
+  });
+  check('config: environment (what the run ran on) is a flat JSON object', () => {
+    eq(loadConfig({}).environment, {});
+    eq(loadConfig({ BENCH_ENVIRONMENT: '{"controller_version": "v3.6.12", "backend_replicas": 5, "tls": true}' }).environment,
+      { controller_version: 'v3.6.12', backend_replicas: 5, tls: true });
+  });
+  for (const bad of ['{', '[1]', '"x"', '{"a": {"b": 1}}', '{"Bad Key": 1}', '{"a": null}']) {
+    check(`config: environment ${JSON.stringify(bad)} is refused`, () => {
+      throwsWith(() => loadConfig({ BENCH_ENVIRONMENT: bad }), /invalid BENCH_ENVIRONMENT=.*JSON object of snake_case keys/);
+    });
+  }
+  check('config: an unknown BENCH_ variable is refused with the allowed list', () => {
+    throwsWith(() => loadConfig({ BENCH_RATEE: '5' }), /unknown variable BENCH_RATEE: allowed are BENCH_TARGET_URL, .*BENCH_SUMMARY_DIR/);
+  });
+  check('config: Kubernetes service-link variables of a release named bench are ignored', () => {
+    const links = {
+      BENCH_BACKEND_SERVICE_HOST: '10.96.0.10', BENCH_BACKEND_SERVICE_PORT: '80',
+      BENCH_BACKEND_SERVICE_PORT_HTTP: '80', BENCH_BACKEND_PORT: 'tcp://10.96.0.10:80',
+      BENCH_BACKEND_NODEPORT_PORT_80_TCP: 'tcp://10.96.0.11:80', BENCH_BACKEND_NODEPORT_PORT_80_TCP_PORT: '80',
+      BENCH_BACKEND_NODEPORT_PORT_80_TCP_PROTO: 'tcp', BENCH_BACKEND_NODEPORT_PORT_80_TCP_ADDR: '10.96.0.11',
+    };
+    eq(loadConfig(links).rate, 1000);
+    throwsWith(() => loadConfig({ BENCH_RATE_PORT_X: '5' }), /unknown variable BENCH_RATE_PORT_X/);
+  });
+  check('config: tooling and non-BENCH variables are ignored', () => {
+    eq(loadConfig({ BENCH_ROOT: '/x', BENCH_CACHE: '/y', BENCH_TOOLS: '/z', HOME: '/root' }).rate, 1000);
+  });
+  check('config: each default, set explicitly, is accepted and gives the config of an unset variable', () => {
+    const unset = loadConfig({});
+    for (const [name, value] of Object.entries(DEFAULTS)) eq(loadConfig({ [name]: value }), unset, name);
+  });
+  check('config: README lists every variable with the default config.js has, and no other', () => {
+    const documented = readmeVariables();
+    eq(Object.keys(documented).sort(), Object.keys(DEFAULTS).sort(), 'variables in README vs config.js');
+    for (const [name, value] of Object.entries(DEFAULTS)) eq(documented[name], value, `README default of ${name}`);
+  });
+}
+
+function errorTests() {
+  // [status, error_code, message, written, tls] -> [class, cause]
+  const cases = [
+    [0, 1212, 'dial: connection refused', false, false, 'connection', 'refused'],
+    [0, 1210, 'dial: i/o timeout', false, false, 'connection', 'other'],
+    [0, 1211, 'dial: unknown', false, false, 'connection', 'other'],
+    [0, 1213, 'dial: unknown errno', false, false, 'connection', 'other'],
+    [0, 1101, 'lookup x: no such host', false, false, 'connection', 'dns'],
+    [0, 1301, 'tls: first record does not look like a TLS handshake', false, true, 'connection', 'tls_handshake'],
+    [0, 1310, 'x509: unknown authority', false, true, 'connection', 'tls_handshake'],
+    [0, 1311, 'x509: hostname', false, true, 'connection', 'tls_handshake'],
+    [0, 1050, 'request timeout', true, false, 'timeout', 'timeout'],
+    [0, 1050, 'request timeout', false, true, 'timeout', 'timeout'],
+    // a TLS handshake the server cut: k6 says EOF or reset, nothing was written
+    [0, 1000, 'EOF', false, true, 'connection', 'tls_handshake'],
+    [0, 1220, 'read: connection reset by peer', false, true, 'connection', 'tls_handshake'],
+    // a connect the server reset: k6's code is the read error's, the message says dial
+    [0, 1220, 'dial: connection reset by peer', false, false, 'connection', 'reset'],
+    [0, 1220, 'dial: connection reset by peer', true, false, 'connection', 'reset'],
+    // "dial" as a whole word only (regex-free in errors.js): a message that merely starts with it is not
+    [0, 1220, 'dial tcp 127.0.0.1:1: connection reset by peer', true, false, 'connection', 'reset'],
+    [0, 1000, 'dial', true, false, 'connection', 'other'], [0, 1000, 'dialer_EOF', true, false, 'read', 'eof'],
+    [0, 1000, 'dial9 EOF', true, false, 'read', 'eof'], [0, 1000, 'dial-up EOF', true, false, 'connection', 'other'],
+    // nothing written on plain HTTP: the connection failed on the way up
+    [0, 1220, 'write: connection reset by peer', false, false, 'connection', 'reset'],
+    [0, 1000, 'EOF', false, false, 'connection', 'other'],
+    // after the request was written
+    [0, 1000, 'EOF', true, false, 'read', 'eof'], [0, 1000, 'EOF', true, true, 'read', 'eof'],
+    [0, 1220, 'read: connection reset by peer', true, false, 'read', 'reset'],
+    [0, 1220, 'read: connection reset by peer', true, true, 'read', 'reset'],
+    [0, 1200, 'tcp error', true, false, 'read', 'other'], [0, 1201, 'write: broken pipe', true, false, 'read', 'other'],
+    [502, 1502, '', true, false, 'http_5xx', 'status'], [504, 1504, '', true, false, 'http_5xx', 'status'],
+    [500, 1500, '', true, false, 'http_5xx', 'status'], [404, 1404, '', true, false, 'http_4xx', 'status'],
+    [429, 1429, '', true, false, 'http_4xx', 'status'],
+    [0, 1020, 'invalid URL', false, false, 'other', 'other'], [0, 1630, 'http2', true, true, 'other', 'other'],
+    [0, 1701, 'decompression', true, false, 'other', 'other'], [0, 0, '', false, false, 'other', 'other'],
+  ];
+  for (const [status, code, message, written, tls, cls, cause] of cases) {
+    check(`errors: status ${status} code ${code} "${message}" written=${written} tls=${tls} -> ${cls}/${cause}`,
+      () => eq(classifyError(status, code, message, written, tls), { class: cls, cause }));
+  }
+  for (const status of [200, 204, 301]) {
+    check(`errors: status ${status} without error code is a success`, () => eq(classifyError(status, 0, '', true, false), null));
+  }
+  check('errors: every cause found above belongs to its class in ERROR_CAUSES', () => {
+    for (const [, , , , , cls, cause] of cases) {
+      if (!ERROR_CAUSES[cls].includes(cause)) throw new Error(`${cls}/${cause} missing from ERROR_CAUSES`);
+    }
+  });
+  check('errors: the classes are the README metrics table\'s, in its order', () => {
+    const row = /\| `bench_errors` \| Counter \| `class` = ([a-z0-9_, ]+);/.exec(README);
+    if (!row) throw new Error('README has no bench_errors row with "`class` = ...;"');
+    eq(ERROR_CLASSES, row[1].split(',').map((c) => c.trim()));
+  });
+}
+
+function convergenceTests() {
+  check('convergence: pods Ready at the first poll are the baseline, not events', () => {
+    const t = newConvergenceTracker();
+    t.podsReady(['a', 'b'], 0);
+    t.seen('a', 10);
+    t.tick(5000);
+    eq(t.take(), []);
+  });
+  check('convergence: added = Ready poll -> first response', () => {
+    const t = newConvergenceTracker();
+    t.podsReady(['a'], 0);
+    t.podsReady(['a', 'c'], 250);
+    t.seen('a', 300);
+    t.seen('c', 400);
+    t.seen('c', 450);
+    eq(t.take(), [{ event: 'added', ms: 150 }]);
+  });
+  check('convergence: a pod serving between two polls counts as 0 ms', () => {
+    const t = newConvergenceTracker();
+    t.podsReady(['a'], 0);
+    t.podsReady(['a'], 250);
+    t.seen('d', 300);
+    t.podsReady(['a', 'd'], 500);
+    eq(t.take(), [{ event: 'added', ms: 0 }]);
+  });
+  check('convergence: a pod seen long before it turned Ready again is pending, not 0', () => {
+    const t = newConvergenceTracker({ quietMs: 100 });
+    t.podsReady(['a', 'b'], 0);
+    t.seen('b', 10);
+    t.podsReady(['a'], 250);
+    t.tick(400);
+    eq(t.take(), [{ event: 'removed', ms: 0 }]);
+    t.podsReady(['a', 'b'], 5000);
+    t.seen('b', 5600);
+    eq(t.take(), [{ event: 'added', ms: 600 }]);
+  });
+  check('convergence: removed = not Ready poll -> last response, final after the quiet window', () => {
+    const t = newConvergenceTracker({ quietMs: 1500 });
+    t.podsReady(['a', 'd'], 0);
+    t.podsReady(['a'], 750);
+    t.seen('d', 900);
+    t.tick(2000);
+    eq(t.take(), [], 'still within the quiet window');
+    t.tick(2400);
+    eq(t.take(), [{ event: 'removed', ms: 150 }]);
+  });
+  check('convergence: a removed pod that never serves again converged in 0 ms', () => {
+    const t = newConvergenceTracker({ quietMs: 1000 });
+    t.podsReady(['a', 'b'], 0);
+    t.podsReady(['a'], 100);
+    t.tick(1100);
+    eq(t.take(), [{ event: 'removed', ms: 0 }]);
+  });
+  check('convergence: an added pod never seen is unconverged, not a number', () => {
+    const t = newConvergenceTracker({ giveUpMs: 1000 });
+    t.podsReady([], 0);
+    t.podsReady(['n'], 100);
+    t.tick(1200);
+    eq([t.take(), t.unconverged], [[], 1]);
+  });
+  check('convergence: finish() counts what is still pending', () => {
+    const t = newConvergenceTracker({ quietMs: 1000 });
+    t.podsReady(['a', 'b'], 0);
+    t.podsReady(['a', 'c'], 100);
+    t.seen('b', 150);
+    t.finish(500);
+    eq([t.take(), t.unconverged], [[], 2]);
+  });
+  check('convergence: empty pod names from responses without the header are ignored', () => {
+    const t = newConvergenceTracker();
+    t.podsReady([], 0);
+    t.seen(undefined, 5);
+    t.seen('', 6);
+    eq(t.lastSeen.size, 0);
+  });
+}
+
+// fakeData: the handleSummary data shape k6 v0.51 passes (only the keys the summary reads).
+function fakeData(over) {
+  const metrics = {};
+  const counter = (n) => ({ type: 'counter', values: { count: n, rate: n / 10 } });
+  const trend = (v) => ({ type: 'trend', values: v });
+  metrics['http_reqs{role:load}'] = counter(10000);
+  // k6 tags dropped_iterations with `scenario` only (never role): the summary reads the plain metric.
+  metrics.dropped_iterations = counter(0);
+  metrics['data_received{role:load}'] = counter(2048000);
+  metrics['http_req_duration{role:load}'] = trend({
+    count: 10000, min: 0.2, avg: 1.1, max: 30.2, 'p(50)': 0.9, 'p(90)': 1.5, 'p(99)': 4, 'p(99.9)': 9,
+    'p(99.99)': 20, 'p(99.999)': 28, 'p(99.9999)': 30.0004,
+  });
+  for (const c of ERROR_CLASSES) metrics[`bench_errors{role:load,class:${c}}`] = counter(c === 'http_5xx' ? 7 : 0);
+  metrics['bench_errors{role:load,class:http_5xx,cause:status}'] = counter(7);
+  metrics['bench_endpoint_convergence{event:added}'] = trend({ count: 3, max: 1500, 'p(50)': 800 });
+  metrics['bench_endpoint_convergence{event:removed}'] = trend({ count: 0, max: 0, 'p(50)': 0 });
+  metrics.bench_scale_events = counter(6);
+  Object.assign(metrics, over || {});
+  return { metrics, state: { testRunDurationMs: 11000 } };
+}
+
+function fakeReport(extra) {
+  const cfg = loadConfig({ BENCH_RATE: '1000', BENCH_DURATION: '10s', BENCH_TARGET_URL: 'https://bench.local' });
+  return Object.assign({
+    scenario: 'dynamic', cfg, targetUrl: cfg.targetUrl, path: '/', keepalive: true, rateTarget: 1000,
+    durationMs: 10000, churnPattern: '5:12s,7:10s', parts: [],
+  }, extra || {});
+}
+
+function summaryTests() {
+  check('summary: bench.summary/v1 shape and numbers', () => {
+    const s = buildSummary(fakeData(), fakeReport(), { testid: 'run-1', controller: 'traefik' });
+    eq(Object.keys(s), ['schema', 'testid', 'scenario', 'controller', 'settings', 'requests', 'latency_ms', 'errors',
+      'error_causes', 'convergence_ms', 'scale_events', 'by_path', 'throughput', 'runner'], 'keys');
+    eq([s.schema, s.testid, s.scenario, s.controller], [SCHEMA, 'run-1', 'dynamic', 'traefik']);
+    eq(s.settings, { target_url: 'https://bench.local', path: '/', rate: 1000, duration_s: 10, connections: 100,
+      timeout_s: 2, keepalive: true, tls: true, churn_pattern: '5:12s,7:10s', runner_share: 1,
+      replays: 'counted_as_read_errors', environment: {} });
+    eq([s.error_causes.http_5xx, s.error_causes.read], [{ status: 7 }, { other: 0, reset: 0, eof: 0, replayed: 0 }],
+      'causes read from their own sub-metrics');
+    eq(s.requests, { total: 10000, rate_target: 1000, rate_achieved: 1000, dropped_iterations: 0, dropped_because: null });
+    eq(s.latency_ms, { min: 0.2, avg: 1.1, max: 30.2, p50: 0.9, p90: 1.5, p99: 4, 'p99.9': 9, 'p99.99': 20,
+      'p99.999': 28, 'p99.9999': 30 });
+    eq(s.errors, { connection: 0, timeout: 0, read: 0, http_5xx: 7, http_4xx: 0, other: 0 });
+    eq(s.convergence_ms, { added: { count: 3, p50: 800, max: 1500 }, removed: { count: 0, p50: null, max: null } });
+    eq([s.scale_events, s.by_path, s.throughput.bytes_received], [6, {}, 2048000]);
+  });
+  check('summary: testid falls back to BENCH_TESTID, controller to null', () => {
+    const s = buildSummary(fakeData(), fakeReport(), {});
+    eq([s.testid, s.controller], ['local', null]);
+  });
+  check('summary: zero requests gives null latencies, not zeros', () => {
+    const s = buildSummary(fakeData({ 'http_reqs{role:load}': { values: { count: 0 } },
+      'http_req_duration{role:load}': { values: { count: 0, min: 0, max: 0 } } }), fakeReport(), {});
+    eq([s.requests.total, s.latency_ms.p50, s.latency_ms.max], [0, null, null]);
+    if (!warnings(s).some((w) => /no request completed/.test(w))) throw new Error('no warning for zero requests');
+  });
+  check('summary: by_path from parts', () => {
+    const over = {
+      'http_reqs{scenario:pod_4k}': { values: { count: 500 } },
+      'dropped_iterations{scenario:pod_4k}': { values: { count: 2 } },
+      'http_req_duration{scenario:pod_4k}': { values: { count: 500, min: 1, avg: 2, max: 3, 'p(50)': 2 } },
+      'bench_errors{scenario:pod_4k,class:timeout}': { values: { count: 4 } },
+    };
+    const s = buildSummary(fakeData(over), fakeReport({ parts: [{ name: 'pod-4k', scenario: 'pod_4k', rateTarget: 100,
+      durationMs: 5000 }] }), {});
+    eq(s.by_path['pod-4k'].requests, { total: 500, rate_target: 100, rate_achieved: 100, dropped_iterations: 2 });
+    eq([s.by_path['pod-4k'].latency_ms.p50, s.by_path['pod-4k'].errors.timeout, s.by_path['pod-4k'].errors.read], [2, 4, 0]);
+  });
+  check('summary: thresholds name every sub-metric the summary reads', () => {
+    const t = summaryThresholds(fakeReport({ parts: [{ name: 'x', scenario: 'sx' }] }), { dropped_iterations: ['count==0'] });
+    for (const key of ['http_reqs{role:load}', 'http_req_duration{role:load}', 'dropped_iterations{scenario:sx}',
+      'bench_errors{role:load,class:other}', 'http_reqs{scenario:sx}', 'bench_errors{scenario:sx,class:read}',
+      'bench_endpoint_convergence{event:added}', 'bench_scale_events']) {
+      if (!t[key]) throw new Error(`missing ${key}`);
+    }
+    eq(t.dropped_iterations, ['count==0'], 'experiment threshold kept');
+    if (t['dropped_iterations{role:load}']) throw new Error('dropped_iterations{role:load} never gets a sample');
+  });
+  check('summary: text table has the published percentiles and error classes', () => {
+    const text = formatText(buildSummary(fakeData(), fakeReport(), { testid: 'run-1' }));
+    for (const want of ['p99.9999', 'p99.999', 'connection', 'timeout', 'read', '5xx', 'achieved/s', 'dropped',
+      'Endpoint convergence', 'scale events 6']) {
+      if (text.indexOf(want) < 0) throw new Error(`table lacks "${want}"`);
+    }
+    if (!/\n\s*load\s+1000\s+1000\.0\s+10000\s+0\n/.test(text)) throw new Error(`request row wrong:\n${text}`);
+  });
+  check('summary: dropped iterations are shouted', () => {
+    const s = buildSummary(fakeData({ dropped_iterations: { values: { count: 50 } } }), fakeReport(), {});
+    eq(s.requests.dropped_iterations, 50);
+    const text = formatText(s);
+    if (!/!! WARNING: k6 DROPPED 50 iterations/.test(text)) throw new Error(text);
+  });
+  check('summary: dropped iterations say whose fault: the target when the runner had CPU, else the runner', () => {
+    const s = buildSummary(fakeData({ dropped_iterations: { values: { count: 50 } } }), fakeReport(), {});
+    s.runner = Object.assign({}, s.runner, { cpu_bound: false, runtime_bound: false, cpu_throttled: false });
+    eq(droppedBecause(s), 'target');
+    if (!/50 requests could not be sent on time, a finding about the target/.test(formatText(s))) throw new Error(formatText(s));
+    s.runner.runtime_bound = true;
+    eq(droppedBecause(s), 'runner');
+    if (!/runner itself was short of CPU/.test(formatText(s))) throw new Error(formatText(s));
+  });
+  check('summary: the runner verdict reads the Go runtime (scheduling p99, GC share)', () => {
+    const under = [SCHED_LIMIT_P99_MS * 0.5, GC_CPU_LIMIT * 0.5];
+    eq([runtimeVerdict(under[0], under[1]), runtimeVerdict(SCHED_LIMIT_P99_MS + 0.5, under[1]),
+      runtimeVerdict(under[0], GC_CPU_LIMIT + 0.01), runtimeVerdict(null, null)], [false, true, true, null]);
+    const s = buildSummary(fakeData(), fakeReport(), {});
+    eq(typeof s.runner.sched_latency_ms.p99, 'number', 'this k6 has k6/x/bench: its runtime figures are read');
+    s.runner = Object.assign({}, s.runner, { runtime_bound: true, sched_latency_ms: { p99: 12 }, gc_cpu_fraction: 0.3 });
+    if (!/k6 runner PAUSED ITSELF: ready goroutines waited up to 12 ms/.test(formatText(s))) throw new Error(formatText(s));
+  });
+  check('summary: the runner verdict reads its cgroup (throttled share of quota periods; unknown, not ok, unread)', () => {
+    const read = { cgroup: 'v2 /sys/fs/cgroup', quota_cores: 0.25, periods: 100, throttled_periods: 60 };
+    eq([throttleVerdict(Object.assign({}, read, { throttled_ratio: THROTTLED_LIMIT / 2 })),
+      throttleVerdict(Object.assign({}, read, { throttled_ratio: 0.6 })),
+      throttleVerdict({ cgroup: 'v1 /sys/fs/cgroup/cpu', quota_cores: null, throttled_ratio: 0 }),
+      throttleVerdict({ cgroup: null, throttled_ratio: null, unknown_reason: 'no cpu.stat' }), throttleVerdict(undefined)],
+    [false, true, false, null, null]);
+    const s = buildSummary(fakeData({ dropped_iterations: { values: { count: 5 } } }), fakeReport(), {});
+    eq(typeof s.runner.cgroup_cpu.seconds, 'number', 'this k6 has k6/x/bench: its cgroup figures are read');
+    s.runner = Object.assign({}, s.runner, { cpu_bound: false, runtime_bound: false, cpu_throttled: true,
+      cgroup_cpu: Object.assign({}, s.runner.cgroup_cpu, read, { throttled_ratio: 0.6, throttled_ms: 900, cpu_cores_used: 0.24 }) });
+    eq(droppedBecause(s), 'runner');
+    const text = formatText(s);
+    if (!/k6 runner CPU-THROTTLED: its cgroup's CPU quota \(0.25 cores\) stopped it in 60.0% of the quota periods/.test(text)
+      || !/throttled in 60 of 100 periods \(60.0%, limit 5%\): THROTTLED/.test(text)) throw new Error(text);
+    s.runner.cpu_throttled = null;
+    s.runner.cgroup_cpu = Object.assign({}, s.runner.cgroup_cpu, { cgroup: null, unknown_reason: 'no cgroup cpu.stat found' });
+    if (!/runner CPU quota: unknown \(no cgroup cpu.stat found\)/.test(formatText(s))) throw new Error(formatText(s));
+  });
+  check('summary: outputs: stdout markers, summary.json and summary.txt in BENCH_SUMMARY_DIR', () => {
+    const s = buildSummary(fakeData(), fakeReport(), {});
+    const out = summaryOutputs(s, '/tmp/x');
+    eq(Object.keys(out).sort(), ['/tmp/x/summary.json', '/tmp/x/summary.txt', 'stdout']);
+    const m = /\nBENCH_SUMMARY_JSON_BEGIN\n(.*)\nBENCH_SUMMARY_JSON_END\n$/.exec(out.stdout);
+    if (!m) throw new Error('no JSON between the markers');
+    eq(JSON.parse(m[1]), JSON.parse(out['/tmp/x/summary.json']));
+    eq(Object.keys(summaryOutputs(s, './')).sort(), ['./summary.json', './summary.txt', 'stdout']);
+  });
+  check('summary: table aligns columns', () => {
+    eq(table(['a', 'bb'], [['xyz', '1'], ['q', '100']]), 'a     bb\nxyz    1\nq    100');
+  });
+}
+
+function kubeTests() {
+  check('kube: label selector matching', () => {
+    const pod = { metadata: { labels: { a: 'b', c: 'd' } } };
+    eq([matchesLabels(pod, { a: 'b' }), matchesLabels(pod, { a: 'x' }), matchesLabels({ metadata: {} }, { a: 'b' })],
+      [true, false, false]);
+  });
+  check('kube: readiness from conditions, terminating pods are not Ready', () => {
+    const ready = { metadata: {}, status: { conditions: [{ type: 'Ready', status: 'True' }] } };
+    const notReady = { metadata: {}, status: { conditions: [{ type: 'Ready', status: 'False' }] } };
+    const terminating = { metadata: { deletionTimestamp: '2026-01-01T00:00:00Z' }, status: ready.status };
+    eq([isPodReady(ready), isPodReady(notReady), isPodReady(terminating), isPodReady({ metadata: {}, status: {} })],
+      [true, false, false, false]);
+  });
+}
+
+// A Deployment behind a fake client: get returns a copy, update stores one and counts it (the real
+// API server with Go-map objects: ci/test/scenarios/test_churn.py).
+function fakeBackend(replicas, templateAnnotations) {
+  const api = {
+    updates: 0,
+    obj: {
+      metadata: { name: 'bench-backend', namespace: 'bench', annotations: { keep: 'me' } },
+      spec: { replicas, template: { metadata: { annotations: Object.assign({}, templateAnnotations) } } },
+    },
+    get() { return JSON.parse(JSON.stringify(api.obj)); },
+    update(o) { api.updates += 1; api.obj = JSON.parse(JSON.stringify(o)); },
+  };
+  return api;
+}
+const RESTORE_CFG = { namespace: 'bench', deployment: 'bench-backend', testid: 'run-1' };
+const RESTARTED = 'kubectl.kubernetes.io/restartedAt';
+const recordOf = (api) => JSON.parse(api.obj.metadata.annotations[RESTORE_ANNOTATION]);
+
+function restoreTests() {
+  check('restore: the first change records the starting replicas in the same update', () => {
+    const api = fakeBackend(5, {});
+    scaleDeployment(api, RESTORE_CFG, 7);
+    eq([api.updates, api.obj.spec.replicas, recordOf(api).replicas, recordOf(api).set.replicas, recordOf(api).testid],
+      [1, 7, 5, 7, 'run-1']);
+  });
+  check('restore: later changes keep the first record and note what they set', () => {
+    const api = fakeBackend(5, {});
+    scaleDeployment(api, RESTORE_CFG, 7);
+    scaleDeployment(api, RESTORE_CFG, 3);
+    eq([recordOf(api).replicas, recordOf(api).set.replicas], [5, 3]);
+  });
+  check('restore: puts replicas back and removes the record, other annotations stay', () => {
+    const api = fakeBackend(5, {});
+    scaleDeployment(api, RESTORE_CFG, 7);
+    const done = restoreDeployment(api, RESTORE_CFG);
+    eq([api.obj.spec.replicas, RESTORE_ANNOTATION in api.obj.metadata.annotations, api.obj.metadata.annotations.keep],
+      [5, false, 'me']);
+    if (!/replicas 7 -> 5/.test(done)) throw new Error(`restore said: ${done}`);
+  });
+  check('restore: a rolling restart gets the original pod template back (annotation removed)', () => {
+    const api = fakeBackend(5, { 'checksum/config': 'abc' });
+    restartDeployment(api, RESTORE_CFG, Date.UTC(2026, 0, 1));
+    eq(api.obj.spec.template.metadata.annotations[RESTARTED], '2026-01-01T00:00:00.000Z');
+    restoreDeployment(api, RESTORE_CFG);
+    eq(api.obj.spec.template.metadata.annotations, { 'checksum/config': 'abc' });
+  });
+  check('restore: an earlier restartedAt is put back, not removed', () => {
+    const api = fakeBackend(5, { [RESTARTED]: 'before' });
+    restartDeployment(api, RESTORE_CFG, Date.UTC(2026, 0, 1));
+    restoreDeployment(api, RESTORE_CFG);
+    eq(api.obj.spec.template.metadata.annotations[RESTARTED], 'before');
+  });
+  check('restore: replicas someone else changed after the churn stay as they set them', () => {
+    const api = fakeBackend(5, {});
+    scaleDeployment(api, RESTORE_CFG, 7);
+    api.obj.spec.replicas = 3; // e.g. helm upgrade --set backend.replicas=3 after a killed run
+    const done = restoreDeployment(api, RESTORE_CFG);
+    eq([api.obj.spec.replicas, RESTORE_ANNOTATION in api.obj.metadata.annotations], [3, false]);
+    if (!/left at 3/.test(done)) throw new Error(`restore said: ${done}`);
+  });
+  check('restore: no record, no update', () => {
+    const api = fakeBackend(5, {});
+    eq([restoreDeployment(api, RESTORE_CFG), api.updates], [null, 0]);
+  });
+  check('restore: a change that changes nothing writes no record', () => {
+    const api = fakeBackend(5, {});
+    eq([scaleDeployment(api, RESTORE_CFG, 5), api.updates], [false, 0]);
+  });
+  check('restore: a foreign annotation value is refused, naming the annotation', () => {
+    const api = fakeBackend(5, {});
+    api.obj.metadata.annotations[RESTORE_ANNOTATION] = 'not json';
+    throwsWith(() => restoreDeployment(api, RESTORE_CFG), /bench\/churn-restore .* is not a bench restore record/);
+  });
+}
+
+function kneeTests() {
+  const budget = { p99Ms: 50, errorRatio: 0.001 };
+  const noErrors = { connection: 0, timeout: 0, read: 0, http_5xx: 0, http_4xx: 0, other: 0 };
+  const req = (total, achieved, dropped, share) => ({ total, rate_target: 100 * (share || 1), rate_achieved: achieved,
+    dropped_iterations: dropped });
+  check('knee: a step within every limit is ok', () => {
+    eq(judgeStep(100, req(1000, 100, 0), { p99: 10 }, noErrors, budget),
+      { rate_target: 100, rate_target_run: 100, rate_achieved: 100, p99_ms: 10, error_ratio: 0, dropped_iterations: 0,
+        ok: true });
+  });
+  check('knee: one of two runners judges its own half of the step', () => {
+    const j = judgeStep(100, req(500, 49.5, 0, 0.5), { p99: 10 }, noErrors, budget);
+    eq([j.ok, j.rate_target, j.rate_target_run], [true, 50, 100]);
+    eq(judgeStep(100, req(500, 45, 0, 0.5), { p99: 10 }, noErrors, budget).ok, false);
+  });
+  check('knee: each broken limit fails the step', () => {
+    eq([
+      judgeStep(100, req(1000, 100, 1), { p99: 10 }, noErrors, budget).ok,
+      judgeStep(100, req(1000, 90, 0), { p99: 10 }, noErrors, budget).ok,
+      judgeStep(100, req(1000, 100, 0), { p99: 51 }, noErrors, budget).ok,
+      judgeStep(100, req(1000, 100, 0), { p99: 10 }, Object.assign({}, noErrors, { read: 2 }), budget).ok,
+      judgeStep(100, req(0, 0, 0), { p99: null }, noErrors, budget).ok,
+    ], [false, false, false, false, false]);
+  });
+  check('knee: highest ok step, null when none', () => {
+    eq(kneeRate([{ rate_target: 10, ok: true }, { rate_target: 20, ok: true }, { rate_target: 30, ok: false }]), 20);
+    eq(kneeRate([{ rate_target: 10, ok: false }]), null);
+  });
+}
+
+function routeTests() {
+  check('routes: config defaults and overrides', () => {
+    const c = loadConfig({ BENCH_NAMESPACE: 'ns1' });
+    eq(c.routes.kinds, ['httproute']);
+    eq(c.gateway, { name: 'bench', namespace: 'ns1', listener: '' });
+    eq(c.routes.backends, [{ name: 'bench-backend', port: 80 }, { name: 'bench-backend-headless', port: 8080 }]);
+    eq(loadConfig({ BENCH_ROUTE_KIND: 'both' }).routes.kinds, ['httproute', 'ingress']);
+    eq(loadConfig({}, { BENCH_ROUTE_COUNT: '1000' }).routes.count, 1000);
+    eq(loadConfig({ BENCH_ROUTE_COUNT: '7' }, { BENCH_ROUTE_COUNT: '1000' }).routes.count, 7);
+    eq(loadConfig({ BENCH_URL_GATEWAY: 'http://gw.example:8080/' }).pathUrls.gateway, 'http://gw.example:8080');
+  });
+  check('routes: bad values name the variable and what is allowed', () => {
+    throwsWith(() => loadConfig({ BENCH_ROUTE_KIND: 'grpcroute' }), /invalid BENCH_ROUTE_KIND="grpcroute": expected httproute, ingress or both/);
+    throwsWith(() => loadConfig({ BENCH_ROUTE_COUNT: '10001' }), /BENCH_ROUTE_COUNT="10001": expected a whole number from 1 to 10000/);
+    throwsWith(() => loadConfig({ BENCH_ROUTE_INTERVAL: '0s' }), /BENCH_ROUTE_INTERVAL="0s"/);
+    throwsWith(() => loadConfig({ BENCH_ROUTE_BACKENDS: 'svc' }), /BENCH_ROUTE_BACKENDS="svc": expected comma-separated service:port/);
+    throwsWith(() => loadConfig({ BENCH_ROUTE_BACKENDS: 'svc:70000' }), /BENCH_ROUTE_BACKENDS/);
+    throwsWith(() => loadConfig({ BENCH_ROUTE_DOMAIN: 'Routes.Example' }), /BENCH_ROUTE_DOMAIN/);
+    throwsWith(() => loadConfig({ BENCH_GATEWAY_LISTENER: 'Web_1' }), /BENCH_GATEWAY_LISTENER="Web_1": expected empty or a DNS label/);
+    throwsWith(() => loadConfig({ BENCH_URL_GATEWAY: 'gw:80' }), /BENCH_URL_GATEWAY/);
+  });
+  check('routes: an HTTPRoute and an Ingress for route 3, labelled with the run', () => {
+    const c = loadConfig({ BENCH_NAMESPACE: 'ns1', BENCH_GATEWAY_NAMESPACE: 'gw-ns', BENCH_GATEWAY_LISTENER: 'web',
+      BENCH_INGRESS_CLASS: 'traefik', BENCH_TESTID: 'run-1.' });
+    const h = buildRoute(c, 'httproute', 3, { name: 'svc', port: 80 });
+    eq(h.metadata, { name: 'bench-route-h-3', namespace: 'ns1', labels: { [ROUTE_LABEL]: 'run-1' } });
+    eq(h.spec.parentRefs, [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'bench', namespace: 'gw-ns', sectionName: 'web' }]);
+    eq(h.spec.hostnames, ['h-3.routes.bench.local']);
+    eq(h.spec.rules[0].backendRefs, [{ group: '', kind: 'Service', name: 'svc', port: 80 }]);
+    const i = buildRoute(c, 'ingress', 3, { name: 'svc', port: 80 });
+    eq([i.metadata.name, i.spec.ingressClassName, i.spec.rules[0].host, i.spec.rules[0].http.paths[0].backend.service],
+      ['bench-route-i-3', 'traefik', 'i-3.routes.bench.local', { name: 'svc', port: { number: 80 } }]);
+    eq([routeHost(c, 'ingress', 12), runLabel(c)], ['i-12.routes.bench.local', 'run-1']);
+  });
+  check('routes: probe answers before the first 200, by bucket', () => {
+    eq([200, 404, 503, 0, 302, 403, 502, 204].map(preReadyBucket),
+      [null, '404', '503', 'no_response', '3xx', 'other_4xx', 'other_5xx', 'other']);
+  });
+}
+
+export default function () {
+  configTests();
+  routeTests();
+  errorTests();
+  convergenceTests();
+  summaryTests();
+  kubeTests();
+  restoreTests();
+  kneeTests();
+  console.log(`unit: ${passed} passed, ${failed} failed`);
+}
+
+// The k6 end-of-test summary would only repeat the threshold: print nothing.
+export function handleSummary() {
+  return {};
+}

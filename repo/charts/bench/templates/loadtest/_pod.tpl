@@ -1,0 +1,122 @@
+{{/* bench.loadtest.pod (dict "root" $ "initializer" BOOL): pod spec of the TestRun's runners and
+initializer. The initializer gets a fixed BENCH_URL_NODEPORT: k6-operator pastes the initializer's
+env into a `sh -c` line, where Kubernetes' $(NODE_IP) would run as a command substitution. */}}
+{{- define "bench.loadtest.pod" -}}
+{{- $root := .root }}
+{{- $lt := $root.Values.loadtest }}
+{{- $urls := dict "ingress" (include "bench.url.ingress" $root) "clusterip" (include "bench.url.clusterip" $root) "nodeport" (include "bench.url.nodeport" $root) "pod" (include "bench.url.pod" $root) "gateway" (include "bench.url.gateway" $root) }}
+{{- $gw := $root.Values.routes.gateway }}
+{{- $routes := eq (include "bench.routes.selected" $root) "true" }}
+{{- if .initializer }}
+{{- $_ := set $urls "nodeport" (printf "http://127.0.0.1:%d" (int $root.Values.routes.nodePort.port)) }}
+{{- end }}
+{{- $remoteWrite := include "bench.remoteWriteUrl" $root }}
+image: {{ include "bench.image" $lt.runner.image }}
+imagePullPolicy: {{ $lt.runner.image.pullPolicy }}
+serviceAccountName: {{ include "bench.fullname" $root }}-loadtest
+metadata:
+  labels:
+    {{- include "bench.selectorLabels" $root | nindent 4 }}
+    app.kubernetes.io/component: loadtest
+    bench/testid: {{ include "bench.runId" $root | quote }}
+{{- with $lt.runner.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+securityContext:
+  runAsNonRoot: true
+  runAsUser: 65532
+  runAsGroup: 65532
+  seccompProfile:
+    type: RuntimeDefault
+containerSecurityContext:
+  {{- include "bench.containerSecurityContext" $root | nindent 2 }}
+{{- with $lt.runner.resources }}
+resources:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with $lt.runner.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with $lt.runner.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with $lt.runner.affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+env:
+  # the runner's node, for the NodePort URL (not a BENCH_* name: scenarios reject unknown ones)
+  - name: NODE_IP
+    valueFrom:
+      fieldRef:
+        fieldPath: status.hostIP
+  - {name: BENCH_TARGET_URL, value: {{ get $urls $lt.target | quote }}}
+  - {name: BENCH_TARGET_HOST, value: {{ include "bench.targetHost" $root | quote }}}
+  - {name: BENCH_PATH, value: {{ $lt.path | quote }}}
+  - {name: BENCH_URL_INGRESS, value: {{ get $urls "ingress" | quote }}}
+  - {name: BENCH_URL_CLUSTERIP, value: {{ get $urls "clusterip" | quote }}}
+  - {name: BENCH_URL_NODEPORT, value: {{ get $urls "nodeport" | quote }}}
+  - {name: BENCH_URL_POD, value: {{ get $urls "pod" | quote }}}
+  # a route experiment probes its HTTPRoutes through the plain-HTTP routes listener (bench.url.routesGateway)
+  - {name: BENCH_URL_GATEWAY, value: {{ ternary (include "bench.url.routesGateway" $root) (get $urls "gateway") $routes | quote }}}
+  # the Gateway the route experiments attach their HTTPRoutes to (parentRefs); empty without routes.gateway
+  - {name: BENCH_GATEWAY_NAME, value: {{ ternary (include "bench.gateway.name" $root) "" $gw.enabled | quote }}}
+  - {name: BENCH_GATEWAY_NAMESPACE, value: {{ ternary (include "bench.gateway.namespace" $root) "" $gw.enabled | quote }}}
+  - {name: BENCH_GATEWAY_LISTENER, value: {{ ternary (ternary (include "bench.routes.listenerName" $root) (include "bench.gateway.sectionName" $root) $routes) "" $gw.enabled | quote }}}
+  # route experiments (loadtest.routes; empty = the scenario's default)
+  - {name: BENCH_INGRESS_CLASS, value: {{ include "bench.ingressClassName" $root | quote }}}
+  - {name: BENCH_ROUTE_KIND, value: {{ $lt.routes.kind | quote }}}
+  - {name: BENCH_ROUTE_COUNT, value: {{ $lt.routes.count | toString | quote }}}
+  - {name: BENCH_ROUTE_INTERVAL, value: {{ $lt.routes.interval | quote }}}
+  - {name: BENCH_ROUTE_TIMEOUT, value: {{ $lt.routes.timeout | quote }}}
+  - {name: BENCH_ROUTE_DOMAIN, value: {{ $lt.routes.domain | quote }}}
+  - {name: BENCH_ROUTE_BACKENDS, value: {{ include "bench.routes.backends" $root | quote }}}
+  - {name: BENCH_RATE, value: {{ $lt.rate | toString | quote }}}
+  - {name: BENCH_DURATION, value: {{ $lt.duration | quote }}}
+  - {name: BENCH_CONNECTIONS, value: {{ $lt.connections | toString | quote }}}
+  - {name: BENCH_MAX_CONNECTIONS, value: {{ include "bench.loadtest.maxConnections" $root | quote }}}
+  - {name: BENCH_TIMEOUT, value: {{ $lt.timeout | quote }}}
+  - {name: BENCH_KEEPALIVE, value: {{ $lt.keepalive | toString | quote }}}
+  - {name: BENCH_INSECURE_TLS, value: {{ $lt.insecureTls | toString | quote }}}
+  - {name: BENCH_NAMESPACE, value: {{ $root.Release.Namespace | quote }}}
+  - {name: BENCH_DEPLOYMENT, value: {{ include "bench.backend.fullname" $root | quote }}}
+  - {name: BENCH_POD_SELECTOR, value: {{ printf "app.kubernetes.io/name=%s,app.kubernetes.io/instance=%s,app.kubernetes.io/component=backend" (include "bench.name" $root) $root.Release.Name | quote }}}
+  - {name: BENCH_CHURN_PATTERN, value: {{ $lt.churn.pattern | quote }}}
+  - {name: BENCH_PODKILL_INTERVAL, value: {{ $lt.churn.podkillInterval | quote }}}
+  - {name: BENCH_ROLL_INTERVAL, value: {{ $lt.churn.rollInterval | quote }}}
+  - {name: BENCH_TESTID, value: {{ include "bench.runId" $root | quote }}}
+  - {name: BENCH_SUMMARY_DIR, value: /tmp}
+  # the garbage collector held off so its pauses stay out of the tails (loadtest.runner.gc)
+  {{- include "bench.loadtest.gcEnv" $root | nindent 2 }}
+  - {name: K6_NO_USAGE_REPORT, value: "true"}
+  - {name: K6_AUTO_EXTENSION_RESOLUTION, value: "false"}
+  {{- if $remoteWrite }}
+  - {name: K6_PROMETHEUS_RW_SERVER_URL, value: {{ $remoteWrite | quote }}}
+  - {name: K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM, value: "true"}
+  {{- end }}
+  {{- if not .initializer }}
+  # what the run ran on, for the summary's settings.environment (runners only: the initializer
+  # pastes its env into a `sh -c` line, where JSON quotes would break it)
+  - {name: BENCH_ENVIRONMENT, value: {{ include "bench.loadtest.environment" $root | quote }}}
+  {{- end }}
+  {{- range $name, $value := $lt.extraEnv }}
+  - {name: {{ $name }}, value: {{ $value | toString | quote }}}
+  {{- end }}
+volumes:
+  - name: scenarios
+    configMap:
+      name: {{ include "bench.fullname" $root }}-scenarios
+      items:
+        {{- range $path, $_ := $root.Files.Glob "scenarios/{*.js,lib/*.js}" }}
+        - key: {{ include "bench.scenarioKey" $path }}
+          path: {{ trimPrefix "scenarios/" $path }}
+        {{- end }}
+  - name: tmp
+    emptyDir: {}
+volumeMounts:
+  - {name: scenarios, mountPath: /bench/scenarios, readOnly: true}
+  - {name: tmp, mountPath: /tmp}
+{{- end }}

@@ -1,0 +1,1 @@
+"""bench report generator (dashboards/report/report.sh)."""

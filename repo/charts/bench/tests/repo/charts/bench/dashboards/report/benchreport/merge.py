@@ -1,0 +1,487 @@
+"""One merged bench.summary/v1 per run, from the series every k6 runner remote-writes to Prometheus.
+
+k6-operator splits a run over N runner pods (execution segments); each prints its own summary of its
+own share, and the pods (and their logs) go away. Every runner also remote-writes cumulative
+counters and native histograms tagged with the run id (testid) and its instance_id, so the whole run
+can be rebuilt from Prometheus afterwards:
+- counts (requests, error classes, dropped iterations, bytes, scale events) are the sum over runners
+  of each series' last value: k6's counters start at 0 in each runner, so the last sample is the total;
+- percentiles come from histogram_quantile over the SUM of the runners' cumulative native
+  histograms at the end of the run (the buckets of one schema add up exactly; percentiles of
+  runners are never averaged), so the merged
+  p99 is as exact as one bucket: k6 writes schema 3 (bucket factor 1.1 -> 2^(1/8) = 1.0905), about
+  9% relative width at any percentile (dashboards/report/README.md, "How exact are merged percentiles");
+- the runner verdicts (lag, Go runtime, cgroup CPU throttling) are computed per runner (instance_id),
+  with the limits of scenarios/lib/lag.js.
+Prometheus knows nothing of the run's settings (target rate, duration, connections): they come from
+the chart values, a runner's own summary, or the command line (results.py)."""
+
+import math
+import os
+import re
+
+from .prometheus import selector
+from .summary import ERROR_CLASSES, PERCENTILES, SCHEMA
+
+LAG_JS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "scenarios", "lib", "lag.js")
+# Samples that arrive a little before the first request sample (setup's zero error series) or
+# after it (the last flush): the window reaches this far beyond the run's request samples.
+WINDOW_MARGIN_S = 60
+
+
+class MergeError(RuntimeError):
+    """The run cannot be merged (no series for the run id); the message says what was looked for."""
+
+
+# The runner verdicts' limits, as scenarios/lib/lag.js exports them (the one place they live);
+# the runtime ones are optional (a lag.js without the Go-runtime witnesses).
+LIMIT_NAMES = {"LAG_LIMIT_MS": True, "LAG_LIMIT_P99_MS": True, "SCHED_LIMIT_P99_MS": False, "GC_CPU_LIMIT": False,
+               "THROTTLED_LIMIT": False}
+
+
+def lag_limits(path=LAG_JS):
+    """{name: number or None} of LIMIT_NAMES read from scenarios/lib/lag.js."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise MergeError(f"cannot read the runner-lag limits from {path}: {e.strerror}") from e
+    limits = {}
+    for name, required in LIMIT_NAMES.items():
+        m = re.search(rf"export const {name} = ([0-9.]+);", text)
+        if not m and required:
+            raise MergeError(f"{path} has no 'export const {name} = <number>;' line")
+        limits[name] = float(m.group(1)) if m else None
+    return limits
+
+
+def lag_cpu_bound(p95, p99, limits):
+    """The verdict of lag.js lagCpuBound: None without samples."""
+    if p95 is None:
+        return None
+    return p95 > limits["LAG_LIMIT_MS"] or (p99 is not None and p99 > limits["LAG_LIMIT_P99_MS"])
+
+
+def runtime_bound(sched_p99_ms, gc_cpu, limits):
+    """The verdict of lag.js runtimeVerdict: None without the runtime's figures or limits."""
+    if sched_p99_ms is None or limits["SCHED_LIMIT_P99_MS"] is None:
+        return None
+    return sched_p99_ms > limits["SCHED_LIMIT_P99_MS"] or (
+        gc_cpu is not None and limits["GC_CPU_LIMIT"] is not None and gc_cpu > limits["GC_CPU_LIMIT"])
+
+
+def cpu_throttled(ratio, limits):
+    """The verdict of lag.js throttleVerdict: None without the cgroup's figure (not read) or limit."""
+    if ratio is None or limits["THROTTLED_LIMIT"] is None:
+        return None
+    return ratio > limits["THROTTLED_LIMIT"]
+
+
+def _round(v, digits=3):
+    if v is None or not math.isfinite(v):
+        return None
+    return round(v, digits)
+
+
+def _value(result_entry):
+    v = float(result_entry["value"][1])
+    return v if math.isfinite(v) else None
+
+
+def _int(v):
+    return int(round(v)) if v is not None else 0
+
+
+class RunQueries:
+    """The run's whole-run totals: each query evaluated once, at the end of the run, over a window
+    that holds every sample of the run."""
+
+    def __init__(self, prom, testid, first, last):
+        self.prom = prom
+        self.testid = testid
+        # Just after the last sample: instant selectors see every series' last sample.
+        self.at = last + 1
+        self.window = f"{int(math.ceil(self.at - first)) + WINDOW_MARGIN_S}s"
+
+    def last(self, metric, sel):
+        """last_over_time of every counter series of metric{sel}: each series' total."""
+        return f"last_over_time({metric}{sel}[{self.window}])"
+
+    @staticmethod
+    def hist(metric, sel):
+        """Every native-histogram series of metric{sel} at the end of the run: each one's cumulative
+        histogram. Prometheus 2.42 has no last_over_time for native histograms, so this is the plain
+        selector, which sees a series whose last sample lies within the 5 min lookback before the
+        end; merge_run compares the histogram's count with the request counter to catch the rest."""
+        return f"{metric}{sel}"
+
+    def vector(self, query):
+        return self.prom.query(query, self.at)
+
+    def scalar(self, query):
+        res = self.vector(query)
+        return _value(res[0]) if res else None
+
+    def by(self, query, label):
+        """{label value: number} of an instant vector (a missing label reads "")."""
+        return {r["metric"].get(label, ""): _value(r) for r in self.vector(query)}
+
+
+def _runner_key(instance_id):
+    return instance_id or "untagged"
+
+
+def bucket_ratio(prom_histogram):
+    """upper/lower bound of the first positive bucket of a histogram from the query API, or None."""
+    for bucket in prom_histogram.get("buckets") or []:
+        lower, upper = float(bucket[1]), float(bucket[2])
+        if lower > 0 and upper > lower:
+            return upper / lower
+    return None
+
+
+def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None):
+    """The merged bench.summary/v1 dict of run `testid`. settings: the settings object (rate and
+    duration_s used for the achieved rate; duration_s None = measured from the samples)."""
+    span = prom.locate_run(testid, lookback_s)
+    if span is None:
+        known = prom.testids(lookback_s)
+        raise MergeError(f"Prometheus at {prom.url} has no k6_http_reqs_total series with testid={testid} "
+                         f"in the last {lookback_s / 3600:g} h; run ids it has: "
+                         f"{', '.join(known[-20:]) if known else 'none'}")
+    first, last = span
+    q = RunQueries(prom, testid, first, last)
+    load, run, lag = selector(testid, load_only=True), selector(testid), selector(testid, role="lag")
+    notes = []
+
+    labels = q.vector(f"count by (experiment, controller) ({q.last('k6_http_reqs_total', load)})")
+    experiments = sorted({r["metric"].get("experiment", "") for r in labels} - {""})
+    controllers = sorted({r["metric"].get("controller", "") for r in labels} - {""})
+
+    total = _int(q.scalar(f"sum({q.last('k6_http_reqs_total', load)})"))
+    per_runner_requests = q.by(f"sum by (instance_id) ({q.last('k6_http_reqs_total', load)})", "instance_id")
+    dropped = _int(q.scalar(f"sum({q.last('k6_dropped_iterations_total', run)})"))
+    per_runner_dropped = q.by(f"sum by (instance_id) ({q.last('k6_dropped_iterations_total', run)})", "instance_id")
+    received = _int(q.scalar(f"sum({q.last('k6_data_received_total', load)})"))
+    errors_by_class = q.by(f"sum by (class) ({q.last('k6_bench_errors_total', load)})", "class")
+    unknown = sorted(set(errors_by_class) - set(ERROR_CLASSES))
+    if unknown:
+        notes.append(f"error classes not in bench.summary/v1 left out: {', '.join(unknown)}")
+    errors = {c: _int(errors_by_class.get(c)) for c in ERROR_CLASSES}
+    # Every class/cause pair the run has a series for (each starts at 0 in setup, without a role),
+    # counted over the load only, like the summary of one runner.
+    error_causes = {}
+    for r in q.vector(f"count by (class, cause) ({q.last('k6_bench_errors_total', run)})"):
+        cls, cause = r["metric"].get("class", ""), r["metric"].get("cause", "")
+        if cls in ERROR_CLASSES and cause:
+            error_causes.setdefault(cls, {})[cause] = 0
+    for r in q.vector(f"sum by (class, cause) ({q.last('k6_bench_errors_total', load)})"):
+        cls, cause = r["metric"].get("class", ""), r["metric"].get("cause", "")
+        if cls in ERROR_CLASSES and cause:
+            error_causes.setdefault(cls, {})[cause] = _int(_value(r))
+    per_runner_errors = {}
+    for r in q.vector(f"sum by (instance_id, class) ({q.last('k6_bench_errors_total', load)})"):
+        per_runner_errors.setdefault(r["metric"].get("instance_id", ""), {})[r["metric"].get("class", "")] = _int(_value(r))
+    scale_events = q.by(f"sum by (instance_id) ({q.last('k6_bench_scale_events_total', run)})", "instance_id")
+
+    # Latency: one histogram, the sum of every runner's (and every label set's) cumulative histogram.
+    hist = f"sum({q.hist('k6_http_req_duration_seconds', load)})"
+    latency, latency_count = latency_of(q, hist)
+    ratio = None
+    if latency_count:
+        raw = q.vector(hist)
+        ratio = bucket_ratio(raw[0]["histogram"][1]) if raw and "histogram" in raw[0] else None
+    elif total:
+        notes.append("no native-histogram latency series (k6_http_req_duration_seconds): runners need "
+                     "K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true and Prometheus "
+                     "--enable-feature=native-histograms; latency left null")
+    if latency_count and abs(latency_count - total) > 0.01 * max(total, 1):
+        notes.append(f"the latency histogram counts {latency_count} requests, the request counter {total}: "
+                     "series whose last sample is more than 5 min older than the run's end are not in "
+                     "the percentiles (Prometheus 2.42 has no last_over_time for native histograms)")
+
+    per_runner_latency = {}
+    for p in ("p50", "p99"):
+        by_runner = q.by(f"histogram_quantile({float(p[1:]) / 100!r}, sum by (instance_id) "
+                         f"({q.hist('k6_http_req_duration_seconds', load)}))", "instance_id")
+        for iid, v in by_runner.items():
+            per_runner_latency.setdefault(iid, {})[p] = _round(_ms(v))
+
+    convergence = {}
+    for event in ("added", "removed"):
+        h = f"sum({q.hist('k6_bench_endpoint_convergence_seconds', selector_with(run, event=event))})"
+        n = _int(q.scalar(f"histogram_count({h})"))
+        convergence[event] = {"count": n, "p50": None, "max": None}
+        if n:
+            convergence[event]["p50"] = _round(_ms(q.scalar(f"histogram_quantile(0.5, {h})")), 1)
+            convergence[event]["max"] = _round(_ms(q.scalar(f"histogram_quantile(1, {h})")), 1)
+
+    limits = lag_limits()
+    lag_hist = f"sum by (instance_id) ({q.hist('k6_bench_runner_lag_seconds', lag)})"
+    lag_by = {iid: {"count": _int(v)} for iid, v in q.by(f"histogram_count({lag_hist})", "instance_id").items()}
+    for key, quantile in (("p50", 0.5), ("p95", 0.95), ("p99", 0.99), ("max", 1)):
+        for iid, v in q.by(f"histogram_quantile({quantile!r}, {lag_hist})", "instance_id").items():
+            lag_by.setdefault(iid, {"count": 0})[key] = _round(_ms(v), 1)
+
+    # The Go runtime's witnesses: gauges since the runner started, so each one's last value.
+    sched_by = q.by(f"max by (instance_id) ({q.last('k6_bench_runner_sched_p99_ms', lag)})", "instance_id")
+    gc_by = q.by(f"max by (instance_id) ({q.last('k6_bench_runner_gc_cpu_ratio', lag)})", "instance_id")
+    # The cgroup's witness: a gauge since the load began (no series where the cgroup was not read).
+    throttled_by = q.by(f"max by (instance_id) ({q.last('k6_bench_runner_cpu_throttled_ratio', lag)})", "instance_id")
+
+    instance_ids = sorted(set(per_runner_requests) | set(per_runner_dropped) | set(per_runner_errors)
+                          | set(scale_events) | set(lag_by), key=_instance_order)
+    rate = settings.get("rate")
+    duration_s = settings.get("duration_s")
+    if not duration_s:
+        duration_s = _round(last - first, 1)
+        notes.append(f"duration not given: {duration_s} s measured between the first and last request "
+                     "samples (off by up to one remote-write push interval, 5 s by default)")
+    runners = []
+    for iid in instance_ids:
+        lag_ms = {k: None for k in ("p50", "p95", "p99", "max")}
+        lag_ms["count"] = 0
+        lag_ms.update(lag_by.get(iid, {}))
+        n = _int(per_runner_requests.get(iid))
+        runners.append({
+            "instance_id": _runner_key(iid),
+            "requests": n,
+            # k6-operator splits the rate evenly (execution segments 0:1/N, 1/N:2/N, ...).
+            "rate_target": _round(rate / len(instance_ids), 1) if rate else None,  # len >= 1 here
+            "rate_achieved": _round(n / duration_s, 1) if duration_s else None,
+            "dropped_iterations": _int(per_runner_dropped.get(iid)),
+            "errors": {c: per_runner_errors.get(iid, {}).get(c, 0) for c in ERROR_CLASSES},
+            "latency_ms": per_runner_latency.get(iid, {"p50": None, "p99": None}),
+            "scale_events": _int(scale_events.get(iid)),
+            "lag_ms": {k: lag_ms[k] for k in ("count", "p50", "p95", "p99", "max")},
+            "cpu_bound": lag_cpu_bound(lag_ms["p95"], lag_ms["p99"], limits),
+            "sched_p99_ms": _round(sched_by.get(iid)),
+            "gc_cpu_fraction": _round(gc_by.get(iid), 4),
+            "runtime_bound": runtime_bound(_round(sched_by.get(iid)), _round(gc_by.get(iid), 4), limits),
+            "cpu_throttled_ratio": _round(throttled_by.get(iid), 4),
+            "cpu_throttled": cpu_throttled(_round(throttled_by.get(iid), 4), limits),
+        })
+    sampled = [r for r in runners if r["cpu_bound"] is not None]
+    if len(sampled) < len(runners):
+        notes.append("no runner-lag samples from runner(s) "
+                     + ", ".join(r["instance_id"] for r in runners if r["cpu_bound"] is None))
+    runtime_sampled = [r for r in runners if r["runtime_bound"] is not None]
+    throttle_read = [r for r in runners if r["cpu_throttled"] is not None]
+    worst = max(sampled, key=lambda r: (r["cpu_bound"], r["lag_ms"]["p95"] or 0), default=None)
+
+    by_path, steps, calibration = merge_parts(q, load, run, lag, limits, len(instance_ids))
+    if len(experiments) > 1 or len(controllers) > 1:
+        notes.append(f"run id {testid} carries several experiments {experiments} or controllers "
+                     f"{controllers}: the series of more than one run are mixed")
+    summary = {
+        "schema": SCHEMA,
+        "testid": testid,
+        "scenario": scenario or (experiments[0] if experiments else None),
+        "controller": controller or (controllers[0] if controllers else None),
+        # the whole run: every runner's share (a runner's own summary has its runner_share)
+        "settings": dict(settings, duration_s=duration_s, runner_share=1),
+        "requests": {
+            "total": total,
+            "rate_target": rate,
+            "rate_achieved": _round(total / duration_s, 1) if duration_s else None,
+            "dropped_iterations": dropped,
+        },
+        "latency_ms": latency,
+        "errors": errors,
+        "error_causes": error_causes,
+        "convergence_ms": convergence,
+        "scale_events": sum(r["scale_events"] for r in runners),
+        "by_path": by_path,
+        "throughput": {
+            "bytes_received": received,
+            "bytes_received_per_s": _round(received / duration_s, 0) if duration_s else None,
+        },
+        "runner": {
+            "lag_ms": dict(worst["lag_ms"]) if worst else {"count": 0, "p50": None, "p95": None, "p99": None, "max": None},
+            "lag_limit_ms": limits["LAG_LIMIT_MS"],
+            "lag_limit_p99_ms": limits["LAG_LIMIT_P99_MS"],
+            "cpu_bound": any(r["cpu_bound"] for r in sampled) if sampled else None,
+            # the worst runner's runtime figures; runtime_bound if any runner was
+            "sched_latency_ms": {"p99": max((r["sched_p99_ms"] for r in runtime_sampled), default=None)},
+            "sched_limit_p99_ms": limits["SCHED_LIMIT_P99_MS"],
+            "gc_cpu_fraction": max((r["gc_cpu_fraction"] for r in runtime_sampled
+                                    if r["gc_cpu_fraction"] is not None), default=None),
+            "gc_cpu_limit": limits["GC_CPU_LIMIT"],
+            "runtime_bound": any(r["runtime_bound"] for r in runtime_sampled) if runtime_sampled else None,
+            # the most throttled runner's share; cpu_throttled if any runner was, unknown if none was read
+            "cgroup_cpu": {"throttled_ratio": max((r["cpu_throttled_ratio"] for r in throttle_read), default=None)},
+            "cpu_throttled_limit": limits["THROTTLED_LIMIT"],
+            "cpu_throttled": any(r["cpu_throttled"] for r in throttle_read) if throttle_read else None,
+        },
+        "runners": runners,
+        "merge": {
+            "source": "prometheus",
+            "prometheus": prom.url,
+            "runners": len(runners),
+            "churn_runners": ",".join(r["instance_id"] for r in runners if r["scale_events"]) or None,
+            "first_sample_unix": _round(first, 3),
+            "last_sample_unix": _round(last, 3),
+            "latency_histogram_count": latency_count,
+            "histogram_bucket_ratio": _round(ratio, 5),
+            "percentile_max_error_pct": _round((ratio - 1) * 100, 2) if ratio else None,
+            "notes": notes,
+        },
+    }
+    rn = summary["runner"]
+    # as scenarios/lib/summary-writer.js droppedBecause: whose limit it was, when k6 dropped iterations
+    summary["requests"]["dropped_because"] = (
+        None if not dropped else "runner" if rn["cpu_bound"] or rn["runtime_bound"] or rn["cpu_throttled"] else "target")
+    if steps is not None:
+        summary["max_rps"] = steps
+    if calibration is not None:
+        summary["calibrate"] = calibration
+    return summary
+
+
+def latency_of(q, hist):
+    """({min, avg, max, percentiles...} in ms or nulls, request count) of a histogram expression."""
+    latency = {"min": None, "avg": None, "max": None}
+    latency.update({p: None for p in PERCENTILES})
+    count = _int(q.scalar(f"histogram_count({hist})"))
+    if count:
+        latency_sum = q.scalar(f"histogram_sum({hist})")
+        latency["avg"] = _round(1000 * latency_sum / count) if latency_sum is not None else None
+        for p in PERCENTILES:
+            latency[p] = _round(_ms(q.scalar(f"histogram_quantile({float(p[1:]) / 100!r}, {hist})")))
+        latency["min"] = _round(_ms(q.scalar(f"histogram_quantile(0, {hist})")))
+        latency["max"] = _round(_ms(q.scalar(f"histogram_quantile(1, {hist})")))
+    return latency, count
+
+
+# The tags scenarios/lib/load.js baseOptions puts on each part's and step's k6 scenario.
+PART_LABELS = ("scenario", "part", "part_kind", "part_rate", "part_ms", "budget_p99_ms", "budget_error_ratio")
+
+
+def merge_parts(q, load, run, lag, limits, runner_count):
+    """(by_path, max_rps or None, calibrate or None) of the whole run: each part and step summed over
+    the runners from its k6 scenario's series, with the rate and length its tags name. Steps with a
+    budget (max-rps) are judged as scenarios/lib/knee.js judgeStep does, on the whole step: no dropped
+    iterations, >= 95% of the rate, p99 and the failed-request ratio within the budget; the knee is
+    the highest. Steps without one (calibrate) are judged as judgeRunnerStep does, on the whole step:
+    no dropped iterations, >= 95% of the rate, and no runner CPU-bound by its own lag in that step;
+    the ceiling is the highest held, the rate all the runners together sent."""
+    tagged = load[:-1] + ', part!=""}'
+    parts = q.vector(f"count by ({', '.join(PART_LABELS)}) ({q.last('k6_http_reqs_total', tagged)})")
+    by_path, steps, budget, runner_steps = {}, [], None, []
+    for r in sorted(parts, key=lambda r: r["metric"].get("scenario", "")):
+        m = r["metric"]
+        sel = selector_with(load, scenario=m.get("scenario", ""))
+        # k6 tags dropped_iterations with the run's tags and the scenario's name only, not the
+        # scenario's own tags (role, part...): selected by name, or every step would read 0.
+        dropped_sel = selector_with(run, scenario=m.get("scenario", ""))
+        rate, duration_s = _number(m.get("part_rate")), _number(m.get("part_ms")) / 1000
+        if not (math.isfinite(rate) and duration_s > 0):
+            continue  # not tagged by baseOptions: nothing to judge it against
+        total = _int(q.scalar(f"sum({q.last('k6_http_reqs_total', sel)})"))
+        by_class = q.by(f"sum by (class) ({q.last('k6_bench_errors_total', sel)})", "class")
+        errors = {c: _int(by_class.get(c)) for c in ERROR_CLASSES}
+        latency, _ = latency_of(q, f"sum({q.hist('k6_http_req_duration_seconds', sel)})")
+        requests = {
+            "total": total,
+            "rate_target": rate,
+            "rate_achieved": _round(total / duration_s, 1),
+            "dropped_iterations": _int(q.scalar(f"sum({q.last('k6_dropped_iterations_total', dropped_sel)})")),
+        }
+        if m.get("part_kind") == "path":
+            by_path[m.get("part", "")] = {"requests": requests, "latency_ms": latency, "errors": errors}
+        elif m.get("part_kind") == "step" and m.get("budget_p99_ms"):
+            budget = {"p99_ms": _number(m["budget_p99_ms"]), "error_ratio": _number(m.get("budget_error_ratio"))}
+            failed = sum(errors.values())
+            error_ratio = failed / total if total else 1
+            steps.append({
+                "rate_target": requests["rate_target"],
+                "rate_target_run": requests["rate_target"],
+                "rate_achieved": requests["rate_achieved"],
+                "p99_ms": latency["p99"],
+                "error_ratio": round(error_ratio, 6),
+                "dropped_iterations": requests["dropped_iterations"],
+                "ok": bool(total > 0 and requests["dropped_iterations"] == 0
+                           and requests["rate_achieved"] >= 0.95 * requests["rate_target"]
+                           and latency["p99"] is not None and latency["p99"] <= budget["p99_ms"]
+                           and error_ratio <= budget["error_ratio"]),
+            })
+        elif m.get("part_kind") == "step":
+            runner_steps.append(judge_runner_step(q, lag, limits, m.get("scenario", ""), requests, latency))
+    max_rps = None
+    if steps:
+        steps.sort(key=lambda j: j["rate_target"])
+        held = [j["rate_target"] for j in steps if j["ok"]]
+        max_rps = {"budget": budget, "knee_rate": max(held) if held else None, "steps": steps}
+    return by_path, max_rps, calibration_of(runner_steps, limits, runner_count)
+
+
+def judge_runner_step(q, lag, limits, scenario, requests, latency):
+    """One calibrate step of the whole run (scenarios/lib/knee.js judgeRunnerStep on every runner at
+    once): held when nothing was dropped, >= 95% of the step's rate was sent, and no runner's lag
+    samples of that step (tag step=<scenario>) say it was CPU-bound. lag_p95_ms/lag_p99_ms are the
+    worst runner's; cpu_bound_runners names the runners that were."""
+    hist = f"sum by (instance_id) ({q.hist('k6_bench_runner_lag_seconds', selector_with(lag, step=scenario))})"
+    p95 = {iid: _round(_ms(v), 1) for iid, v in q.by(f"histogram_quantile(0.95, {hist})", "instance_id").items()}
+    p99 = {iid: _round(_ms(v), 1) for iid, v in q.by(f"histogram_quantile(0.99, {hist})", "instance_id").items()}
+    bound = sorted((iid for iid in p95 if lag_cpu_bound(p95[iid], p99.get(iid), limits)), key=_instance_order)
+    ok = bool(requests["total"] > 0 and requests["dropped_iterations"] == 0
+              and requests["rate_achieved"] >= 0.95 * requests["rate_target"] and not bound)
+    return {
+        "rate_target": requests["rate_target"],
+        "rate_target_run": requests["rate_target"],
+        "rate_achieved": requests["rate_achieved"],
+        "p99_ms": latency["p99"],
+        "dropped_iterations": requests["dropped_iterations"],
+        "lag_p95_ms": max((v for v in p95.values() if v is not None), default=None),
+        "lag_p99_ms": max((v for v in p99.values() if v is not None), default=None),
+        "cpu_bound": bool(bound),
+        "cpu_bound_runners": [_runner_key(iid) for iid in bound],
+        "ok": ok,
+    }
+
+
+def calibration_of(judged, limits, runner_count):
+    """The merged calibrate result (calibrate.js's keys), or None without calibrate steps: the
+    ceiling is the highest whole step held, by runner_count runners together (ceiling_rate_per_runner:
+    its even share, what sizing divides by); limited_by what broke the first failed step above it
+    (knee.js limitedBy)."""
+    if not judged:
+        return None
+    judged.sort(key=lambda j: j["rate_target"])
+    held = [j["rate_target"] for j in judged if j["ok"]]
+    ceiling = max(held) if held else None
+    first = next((j for j in judged if not j["ok"] and (ceiling is None or j["rate_target"] > ceiling)), None)
+    return {
+        "lag_limit_ms": limits["LAG_LIMIT_MS"],
+        "lag_limit_p99_ms": limits["LAG_LIMIT_P99_MS"],
+        "ceiling_rate": ceiling,
+        "runners": runner_count,
+        "ceiling_rate_per_runner": _round(ceiling / runner_count, 1) if ceiling is not None and runner_count else None,
+        "max_achieved_rate": max(j["rate_achieved"] for j in judged),
+        "limited_by": None if first is None else "runner-cpu" if first["cpu_bound"] else "connections-or-target",
+        "steps": judged,
+    }
+
+
+def _number(text):
+    """A number a scenario tag carries ("400", "0.001") as the runner's summary writes it: an int
+    when whole; NaN when the tag is missing."""
+    try:
+        v = float(text)
+    except (TypeError, ValueError):
+        return math.nan
+    return int(v) if v.is_integer() else v
+
+
+def selector_with(sel, **labels):
+    """sel ('{testid="x"}') with more equality matchers."""
+    extra = ", ".join(f'{k}="{v}"' for k, v in labels.items())
+    return sel[:-1] + ", " + extra + "}"
+
+
+def _ms(seconds):
+    return None if seconds is None else 1000.0 * seconds
+
+
+def _instance_order(iid):
+    return (0, int(iid), "") if iid.isdigit() else (1, 0, iid)

@@ -1,0 +1,227 @@
+{{/* Names, labels and the shared computations of the bench chart. */}}
+
+{{/* bench.name: the chart name, or nameOverride. */}}
+{{- define "bench.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* bench.fullname: prefix of every resource: the release name when it contains the chart name
+(release "bench" -> "bench", so the backend Deployment is "bench-backend"), else release-chart. */}}
+{{- define "bench.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* bench.chart: chart name and version for the helm.sh/chart label. */}}
+{{- define "bench.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* bench.selectorLabels: stable labels for selectors (no version, no helm.sh/chart). */}}
+{{- define "bench.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "bench.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{/* bench.labels: every label of every resource. */}}
+{{- define "bench.labels" -}}
+helm.sh/chart: {{ include "bench.chart" . }}
+{{ include "bench.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: bench
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/* bench.backend.fullname: name of the backend Deployment and its ClusterIP Service. */}}
+{{- define "bench.backend.fullname" -}}
+{{- printf "%s-backend" (include "bench.fullname" .) }}
+{{- end }}
+
+{{/* bench.backend.selectorLabels: the pods the Services select and the churn acts on. */}}
+{{- define "bench.backend.selectorLabels" -}}
+{{ include "bench.selectorLabels" . }}
+app.kubernetes.io/component: backend
+{{- end }}
+
+{{/* bench.runId: the run id (k6 testid tag, BENCH_TESTID, the TestRun's bench/testid label).
+loadtest.runId as given, else a new one for this render: <release>-r<revision>-<UTC time>, e.g.
+bench-r3-20261123t173000z, so every install and upgrade starts a run whose series never mix with an
+earlier one (the time tells apart a reinstall that starts again at revision 1). Computed once per
+render: the first call stores it in .Values.loadtest (one values map is shared by all of this
+chart's templates), so the TestRun, the runner env and NOTES carry the same id. A given id that a
+TestRun in the namespace already carries (an upgrade with --reuse-values) is refused: its series
+would mix with the earlier run's (lookup answers on install/upgrade, not in helm template). */}}
+{{- define "bench.runId" -}}
+{{- $lt := .Values.loadtest }}
+{{- if not $lt.runId }}
+{{- $release := .Release.Name | trunc 36 | trimSuffix "-" }}
+{{- $_ := set $lt "runId" (printf "%s-r%d-%s" $release (int .Release.Revision) (dateInZone "20060102t150405z" now "UTC")) }}
+{{- else }}
+{{- range (lookup "k6.io/v1alpha1" "TestRun" .Release.Namespace "").items }}
+{{- if eq (dig "metadata" "labels" "bench/testid" "" .) $lt.runId }}
+{{- fail (printf "loadtest.runId %q was already used by TestRun %s/%s: this run's series would mix with that run's in Prometheus. Give a new id, or leave loadtest.runId empty for a generated one" $lt.runId .metadata.namespace .metadata.name) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- $lt.runId }}
+{{- end }}
+
+{{/* bench.image: "repository:tag" of an image dict; an empty tag leaves repository as given (it may
+carry its own tag or @digest). */}}
+{{- define "bench.image" -}}
+{{- if toString .tag }}
+{{- printf "%s:%s" .repository (toString .tag) }}
+{{- else }}
+{{- .repository }}
+{{- end }}
+{{- end }}
+
+{{/* bench.controllerCharts: controller name (the dependency's alias or name in Chart.yaml) -> the
+chart's own name; ci/test/chart/test_repository.py checks it against Chart.yaml. */}}
+{{- define "bench.controllerCharts" -}}
+ingress-nginx: ingress-nginx
+nginx-inc: nginx-ingress
+traefik: traefik
+haproxy: kubernetes-ingress
+envoy-gateway: gateway-helm
+nginx-gateway-fabric: nginx-gateway-fabric
+istio: istiod
+{{- end }}
+
+{{/* bench.controllerKeys: the controller names, which are also their subchart value keys. */}}
+{{- define "bench.controllerKeys" -}}
+ingress-nginx nginx-inc traefik haproxy envoy-gateway nginx-gateway-fabric istio
+{{- end }}
+
+{{/* bench.ingressClassName: routes.ingress.className, or the default class of the controller chart;
+empty for the Gateway API controllers, which get no Ingress here. */}}
+{{- define "bench.ingressClassName" -}}
+{{- $defaults := dict "ingress-nginx" "nginx" "nginx-inc" "nginx" "traefik" "traefik" "haproxy" "haproxy" }}
+{{- default (get $defaults .Values.controller) .Values.routes.ingress.className }}
+{{- end }}
+
+{{/* bench.subchartFullname (list $ NAME [MAXLEN]): the fullname a subchart (chart or alias NAME)
+gives its resources, following the usual helper: fullnameOverride, else the release name when it
+contains NAME, else release-NAME, truncated to MAXLEN (63; kube-prometheus-stack uses 26). */}}
+{{- define "bench.subchartFullname" -}}
+{{- $root := index . 0 }}
+{{- $name := index . 1 }}
+{{- $max := 63 }}
+{{- if gt (len .) 2 }}{{ $max = index . 2 }}{{ end }}
+{{- $values := index $root.Values $name | default dict }}
+{{- if $values.fullnameOverride }}
+{{- $values.fullnameOverride | trunc $max | trimSuffix "-" }}
+{{- else }}
+{{- $short := default $name $values.nameOverride }}
+{{- if contains $short $root.Release.Name }}
+{{- $root.Release.Name | trunc $max | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" $root.Release.Name $short | trunc $max | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* bench.controllerService: the Service of the selected controller subchart. */}}
+{{- define "bench.controllerService" -}}
+{{- $c := .Values.controller }}
+{{- $full := include "bench.subchartFullname" (list . $c) }}
+{{- if eq $c "ingress-nginx" }}{{ printf "%s-controller" $full | trunc 63 | trimSuffix "-" }}
+{{- else if eq $c "nginx-inc" }}{{ printf "%s-controller" $full | trunc 63 | trimSuffix "-" }}
+{{- else }}{{ $full }}
+{{- end }}
+{{- end }}
+
+{{/* bench.url.ingress: base URL of the ingress path (loadtest.ingressUrl, else the controller Service). */}}
+{{- define "bench.url.ingress" -}}
+{{- if .Values.loadtest.ingressUrl }}
+{{- .Values.loadtest.ingressUrl | trimSuffix "/" }}
+{{- else if ne .Values.controller "none" }}
+{{- $scheme := ternary "https" "http" .Values.routes.ingress.tls.enabled }}
+{{- printf "%s://%s.%s.svc" $scheme (include "bench.controllerService" .) .Release.Namespace }}
+{{- end }}
+{{- end }}
+
+{{- define "bench.url.clusterip" -}}
+{{- printf "http://%s.%s.svc" (include "bench.backend.fullname" .) .Release.Namespace }}
+{{- end }}
+
+{{/* The node port is reached on the runner's own node: NODE_IP comes from the downward API. */}}
+{{- define "bench.url.nodeport" -}}
+{{- printf "http://$(NODE_IP):%d" (int .Values.routes.nodePort.port) }}
+{{- end }}
+
+{{- define "bench.url.pod" -}}
+{{- printf "http://%s-headless.%s.svc:%d" (include "bench.backend.fullname" .) .Release.Namespace (int .Values.backend.port) }}
+{{- end }}
+
+{{/* bench.remoteWriteUrl: monitoring.remoteWrite.url, else this release's kube-prometheus-stack
+Prometheus (its fullname helper truncates to 26 characters), else empty. */}}
+{{- define "bench.remoteWriteUrl" -}}
+{{- if .Values.monitoring.remoteWrite.url }}
+{{- .Values.monitoring.remoteWrite.url }}
+{{- else if (index .Values "kube-prometheus-stack").enabled }}
+{{- $full := include "bench.subchartFullname" (list . "kube-prometheus-stack" 26) }}
+{{- printf "http://%s-prometheus.%s.svc:9090/api/v1/write" $full .Release.Namespace }}
+{{- end }}
+{{- end }}
+
+{{/* bench.scenarioKey PATH: ConfigMap key of a scenario file. Keys cannot hold '/', so
+scenarios/lib/x.js becomes lib--x.js; the volume's items map it back to lib/x.js. */}}
+{{- define "bench.scenarioKey" -}}
+{{- trimPrefix "scenarios/" . | replace "/" "--" }}
+{{- end }}
+
+{{/* bench.containerSecurityContext: non-root, read-only root filesystem, no privileges. */}}
+{{- define "bench.containerSecurityContext" -}}
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+capabilities:
+  drop: ["ALL"]
+{{- end }}
+
+{{/* bench.loadtest.environment: JSON for BENCH_ENVIRONMENT, what the run ran on, so a summary
+(settings.environment) and its report say how to reproduce it: the controller's chart from
+Chart.yaml and, when its subchart is present, its app version (not for an externalController);
+backend replicas; runner parallelism and CPU; node placement of runners and backend; then
+loadtest.environment. */}}
+{{- define "bench.loadtest.environment" -}}
+{{- $lt := .Values.loadtest }}
+{{- $env := dict "backend_replicas" (int .Values.backend.replicas) "runner_parallelism" (int $lt.parallelism) }}
+{{- $resources := $lt.runner.resources | default dict }}
+{{- $_ := set $env "runner_cpu" (toString (dig "limits" "cpu" (dig "requests" "cpu" "unset" $resources) $resources)) }}
+{{- $_ := set $env "runner_nodes" (include "bench.nodeSelectorText" $lt.runner.nodeSelector) }}
+{{- $_ := set $env "backend_nodes" (include "bench.nodeSelectorText" .Values.backend.nodeSelector) }}
+{{- if not .Values.externalController }}
+{{- /* Helm renames an aliased dependency (and its subchart) to the alias when it loads the chart,
+so the chart's real name comes from bench.controllerCharts; the version from the loaded subchart. */}}
+{{- with (get (.Subcharts | default dict) .Values.controller) }}
+{{- $chart := get (include "bench.controllerCharts" $ | fromYaml) $.Values.controller }}
+{{- $_ := set $env "controller_chart" (printf "%s-%s" $chart .Chart.Version) }}
+{{- /* the image the preset runs (traefik: image.tag, ingress controllers: controller.image.tag, Envoy
+Gateway: deployment.envoyGateway.image.tag, NGINX Gateway Fabric: nginxGateway.image.tag), else the
+chart's appVersion: the traefik preset pins v3.6.12 on a chart whose appVersion is v3.6.0 */}}
+{{- $values := index $.Values $.Values.controller }}
+{{- $tag := dig "image" "tag" (dig "controller" "image" "tag" (dig "deployment" "envoyGateway" "image" "tag" (dig "nginxGateway" "image" "tag" "" $values) $values) $values) $values }}
+{{- $_ := set $env "controller_version" (toString ($tag | default .Chart.AppVersion)) }}
+{{- end }}
+{{- end }}
+{{- toJson (mergeOverwrite $env ($lt.environment | default dict)) }}
+{{- end }}
+
+{{/* bench.nodeSelectorText MAP: "key=value,..." sorted, or "any" for an empty node selector. */}}
+{{- define "bench.nodeSelectorText" -}}
+{{- $pairs := list }}
+{{- range $k, $v := . }}{{ $pairs = append $pairs (printf "%s=%s" $k $v) }}{{ end }}
+{{- $pairs | sortAlpha | join "," | default "any" }}
+{{- end }}

@@ -1,0 +1,26 @@
+{{/* bench.durationMs STRING: milliseconds of a duration such as 2s, 1500ms or 1m30s (the schema's
+duration pattern: number + unit, repeated). */}}
+{{- define "bench.durationMs" -}}
+{{- $ms := 0.0 }}
+{{- $units := dict "ms" 1.0 "s" 1000.0 "m" 60000.0 "h" 3600000.0 }}
+{{- range regexFindAll "[0-9]+(\\.[0-9]+)?(ms|s|m|h)" (toString .) -1 }}
+{{- $number := regexFind "^[0-9]+(\\.[0-9]+)?" . }}
+{{- $ms = addf $ms (mulf (float64 $number) (get $units (trimPrefix $number .))) }}
+{{- end }}
+{{- $ms }}
+{{- end }}
+
+{{/* bench.loadtest.maxConnections: the runners' VU ceiling (BENCH_MAX_CONNECTIONS).
+loadtest.maxConnections when set; else enough VUs to keep sending through a stall in which every
+request waits the whole timeout: rate x timeout (1000 req/s x 2 s = 2000), at least
+loadtest.connections, at most 100000 (the scenarios' bound). k6 starts extra VUs only when all are
+busy, so a healthy target never uses them. */}}
+{{- define "bench.loadtest.maxConnections" -}}
+{{- $lt := .Values.loadtest }}
+{{- if $lt.maxConnections }}
+{{- int $lt.maxConnections }}
+{{- else }}
+{{- $inFlight := ceil (divf (mulf (float64 $lt.rate) (float64 (include "bench.durationMs" $lt.timeout))) 1000.0) | int64 }}
+{{- min 100000 (max (int64 $lt.connections) $inFlight) }}
+{{- end }}
+{{- end }}
