@@ -121,6 +121,14 @@ export function baseOptions(report, scenarios, thresholds) {
       all[p.scenario] = Object.assign({}, all[p.scenario], { tags });
     }
   }
+  // The run's tags on every scenario too: a `--tag` on k6's command line replaces the options'
+  // whole tag map in k6 v0.51 (the k6-operator always adds --tag instance_id and testrun_name),
+  // while scenario tags are merged into it. (dropped_iterations carries only the run's tags: the
+  // chart passes experiment on the command line as well.)
+  const runTags = { testid: cfg.testid, experiment: report.scenario };
+  for (const name of Object.keys(all)) {
+    all[name] = Object.assign({}, all[name], { tags: Object.assign({}, runTags, all[name].tags) });
+  }
   return {
     scenarios: all,
     thresholds,
@@ -129,7 +137,7 @@ export function baseOptions(report, scenarios, thresholds) {
     insecureSkipTLSVerify: cfg.insecureTls,
     // setup() waits up to BENCH_READY_TIMEOUT for the target (checkTarget), then needs a little more
     setupTimeout: k6Duration(cfg.readyTimeoutMs + 60000),
-    tags: { testid: cfg.testid, experiment: report.scenario },
+    tags: runTags,
   };
 }
 
