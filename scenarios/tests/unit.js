@@ -298,6 +298,15 @@ function convergenceTests() {
     t.tick(1200);
     eq([t.take(), t.unconverged], [[], 1]);
   });
+  check('convergence: a pod added and removed without ever answering is unconverged, not removed in 0 ms', () => {
+    const t = newConvergenceTracker({ quietMs: 1000, giveUpMs: 60000 });
+    t.podsReady(['a'], 0);
+    t.podsReady(['a', 'n'], 100);
+    t.seen('a', 150);
+    t.podsReady(['a'], 200);
+    t.tick(5000);
+    eq([t.take(), t.unconverged], [[], 1]);
+  });
   check('convergence: finish() counts what is still pending', () => {
     const t = newConvergenceTracker({ quietMs: 1000 });
     t.podsReady(['a', 'b'], 0);
