@@ -90,6 +90,11 @@ function configTests() {
   });
   check('config: env wins over experiment overrides, empty means unset', () => {
     eq(loadConfig({}, { BENCH_PATH: '/bytes/1m' }).path, '/bytes/1m');
+    eq(loadConfig({ KUBECONFIG: ':/k/a:/k/b' }).kubeconfig, '/k/a');
+    eq(loadConfig({ KUBECONFIG: '/k/a', BENCH_KUBECONFIG: '/k/own' }).kubeconfig, '/k/own');
+    eq(loadConfig({ KUBECONFIG: '/k/a' }).apiSource, 'kubeconfig /k/a (KUBECONFIG)');
+    eq(loadConfig({ KUBERNETES_SERVICE_HOST: '10.96.0.1' }).apiSource, 'the in-cluster service account');
+    eq(/^no Kubernetes API \(not in a pod/.test(loadConfig({}).apiSource), true);
     eq(loadConfig({ BENCH_PATH: '/bytes/4k' }, { BENCH_PATH: '/bytes/1m' }).path, '/bytes/4k');
     eq(loadConfig({ BENCH_PATH: '' }, { BENCH_PATH: '/bytes/1m' }).path, '/bytes/1m');
   });

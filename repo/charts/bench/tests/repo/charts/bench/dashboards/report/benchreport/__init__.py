@@ -1,1 +1,0 @@
-"""bench report generator (dashboards/report/report.sh)."""
