@@ -16,7 +16,8 @@ LIST=${LEFTOVERS:-/cleanup/leftovers.txt}
 BODY=/tmp/leftover.json
 
 deleted=0 absent=0
-while read -r collection name; do
+# (a last line without its newline still counts)
+while read -r collection name || [ -n "$collection" ]; do
   [ -n "$collection" ] || continue
   # only API paths and object names of the shapes the chart renders
   case "$collection/$name" in
