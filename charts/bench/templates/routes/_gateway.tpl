@@ -27,7 +27,9 @@ routes.gateway.namespace (empty = the release namespace). */}}
 {{/* bench.gateway.controllerClass: the GatewayClass the selected controller's own chart or
 controller creates (empty: none; Envoy Gateway's chart creates none, so its preset has this chart
 create one). traefik: gatewayClass.name (its chart's default "traefik"); NGINX Gateway Fabric:
-nginxGateway.gatewayClassName ("nginx"); istiod creates "istio" itself. */}}
+nginxGateway.gatewayClassName ("nginx"); istio: "istio", which istiod creates unless its class
+controller is off (values/istio.yaml turns it off and has this chart create the class, so uninstall
+removes it). */}}
 {{- define "bench.gateway.controllerClass" -}}
 {{- $c := .Values.controller }}
 {{- $values := index .Values $c | default dict }}
