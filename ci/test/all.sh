@@ -9,7 +9,7 @@
 
 is_pytest_part() { [ ! -f "$BENCH_ROOT/ci/test/$1.sh" ] && [ -f "$BENCH_ROOT/ci/test/$1/conftest.py" ]; }
 
-# part_packages PART: the Debian packages ci/test/PART/packages.txt lists (comments dropped).
+# part_packages PART: the Debian packages ci/test/<part>/packages.txt lists (comments dropped).
 part_packages() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$BENCH_ROOT/ci/test/$1/packages.txt"; }
 
 # run_part PART: the Debian packages the part runs, then its pytest modules in the pinned test

@@ -258,7 +258,8 @@ def commands(text):
     out = []
     for block in re.findall(r"```\n(.*?)```", text, re.S):
         out += [c.strip() for c in re.sub(r"\\\n\s*", " ", block).splitlines() if c.strip() and not c.startswith("#")]
-    out += [re.sub(r"\s+", " ", c) for c in re.findall(r"`((?:helm|kubectl) [^`]+)`", text)]
+    inline = [re.sub(r"\s+", " ", c) for c in re.findall(r"`((?:helm|kubectl) [^`]+)`", text)]
+    out += [c for c in inline if len(c.split()) >= 4]  # `helm uninstall` alone names the command, runs nothing
     return out
 
 
