@@ -83,3 +83,7 @@ test-e2e: ## [root] End to end on the local cluster: chart, Traefik, TestRun wit
 
 test-report: ## [root] Report part: real and crafted summaries, rendered in headless Chromium
 	BENCH_TEST_PARTS=report bash ci/test/all.sh
+
+.PHONY: docs
+docs: ## Regenerate README's times table from ci/README.md "Test times"
+	python3 ci/tools/doc-figures.py --write

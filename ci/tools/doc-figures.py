@@ -3,7 +3,7 @@
 
 Usage: ci/tools/doc-figures.py --write    rewrite the block between the BEGIN/END times markers
        ci/tools/doc-figures.py --check    exit 1 (printing the difference) when README.md differs
-The chart part's test_docs.py runs --check; to change a figure, edit ci/README.md and run --write.
+The chart part's test_docs.py runs --check; to change a figure, edit ci/README.md and run `make docs`.
 """
 import difflib
 import pathlib

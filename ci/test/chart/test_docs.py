@@ -93,7 +93,8 @@ def test_readme_times_check_fails_on_a_copy_that_differs(tmp_path, edit):
 # ---- no notes about the machine the kit is built on, in what users read ----
 
 USER_DOCS = [README, CHART_SRC / "README.md", ROOT / "scenarios" / "README.md", ROOT / "scenarios" / "interfaces.md",
-             ROOT / "dashboards" / "README.md"]
+             ROOT / "scenarios" / "calibrate" / "README.md", ROOT / "dashboards" / "README.md",
+             ROOT / "dashboards" / "report" / "README.md"]
 COMMENTED = [VALUES, *sorted((ROOT / "values").glob("*.yaml"))]
 NOTES = CHART_SRC / "templates" / "NOTES.txt"
 BUILD_MACHINE = [
@@ -177,7 +178,8 @@ def copies():
         key = "values.yaml" if path == VALUES else str(path.relative_to(ROOT))
         texts.setdefault(key, [read(path, how), set()])[1].add("gc")
     for path in USER_DOCS:
-        texts.setdefault(str(path.relative_to(ROOT)), [path.read_text(), set()])
+        if path != CALIBRATE:  # the source; its derived rates (30,000 / 16 cores) are not copies
+            texts.setdefault(str(path.relative_to(ROOT)), [path.read_text(), set()])
     return {k: (v[0], v[1]) for k, v in texts.items()}
 
 
@@ -315,3 +317,60 @@ def test_chart_readme_dependency_count_matches_chart_yaml():
 def test_dependency_count_check_fails_on_the_old_count():
     assert dependency_count_problems("`--dependency-update` downloads all six dependency charts",
                                      (CHART_SRC / "Chart.yaml").read_text()) == ["says six, Chart.yaml has 10"]
+
+
+# ---- more figures with one source: the overhead ratios, the published test's runners, versions ----
+
+def overhead_problems(copy_text, source_text):
+    static, dynamic = re.search(r"reached \(static ([\d.]+-[\d.]+) in \d+ pairs; dynamic ([\d.]+-[\d.]+)", source_text).groups()
+    found = re.findall(r"bench static does ([\d.]+-[\d.]+)\s+of bare k6's requests per CPU-second, dynamic ([\d.]+-[\d.]+)", copy_text)
+    if not found:
+        return ["no 'bench static does A-B of bare k6's requests per CPU-second, dynamic C-D'"]
+    return [f"overhead {f}, calibrate says {(static, dynamic)}" for f in found if f != (static, dynamic)]
+
+
+def test_overhead_ratios_stated_alike():
+    source = CALIBRATE.read_text()
+    copy = (ROOT / "scenarios" / "README.md").read_text()
+    assert overhead_problems(copy, source) == []
+    assert overhead_problems(copy.replace("0.91-0.995", "0.79-0.82"), source) != []
+
+
+def published_problems(readme_text, preset):
+    runner = preset["loadtest"]
+    pods, cpu = runner["parallelism"], int(runner["runner"]["resources"]["limits"]["cpu"])
+    flat = re.sub(r"\s*\n\s*", " ", readme_text)
+    bad = []
+    if f"{pods} runners of {cpu} cores" not in flat:
+        bad.append(f"README does not say '{pods} runners of {cpu} cores'")
+    if f"{pods * cpu} runner cores" not in flat:
+        bad.append(f"README does not say '{pods * cpu} runner cores'")
+    return bad
+
+
+def test_published_test_runners_match_the_preset():
+    preset = yaml.safe_load((ROOT / "values" / "published-30k.yaml").read_text())
+    assert published_problems(README.read_text(), preset) == []
+    preset["loadtest"]["parallelism"] = 10
+    assert len(published_problems(README.read_text(), preset)) == 2
+
+
+def version_problems(readme_text, chart_yaml, presets_dir):
+    chart = yaml.safe_load(chart_yaml)
+    gateway_api = chart["annotations"]["bench.dev/gateway-api-version"]
+    bad = [f"Gateway API {v}, Chart.yaml pins {gateway_api}" for v in re.findall(r"Gateway API (v\d+\.\d+\.\d+)", readme_text)
+           if v != gateway_api]
+    pinned = {str(d["version"]) for d in chart["dependencies"]}
+    for row in re.findall(r"^\| `([a-z0-9-]+\.yaml)` \|(.*)$", readme_text, re.M):
+        preset = (presets_dir / row[0]).read_text() if (presets_dir / row[0]).exists() else ""
+        for version in re.findall(r"\bv?\d+\.\d+\.\d+\b", row[1]):
+            if version not in pinned and version.lstrip("v") not in pinned and version not in preset and version != gateway_api:
+                bad.append(f"{row[0]}: {version} is neither a Chart.yaml pin nor in the preset")
+    return bad
+
+
+def test_readme_versions_match_chart_yaml_and_presets():
+    chart = (CHART_SRC / "Chart.yaml").read_text()
+    assert version_problems(README.read_text(), chart, ROOT / "values") == []
+    assert version_problems(README.read_text().replace("chart 37.3.0", "chart 37.9.9"), chart, ROOT / "values") != []
+    assert version_problems(README.read_text() + "\nGateway API v1.5.0", chart, ROOT / "values") != []
