@@ -63,7 +63,7 @@ for (const s of steps) thresholds[`bench_runner_lag{step:${s.scenario}}`] = ['ma
 export const options = baseOptions(report, scenarios, thresholds);
 
 export function setup() {
-  checkTarget(request, cfg.pathUrls.clusterip ? 'BENCH_URL_CLUSTERIP + BENCH_PATH' : 'BENCH_TARGET_URL + BENCH_PATH');
+  checkTarget(request, cfg.pathUrls.clusterip ? 'BENCH_URL_CLUSTERIP + BENCH_PATH' : 'BENCH_TARGET_URL + BENCH_PATH', cfg);
 }
 
 export function load() {

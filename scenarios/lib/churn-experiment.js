@@ -32,7 +32,7 @@ export function churnExperiment(name, cfg, planName, reportExtra) {
       // dropped_iterations carries no role tag; the churn VU (per-vu-iterations) never drops one.
       summaryThresholds(report, { dropped_iterations: ['count==0'] })),
     setup() {
-      checkTarget(request, 'BENCH_TARGET_URL + BENCH_PATH');
+      checkTarget(request, 'BENCH_TARGET_URL + BENCH_PATH', cfg);
       return Object.assign(checkApi(cfg), { startedAt: Date.now() });
     },
     // Every end k6 itself survives puts the backend back; a killed runner leaves the record on the

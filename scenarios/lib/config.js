@@ -18,6 +18,7 @@ export const DEFAULTS = Object.freeze({
   BENCH_CONNECTIONS: '100',
   BENCH_MAX_CONNECTIONS: '', // empty = BENCH_CONNECTIONS
   BENCH_TIMEOUT: '2s',
+  BENCH_READY_TIMEOUT: '120s', // setup waits this long for the target's first 2xx/3xx (a data plane starting)
   BENCH_KEEPALIVE: 'true',
   BENCH_INSECURE_TLS: 'true',
   BENCH_NAMESPACE: 'default',
@@ -235,6 +236,21 @@ export function checkUnknownVariables(env) {
   }
 }
 
+// kubernetesApi(env, benchKubeconfig): {kubeconfig, source}: the kubeconfig file the scenarios use
+// (BENCH_KUBECONFIG, else the first file KUBECONFIG lists, as kubectl reads it; "" = the in-cluster
+// service account) and a description of where API calls go, for error messages.
+export function kubernetesApi(env, benchKubeconfig) {
+  const own = String(benchKubeconfig).trim();
+  if (own) return { kubeconfig: own, source: `kubeconfig ${own} (BENCH_KUBECONFIG)` };
+  const first = String(env.KUBECONFIG || '').split(':').map((p) => p.trim()).find((p) => p !== '');
+  if (first) return { kubeconfig: first, source: `kubeconfig ${first} (KUBECONFIG)` };
+  if (env.KUBERNETES_SERVICE_HOST) return { kubeconfig: '', source: 'the in-cluster service account' };
+  return {
+    kubeconfig: '',
+    source: 'no Kubernetes API (not in a pod, and neither BENCH_KUBECONFIG nor KUBECONFIG names a kubeconfig file)',
+  };
+}
+
 // loadConfig(env, overrides): the validated configuration. `overrides` holds experiment-specific
 // defaults (e.g. {BENCH_PATH: '/bytes/1m'} for throughput); a variable set in env always wins.
 export function loadConfig(env, overrides) {
@@ -262,6 +278,7 @@ export function loadConfig(env, overrides) {
     fail('BENCH_TARGET_HOST', targetHost, 'expected a host name such as bench.local (optionally :port)');
   }
   const namespace = parseDnsName('BENCH_NAMESPACE', raw.BENCH_NAMESPACE);
+  const api = kubernetesApi(env, raw.BENCH_KUBECONFIG);
   const gatewayNamespace = String(raw.BENCH_GATEWAY_NAMESPACE).trim() === ''
     ? namespace : parseDnsName('BENCH_GATEWAY_NAMESPACE', raw.BENCH_GATEWAY_NAMESPACE);
   return Object.freeze({
@@ -274,6 +291,7 @@ export function loadConfig(env, overrides) {
     connections,
     maxConnections,
     timeoutMs: parseDuration('BENCH_TIMEOUT', raw.BENCH_TIMEOUT),
+    readyTimeoutMs: parseDuration('BENCH_READY_TIMEOUT', raw.BENCH_READY_TIMEOUT),
     keepalive: parseBool('BENCH_KEEPALIVE', raw.BENCH_KEEPALIVE),
     insecureTls: parseBool('BENCH_INSECURE_TLS', raw.BENCH_INSECURE_TLS),
     namespace,
@@ -283,7 +301,8 @@ export function loadConfig(env, overrides) {
     churnPattern: parseChurnPattern('BENCH_CHURN_PATTERN', raw.BENCH_CHURN_PATTERN),
     podkillIntervalMs: parseDuration('BENCH_PODKILL_INTERVAL', raw.BENCH_PODKILL_INTERVAL),
     rollIntervalMs: parseDuration('BENCH_ROLL_INTERVAL', raw.BENCH_ROLL_INTERVAL),
-    kubeconfig: String(raw.BENCH_KUBECONFIG).trim(),
+    kubeconfig: api.kubeconfig,
+    apiSource: api.source,
     testid: parseTestId('BENCH_TESTID', raw.BENCH_TESTID),
     summaryDir: String(raw.BENCH_SUMMARY_DIR).trim() || '.',
     environment: parseEnvironment('BENCH_ENVIRONMENT', raw.BENCH_ENVIRONMENT),

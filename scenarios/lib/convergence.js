@@ -8,7 +8,8 @@
 //            before the poll noticed it was Ready)
 //   removed  a Ready pod left the Ready set (deleted, terminating or failing readiness) at t0 -> the
 //            last response it served at t1 >= t0: t1 - t0 (0 if it served none), final once the
-//            pod has been silent for quietMs
+//            pod has been silent for quietMs; a pod removed before it ever answered is an
+//            unconverged add, not a removal
 // Pods are tracked by name in JS maps: no pod name ever becomes a metric tag.
 //
 // newConvergenceTracker(opts) declares the class when it is called: every VU of a churn run loads
@@ -49,7 +50,12 @@ export function newConvergenceTracker(opts) {
       }
       for (const name of this.ready) {
         if (now.has(name)) continue;
-        this.pendingAdded.delete(name);
+        // Removed before it ever answered: its add never converged, and a removal measured from
+        // no traffic would read 0 ms, as if the data plane had been quick.
+        if (this.pendingAdded.delete(name)) {
+          this.unconverged += 1;
+          continue;
+        }
         this.pendingRemoved.set(name, t);
       }
       this.ready = now;

@@ -28,7 +28,7 @@ export function steadyExperiment(name, cfg) {
       // A churn run whose runner was killed may have left the backend changed: put it back before
       // measuring the baseline (only where the API is reachable: in a pod, or with BENCH_KUBECONFIG).
       vu0.churn.churnCalls().restoreIfInCluster(cfg);
-      checkTarget(request, 'BENCH_TARGET_URL + BENCH_PATH');
+      checkTarget(request, 'BENCH_TARGET_URL + BENCH_PATH', cfg);
     },
     handleSummary: makeHandleSummary(report),
   });
@@ -48,7 +48,7 @@ export function customExperiment(load, build) {
   return Object.assign(load, {
     options: lib.baseOptions(report, scenarios, lib.summaryThresholds(report, thresholds)),
     setup() {
-      for (const [t, what] of targets) lib.checkTarget(t, what);
+      for (const [t, what] of targets) lib.checkTarget(t, what, report.cfg);
     },
     handleSummary: lib.makeHandleSummary(report),
   });

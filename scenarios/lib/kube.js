@@ -19,7 +19,8 @@ export const RESTORE_ANNOTATION = 'bench/churn-restore';
 
 // connect(cfg): an API client (also for the route experiments, routes.js).
 export function connect(cfg) {
-  // Empty config_path = the in-cluster service account (KUBECONFIG is not read by v0.9.0).
+  // Empty config_path = the in-cluster service account (xk6-kubernetes v0.9.0 reads no KUBECONFIG:
+  // config.js's kubernetesApi falls back to it).
   return cfg.kubeconfig ? new Kubernetes({ config_path: cfg.kubeconfig }) : new Kubernetes();
 }
 
@@ -184,8 +185,7 @@ export function kubeCalls() {
 
   // describeApiError turns an API failure into a message that says what the runner needs.
   function describeApiError(cfg, what, err) {
-    const where = cfg.kubeconfig ? `kubeconfig ${cfg.kubeconfig}` : 'the in-cluster service account';
-    return `${what} failed using ${where}: ${err}. The runner needs get and update on Deployment `
+    return `${what} failed using ${cfg.apiSource}: ${err}. The runner needs get and update on Deployment `
       + `${cfg.namespace}/${cfg.deployment} (BENCH_NAMESPACE/BENCH_DEPLOYMENT, which must exist), list on `
       + 'pods there, and delete on pods for podkill (scenarios/contract.json, runnerRole)';
   }

@@ -3,7 +3,7 @@
 // response bodies discarded. Plus the k6 options every entry script shares. The request itself
 // (target, hit) is request.js, re-exported here for entry scripts that build their own options.
 import { sleep } from 'k6';
-import { k6Duration, target, hit } from './request.js';
+import { k6Duration, target, hit, matchServerName } from './request.js';
 import { lagScenario } from './lag.js';
 
 // What only setup() uses (checkTarget): k6 runs setup in VU 0, so the load VUs of entry scripts that
@@ -121,33 +121,48 @@ export function baseOptions(report, scenarios, thresholds) {
       all[p.scenario] = Object.assign({}, all[p.scenario], { tags });
     }
   }
+  // The run's tags on every scenario too: a `--tag` on k6's command line replaces the options'
+  // whole tag map in k6 v0.51 (the k6-operator always adds --tag instance_id and testrun_name),
+  // while scenario tags are merged into it. (dropped_iterations carries only the run's tags: the
+  // chart passes experiment on the command line as well.)
+  const runTags = { testid: cfg.testid, experiment: report.scenario };
+  for (const name of Object.keys(all)) {
+    all[name] = Object.assign({}, all[name], { tags: Object.assign({}, runTags, all[name].tags) });
+  }
   return {
     scenarios: all,
     thresholds,
     summaryTrendStats: PERCENTILE_STATS,
     discardResponseBodies: true,
     insecureSkipTLSVerify: cfg.insecureTls,
-    setupTimeout: '60s',
-    tags: { testid: cfg.testid, experiment: report.scenario },
+    // setup() waits up to BENCH_READY_TIMEOUT for the target (checkTarget), then needs a little more
+    setupTimeout: k6Duration(cfg.readyTimeoutMs + 60000),
+    tags: runTags,
   };
 }
 
-// checkTarget(t, variable): setup() guard. The target must answer with a 2xx or 3xx within about
-// 10 s, or the run stops with a message naming the URL (a 404 usually means a missing route).
-// Every setup() calls it, so it also starts the error-class series (errors.js).
-export function checkTarget(t, variable) {
+// checkTarget(t, variable, cfg): setup() guard. The target must answer with a 2xx or 3xx within
+// BENCH_READY_TIMEOUT, tried every second, or the run stops with a message naming the URL (a 404
+// usually means a missing route). The wait covers what `helm install --wait` does not: the data
+// plane a Gateway controller creates after the Gateway, which may still be starting when the
+// TestRun does. Every setup() calls it, so it also starts the error-class series (errors.js).
+export function checkTarget(t, variable, cfg) {
   const { http, errors } = vu0;
   errors.startErrorSeries();
+  matchServerName();
   // A distinct User-Agent lets servers tell the check from the measured load.
   const headers = Object.assign({}, t.params.headers, { 'User-Agent': 'bench-setup' });
   const params = Object.assign({}, t.params, { headers, responseType: 'none' });
+  const deadline = Date.now() + cfg.readyTimeoutMs;
   let last = '';
-  for (let attempt = 1; attempt <= 10; attempt++) {
+  for (;;) {
     const res = http.get(t.url, params);
     if (res.status >= 200 && res.status < 400) return;
     last = res.error ? `${res.error} (k6 error_code ${res.error_code})` : `HTTP ${res.status}`;
+    if (Date.now() + 1000 > deadline) break;
     sleep(1);
   }
-  throw new Error(`target ${t.url} (${variable}) does not answer: ${last}. `
-    + 'Check the URL, that the route exists and that the backend is up.');
+  throw new Error(`target ${t.url} (${variable}) does not answer within ${cfg.readyTimeoutMs / 1000} s `
+    + `(BENCH_READY_TIMEOUT): ${last}. Check the URL, that the route exists, that the backend is up and, `
+    + 'through a Gateway, that its data plane is ready (kubectl get gateway,pods -n <namespace>).');
 }

@@ -40,6 +40,14 @@ export function hit(t) {
   return bench.request(t === undefined ? null : t.prepared);
 }
 
+// matchServerName(): this VU's TLS handshakes name the host of each request's Host header, as
+// hit() and the churn's probes always do, for requests sent through k6's http module (setup's
+// target check, the route experiments' probes). Controllers that choose the certificate by server
+// name refuse a Service name (k6/x/bench servername.go).
+export function matchServerName() {
+  bench.matchServerName();
+}
+
 // loadOnly(t): {load} for a load VU, hitting t. A closure keeps its whole enclosing scope alive, so
 // load() is made here, where the scope holds the request only: made in an experiment function, whose
 // setup() refers to cfg, it would keep each VU's parsed copy of the configuration (about 5 KB).

@@ -151,7 +151,7 @@ export function routeExperiment(name, cfg, plan) {
   if (plan === 'change') thresholds.bench_route_errors = ['count==0'];
   const options = baseOptions(report, scenarios, thresholds);
   // setup() may create and wait for every route (change), teardown deletes them.
-  const apiBudgetMs = 60000 + cfg.routes.timeoutMs * kinds.length + 100 * cfg.routes.count * kinds.length;
+  const apiBudgetMs = 60000 + cfg.readyTimeoutMs + cfg.routes.timeoutMs * kinds.length + 100 * cfg.routes.count * kinds.length;
   options.setupTimeout = k6Duration(apiBudgetMs);
   options.teardownTimeout = k6Duration(apiBudgetMs);
 
@@ -171,7 +171,7 @@ export function routeExperiment(name, cfg, plan) {
       const left = withApi('deleting routes an earlier run left', () => deleteLeftRoutes(pool, cfg, kinds));
       if (left > 0) console.log(`routes: setup: deleted ${left} route(s) an earlier run left (label ${ROUTE_LABEL})`);
       if (plan !== 'change') {
-        checkTarget(base, 'BENCH_TARGET_URL + BENCH_PATH');
+        checkTarget(base, 'BENCH_TARGET_URL + BENCH_PATH', cfg);
       } else {
         startErrorSeries(); // (checkTarget does it in the other plans; the base route is not used here)
         const r = withApi('creating the routes', () => createAndWait(cfg, kinds));

@@ -8,6 +8,7 @@
 import http from 'k6/http';
 import { sleep } from 'k6';
 import { connect } from './kube.js';
+import { matchServerName } from './request.js';
 import { routePropagation, routePreReady, routesCreated, routesUnconverged, routesServing } from './route-metrics.js';
 
 export const ROUTE_LABEL = 'bench/route-run';
@@ -185,8 +186,7 @@ export function deleteLeftRoutes(pool, cfg, kinds) {
 
 // describeRouteApiError: what the runner needs, for a failed route call.
 export function describeRouteApiError(cfg, what, err) {
-  const where = cfg.kubeconfig ? `kubeconfig ${cfg.kubeconfig}` : 'the in-cluster service account';
-  return `${what} failed using ${where}: ${err}. The route experiments need create, get, update, delete and list `
+  return `${what} failed using ${cfg.apiSource}: ${err}. The route experiments need create, get, update, delete and list `
     + `on httproutes.gateway.networking.k8s.io (BENCH_ROUTE_KIND httproute; the Gateway API CRDs installed, v1.4.0 `
     + `standard channel or later) or ingresses.networking.k8s.io (ingress) in namespace ${cfg.namespace} `
     + '(BENCH_NAMESPACE; scenarios/contract.json, runnerRole)';
@@ -249,6 +249,7 @@ export class RouteWatch {
       if (batch.length >= (limit || PROBE_BATCH)) break;
     }
     if (batch.length === 0) return;
+    matchServerName();
     const responses = http.batch(batch.map(([, r]) => r.request));
     const now = Date.now();
     responses.forEach((res, i) => {

@@ -90,6 +90,11 @@ function configTests() {
   });
   check('config: env wins over experiment overrides, empty means unset', () => {
     eq(loadConfig({}, { BENCH_PATH: '/bytes/1m' }).path, '/bytes/1m');
+    eq(loadConfig({ KUBECONFIG: ':/k/a:/k/b' }).kubeconfig, '/k/a');
+    eq(loadConfig({ KUBECONFIG: '/k/a', BENCH_KUBECONFIG: '/k/own' }).kubeconfig, '/k/own');
+    eq(loadConfig({ KUBECONFIG: '/k/a' }).apiSource, 'kubeconfig /k/a (KUBECONFIG)');
+    eq(loadConfig({ KUBERNETES_SERVICE_HOST: '10.96.0.1' }).apiSource, 'the in-cluster service account');
+    eq(/^no Kubernetes API \(not in a pod/.test(loadConfig({}).apiSource), true);
     eq(loadConfig({ BENCH_PATH: '/bytes/4k' }, { BENCH_PATH: '/bytes/1m' }).path, '/bytes/4k');
     eq(loadConfig({ BENCH_PATH: '' }, { BENCH_PATH: '/bytes/1m' }).path, '/bytes/1m');
   });
@@ -296,6 +301,15 @@ function convergenceTests() {
     t.podsReady([], 0);
     t.podsReady(['n'], 100);
     t.tick(1200);
+    eq([t.take(), t.unconverged], [[], 1]);
+  });
+  check('convergence: a pod added and removed without ever answering is unconverged, not removed in 0 ms', () => {
+    const t = newConvergenceTracker({ quietMs: 1000, giveUpMs: 60000 });
+    t.podsReady(['a'], 0);
+    t.podsReady(['a', 'n'], 100);
+    t.seen('a', 150);
+    t.podsReady(['a'], 200);
+    t.tick(5000);
     eq([t.take(), t.unconverged], [[], 1]);
   });
   check('convergence: finish() counts what is still pending', () => {

@@ -78,7 +78,7 @@ def installed(files, chart_yaml):
         base = path.rsplit("/", 1)[-1]
         if base == "go.mod":
             block = re.findall(r"^require\s*\((.*?)^\)", text, re.M | re.S)
-            lines = re.findall(r"^require\s+(\S+)\s+(\S+)", text, re.M)
+            lines = re.findall(r"^require\s+([^\s(]\S*)\s+(\S+)", text, re.M)  # one-line requires
             lines += [tuple(l.split()[:2]) for b in block for l in b.splitlines() if l.split()[:2] and not l.strip().startswith("//")]
             found += [("go", m, v, path) for m, v in lines]
             found += [("go", m, v, path) for m, v in GO_REPLACE.findall(text)]

@@ -6,6 +6,7 @@ as `-e` flags and its archive arguments (spec.arguments without -o, as k6-operat
 it), and `k6 inspect --execution-requirements`. This proves the lib/ imports resolve from the
 mounted tree and that each entry script accepts the chart's BENCH_* values in its init context.
 """
+import json
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -52,23 +53,23 @@ def testrun_mount(helms, work):
 
 
 def archive_and_inspect(k6, mount, env_flags, arguments, work, script):
-    """`k6 archive` then `k6 inspect --execution-requirements` of one mounted script; None when both
-    passed, else what failed."""
+    """`k6 archive` then `k6 inspect --execution-requirements` of one mounted script: (None, the
+    options k6 inspect printed) when both passed, else (what failed, None)."""
     if not (mount / script).is_file():
-        return f"{script} is not in the TestRun's volume items"
+        return f"{script} is not in the TestRun's volume items", None
     archive = work / f"{script}.tar"
     archived = run([k6, "archive", mount / script, *env_flags, "-O", archive, *arguments], cwd=work)
     if archived.returncode != 0:
-        return f"k6 archive:\n{output_of(archived)}"
+        return f"k6 archive:\n{output_of(archived)}", None
     inspected = run([k6, "inspect", "--execution-requirements", archive], cwd=work)
     if inspected.returncode != 0:
-        return f"k6 inspect:\n{output_of(inspected)}"
-    return None
+        return f"k6 inspect:\n{output_of(inspected)}", None
+    return None, json.loads(inspected.stdout)
 
 
 @pytest.fixture(scope="session")
 def k6_verdicts(k6, testrun_mount, work):
-    """{script: None or what failed}: the scripts through k6 two at a time (k6 v0.51 transpiles
+    """{script: (None or what failed, options)}: the scripts through k6 two at a time (k6 v0.51 transpiles
     every module, seconds of CPU per script, and the machine has two cores)."""
     with ThreadPoolExecutor(max_workers=2) as pool:
         verdicts = pool.map(lambda script: archive_and_inspect(k6, *testrun_mount, work, script), ENTRY_SCRIPTS)
@@ -77,5 +78,18 @@ def k6_verdicts(k6, testrun_mount, work):
 
 @pytest.mark.parametrize("script", ENTRY_SCRIPTS)
 def test_k6_archive_and_inspect_from_the_testrun_volume(k6_verdicts, script):
-    failure = k6_verdicts[script]
+    failure, _ = k6_verdicts[script]
     assert failure is None, failure
+
+
+@pytest.mark.parametrize("script", ENTRY_SCRIPTS)
+def test_every_sample_carries_the_experiment_through_the_testrun_command_line(k6_verdicts, testrun_mount, script):
+    """With the TestRun's --tag flags (which replace the script's run tags in k6 v0.51), the run's
+    tags and every scenario's still name the experiment, the script's own name."""
+    _, options = k6_verdicts[script]
+    assert options, k6_verdicts[script][0]
+    experiment = script.removesuffix(".js")
+    assert "--tag" in testrun_mount[2] and options["tags"].get("experiment") == "dynamic", options["tags"]
+    wrong = {name: sc.get("tags", {}).get("experiment") for name, sc in options["scenarios"].items()
+             if sc.get("tags", {}).get("experiment") != experiment}
+    assert not wrong, f"scenarios of {script} not tagged experiment={experiment}: {wrong}"

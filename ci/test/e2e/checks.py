@@ -44,6 +44,11 @@ def prometheus_series_missing(kube, testid, at):
     causes = sum(len(c) for c in CONTRACT["errorClasses"]["causes"].values())
     wanted = [
         ("requests", f"sum(k6_http_reqs_total{{{t}}})"),
+        # the experiment tag through the TestRun's real command line (its --tag flags replace the
+        # script's run tags in k6 v0.51): every request series carries it
+        ("request series without experiment=dynamic (want none: 1 means 0)",
+         f'(count(k6_http_reqs_total{{{t}, experiment!="dynamic"}}) or vector(0)) == bool 0'),
+        ("requests tagged experiment=dynamic", f'sum(k6_http_reqs_total{{{t}, experiment="dynamic"}})'),
         ("latency native histogram count", f"histogram_count(sum(k6_http_req_duration_seconds{{{t}}}))"),
         ("latency p99 (s)", f"histogram_quantile(0.99, sum(k6_http_req_duration_seconds{{{t}}}))"),
         # every class and every cause under it has a series (started at 0 in setup) whether or not

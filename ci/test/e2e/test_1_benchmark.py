@@ -3,6 +3,8 @@ the summary, Traefik, Prometheus, the report and the dashboards of this one run.
 import json
 import re
 import shutil
+import socket
+import ssl
 
 from checks import (churn_pattern_problems, load_requests_mismatch, prometheus_series_missing,
                     summary_inconsistencies)
@@ -53,6 +55,29 @@ def test_traefik_served_the_requests_over_tls(kube, main_run):
         - main_run.facts["traefik_tls_before"]
     total = main_run.summary["requests"]["total"]
     assert tls > 0 and tls * 100 >= total * 99, f"Traefik TLS requests {tls}, k6 load requests {total}"
+
+
+def tls_handshake(address, server_name):
+    """A TLS handshake with Traefik's websecure Service at ADDRESS naming SERVER_NAME: None when it
+    completed, else the error."""
+    context = ssl.create_default_context()
+    context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+    try:
+        with socket.create_connection((address, 443), timeout=5) as raw:
+            with context.wrap_socket(raw, server_hostname=server_name):
+                return None
+    except (ssl.SSLError, OSError) as e:
+        return e
+
+
+def test_traefik_refuses_a_server_name_it_has_no_certificate_for(kube, main_run):
+    """The run above passed through a strict Traefik (ci/e2e/manifests/traefik.yaml, sniStrict): a
+    handshake naming the Service, as runners did before they sent the route's host, is refused, and
+    one naming the route's host (bench.local) completes. So the run's load proves the runners'
+    server name, as the SNI-choosing controllers would check it."""
+    address = kube.kubectl("-n", "bench-traefik", "get", "service", "traefik", "-o", "jsonpath={.spec.clusterIP}").stdout
+    assert tls_handshake(address, "traefik.bench-traefik.svc.cluster.local") is not None, "a Service-name handshake completed"
+    assert tls_handshake(address, "bench.local") is None
 
 
 def test_prometheus_holds_the_series(kube, main_run):

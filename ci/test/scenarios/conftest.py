@@ -170,6 +170,24 @@ def write_nginx_conf(work, ports):
     location /bytes/ {{ alias {work}/bodies/; }}
     location / {{ return 200 "ok\\n"; }}
   }}
+  # A controller that picks the certificate by TLS server name (NGINX Ingress Controller without a
+  # default certificate, NGINX Gateway Fabric, Envoy Gateway and Istio listeners with a hostname):
+  # any other name is refused at the handshake, and a Host other than the name is a 421.
+  server {{
+    listen 127.0.0.1:{ports["sni"]} ssl default_server;
+    ssl_reject_handshake on;
+  }}
+  server {{
+    listen 127.0.0.1:{ports["sni"]} ssl;
+    server_name bench.local;
+    ssl_certificate {work}/tls.crt;
+    ssl_certificate_key {work}/tls.key;
+    if ($ssl_server_name != $host) {{ return 421; }}
+    add_header X-Bench-Pod $hostname always;
+    add_header X-Bench-SNI $ssl_server_name always;
+    location /bytes/ {{ alias {work}/bodies/; }}
+    location / {{ return 200 "ok\n"; }}
+  }}
   server {{
     listen 127.0.0.1:{ports['502']};
     location = /too-many {{
@@ -194,7 +212,7 @@ def work():
 
 @pytest.fixture(scope="session")
 def servers(work):
-    names = ("http", "http2", "https", "502", "closed") + ERROR_MODES
+    names = ("http", "http2", "https", "sni", "502", "closed") + ERROR_MODES
     ports = {name: free_port() for name in names}
     procs = Procs(work / "logs")
     s = Servers(work, procs, ports)

@@ -3,11 +3,15 @@ alone get wrong compared with the servers' own logs, runs that must stop in setu
 configuration stopping `k6 inspect` the way the k6-operator initializer runs it."""
 import re
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
+from harness import k6 as k6run
 from harness.k6 import only_error_cause, only_error_class
+from harness.procs import free_port, port_open, wait_until
 
 SCENARIOS = Path(__file__).resolve().parents[3] / "scenarios"
 SHORT = dict(BENCH_RATE=50, BENCH_DURATION="2s", BENCH_CONNECTIONS=10)
@@ -167,12 +171,14 @@ def test_keepalive_false_opens_one_connection_per_request_where_connection_close
 
 @pytest.fixture(scope="module")
 def setup_dead(k6, servers):
-    return k6("setup-dead", "static.js", dict(BENCH_TARGET_URL=servers.url("closed"), BENCH_RATE=10, BENCH_DURATION="2s"))
+    return k6("setup-dead", "static.js", dict(BENCH_TARGET_URL=servers.url("closed"), BENCH_RATE=10, BENCH_DURATION="2s",
+                                              BENCH_READY_TIMEOUT="3s"))
 
 
 def test_setup_dead_target_stops_the_run_with_a_message_naming_the_url(setup_dead, servers):
     assert setup_dead.rc == 107, setup_dead.stderr[-3000:]  # k6's "script exception": setup threw
-    assert f"127.0.0.1:{servers.ports['closed']}/ (BENCH_TARGET_URL + BENCH_PATH) does not answer" in setup_dead.stderr
+    assert (f"127.0.0.1:{servers.ports['closed']}/ (BENCH_TARGET_URL + BENCH_PATH) does not answer within 3 s "
+            "(BENCH_READY_TIMEOUT)") in setup_dead.stderr
 
 
 def test_setup_the_summary_still_written_says_zero_requests(setup_dead):
@@ -213,3 +219,35 @@ def test_bad_config_stops_k6_with_a_message_naming_the_variable(inspected, name)
     rc, output = inspected[name]
     assert rc != 0, f"k6 inspect succeeded:\n{output}"
     assert BAD_CONFIG[name][1] in output, output
+
+
+# ---- setup waits for a target that comes up late (a Gateway's data plane starting) ----
+
+@pytest.fixture(scope="module")
+def late_target(work):
+    """static.js started against a port nothing listens on; a server starts there 12 s later, past
+    the 10 s the check used to allow (a data plane still starting when the TestRun did)."""
+    port = free_port()
+    run_dir = work / "late-target"
+    proc = k6run.start(run_dir, "late-target", SCENARIOS / "static.js",
+                       dict(BENCH_TARGET_URL=f"http://127.0.0.1:{port}", BENCH_RATE=20, BENCH_DURATION="1s",
+                            BENCH_READY_TIMEOUT="60s"))
+    started = time.monotonic()
+    # the late start is the condition under test, not a wait for readiness
+    time.sleep(12)
+    server = subprocess.Popen([sys.executable, "-m", "http.server", "--bind", "127.0.0.1", str(port)],
+                              cwd=run_dir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_until(lambda: port_open(port), 10, "the late target")
+        up_after = time.monotonic() - started
+        rc = proc.wait(120)
+    finally:
+        server.terminate()
+        server.wait()
+    return k6run.Run("late-target", run_dir, rc), up_after
+
+
+def test_setup_waits_for_a_late_target_and_the_run_sends_load(late_target):
+    run, up_after = late_target
+    assert run.rc == 0, run.stderr[-3000:]
+    assert up_after > 11 and run.summary["requests"]["total"] >= 15, (up_after, run.summary["requests"])

@@ -8,8 +8,13 @@
 //     counted here as bench_errors{class="read", cause="replayed"}, with the VU's tags.
 //   - Keep-alive off per VU. A `Connection: close` header alone does not stop Go from reusing a
 //     connection the server keeps open; disabling keep-alive on the VU's transport does.
+//   - TLS server name from the Host header. Runners reach a controller by its Service name with
+//     the route's host in the Host header; Go's transport would send the Service name as SNI, which
+//     controllers that pick the certificate by SNI refuse (no default certificate, `unrecognized
+//     name`) or answer 421 (SNI and Host differ). A client on the route's own DNS name sends the
+//     same name in both: so does bench (servername.go).
 //
-// Both work by wrapping the VU's transport (lib.State.Transport, which k6's tracing transport calls
+// All three work by wrapping the VU's transport (lib.State.Transport, which k6's tracing transport calls
 // for every attempt of a request), so the JavaScript hot path pays nothing per request.
 package bench
 
@@ -55,21 +60,22 @@ type instance struct {
 	lastIsLag    bool
 }
 
-// Exports: useConnections(keepAlive), runtimeStats() (runtime.go), cpuThrottling() (cgroup.go),
+// Exports: useConnections(keepAlive), matchServerName() (servername.go), runtimeStats() (runtime.go), cpuThrottling() (cgroup.go),
 // newTarget, request, probe (request.go), classify (classify.go), and lagSample, setLagPhases and
 // lagIntervalMs (lag.go).
 func (m *instance) Exports() modules.Exports {
 	return modules.Exports{Named: map[string]interface{}{
-		"useConnections": m.useConnections,
-		"runtimeStats":   m.runtimeStats,
-		"cpuThrottling":  m.cpuThrottling,
-		"newTarget":      m.newTarget,
-		"request":        m.request,
-		"probe":          m.probe,
-		"classify":       classifyExport,
-		"lagSample":      m.lagSample,
-		"setLagPhases":   setLagPhases,
-		"lagIntervalMs":  LagIntervalMs,
+		"useConnections":  m.useConnections,
+		"matchServerName": m.matchServerName,
+		"runtimeStats":    m.runtimeStats,
+		"cpuThrottling":   m.cpuThrottling,
+		"newTarget":       m.newTarget,
+		"request":         m.request,
+		"probe":           m.probe,
+		"classify":        classifyExport,
+		"lagSample":       m.lagSample,
+		"setLagPhases":    setLagPhases,
+		"lagIntervalMs":   LagIntervalMs,
 	}}
 }
 
@@ -77,32 +83,44 @@ func (m *instance) Exports() modules.Exports {
 // whether its connections are kept alive. Call it from a VU (not the init context) whenever the
 // mode may change; it costs a map-free field write.
 func (m *instance) useConnections(keepAlive bool) error {
-	state := m.vu.State()
-	if state == nil {
-		return errors.New("bench.useConnections must be called from a VU, not the init context")
+	if err := m.wrapTransport("bench.useConnections"); err != nil {
+		return err
 	}
 	markLoadStart()
+	m.transport.setKeepAlive(keepAlive)
+	return nil
+}
+
+// matchServerName() wraps this VU's transport as useConnections does, without touching keep-alive
+// or the load's start: requests through k6's http module (setup's target check, the route
+// experiments' probes) then send their Host header's name as TLS SNI too.
+func (m *instance) matchServerName() error {
+	return m.wrapTransport("bench.matchServerName")
+}
+
+func (m *instance) wrapTransport(caller string) error {
+	state := m.vu.State()
+	if state == nil {
+		return errors.New(caller + " must be called from a VU, not the init context")
+	}
 	if m.transport == nil {
 		inner, ok := state.Transport.(*http.Transport)
 		if !ok {
-			return errors.New("bench.useConnections: the VU transport is not an *http.Transport")
+			return errors.New(caller + ": the VU transport is not an *http.Transport")
 		}
 		m.transport = &replayCounter{inner: inner, instance: m}
 		state.Transport = m.transport
-	}
-	disable := !keepAlive
-	if m.transport.inner.DisableKeepAlives != disable {
-		m.transport.inner.DisableKeepAlives = disable
-		m.transport.inner.CloseIdleConnections()
 	}
 	return nil
 }
 
 // replayCounter counts the connections each request attempt took: more than one means the
-// transport replayed the request after a connection failure.
+// transport replayed the request after a connection failure. It sends each request through the
+// transport for its TLS server name (servername.go).
 type replayCounter struct {
 	inner    *http.Transport
 	instance *instance
+	names    serverNames
 }
 
 func (r *replayCounter) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -122,7 +140,7 @@ func (r *replayCounter) RoundTrip(req *http.Request) (*http.Response, error) {
 	} else {
 		req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{GotConn: countConn}))
 	}
-	resp, err := r.inner.RoundTrip(req)
+	resp, err := r.transportFor(req).RoundTrip(req)
 	if n := atomic.LoadInt32(&attempts); n > 1 {
 		r.instance.countError("read", "replayed", float64(n-1))
 	}
