@@ -3,76 +3,87 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
 .PHONY: help
+# Groups (##@) as headings, one short line per target (## text; [root] = run as root). Colour only
+# on a terminal: piped or redirected, the output is plain text.
 help: ## Show this help
-	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z0-9_-]+:.*##/ {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@if [ -t 1 ]; then b='\033[1m' c='\033[36m' r='\033[0m'; else b= c= r=; fi; \
+	printf 'Start here: make demo (a benchmark on a local cluster), make test (the whole suite).\n'; \
+	printf '[root]: run as root (installs Debian packages, starts the local cluster).\n'; \
+	awk -v b="$$b" -v c="$$c" -v r="$$r" 'BEGIN {FS = ":.*## "} \
+	  /^##@ / {printf "\n%s%s%s\n", b, substr($$0, 5), r} \
+	  /^[a-zA-Z0-9_-]+:.*## / {printf "  %s%-16s%s %s\n", c, $$1, r, $$2}' $(MAKEFILE_LIST)
 
 ##@ Tools
 .PHONY: tools k6
-tools: ## Install the pinned chart tools (helm v3/v4, helm-unittest, kubeconform, schemas) into .tools/
+tools: ## Install the pinned chart tools (helm v3/v4, helm-unittest, kubeconform)
 	bash ci/tools/install.sh
 
-k6: ## Build k6 v0.51.0 + xk6-kubernetes v0.9.0 into .tools/bin/k6
+k6: ## Build the local k6 (k6, xk6-kubernetes, bench's extension) into .tools/bin
 	bash scenarios/runner/build.sh
 
 .PHONY: runner-image
-runner-image: ## Build the k6 runner image and push it: make runner-image IMAGE=<registry/repo:tag> [KIND_CLUSTER=<name>: load into kind]
+runner-image: ## Build and push the runner image: IMAGE=<registry/repo:tag> [KIND_CLUSTER=..]
 	bash scenarios/runner/image.sh "$(IMAGE)" "$(KIND_CLUSTER)"
 
-##@ Local cluster (no registry, no internet: everything built here)
+##@ Local cluster (single node, built from source, no registry)
 .PHONY: cluster-build images cluster-up cluster-down
-cluster-build: ## Build Kubernetes v1.34 components, etcd and CoreDNS from the Go module proxy
+cluster-build: ## [root] Build Kubernetes v1.34, etcd and CoreDNS from the Go module proxy
 	bash ci/cluster/build.sh
 
-images: ## Build the OCI images (pause, backend, k6 runner, ...) and import them into containerd
+images: ## [root] Build the local images (pause, backend, k6 runner, ...) into containerd
 	bash ci/images/build.sh
 
-cluster-up: ## Start the single-node cluster on 127.0.0.1 (root)
+cluster-up: ## [root] Start the single-node cluster on 127.0.0.1
 	bash ci/cluster/up.sh
 
-cluster-down: ## Stop the cluster and remove everything it created (root)
+cluster-down: ## [root] Stop the cluster and remove everything it created
 	bash ci/cluster/down.sh
 
 ##@ Benchmarks
 .PHONY: demo demo-clean
-demo: ## Run a real dynamic benchmark end to end on a local cluster and print the results
+demo: ## [root] A dynamic benchmark end to end on a local cluster; prints the results
 	bash ci/demo/demo.sh
 
-demo-clean: ## Remove the demo release and stop the local cluster
+demo-clean: ## [root] Remove the demo release and stop the local cluster
 	bash ci/demo/demo.sh --clean
 
 .PHONY: calibrate report matrix
-calibrate: ## Load-generator calibration: wrk, vegeta, bare k6 and bench side by side (ARGS="--rounds 5")
+calibrate: ## [root] One runner core against wrk, vegeta and bare k6 [ARGS=...]
 	bash scenarios/calibrate/run.sh $(ARGS)
 
-report: ## Report from summaries: make report OUT=out/report SUMMARIES="a/summary.json b/summary.json"
+report: ## HTML + Markdown report: OUT=out/report SUMMARIES="a.json b.json"
 	bash dashboards/report/report.sh --out "$(or $(OUT),out/report)" $(SUMMARIES)
 
-matrix: ## One run per variant, then a comparison: make matrix OUT=out/paths VARIANTS="clusterip:loadtest.target=clusterip pod:loadtest.target=pod" [ARGS="--kubeconfig F -n NS --release R -f PRESET"]
+matrix: ## One run per variant, then a comparison: VARIANTS="name:key=value ..." ARGS=...
 	bash dashboards/report/matrix.sh --out "$(or $(OUT),out/matrix)" $(ARGS) $(VARIANTS)
 
 .PHONY: results
-results: ## One run's runners merged from Prometheus, summary.json + report: make results TESTID=<id> PROMETHEUS=http://127.0.0.1:9090 OUT=out/<id> [ARGS="--rate 30000 --duration 180s"]
+results: ## Merge one run's runners from Prometheus: TESTID=<id> PROMETHEUS=<url>
 	bash dashboards/report/report.sh results --testid "$(TESTID)" --prometheus "$(PROMETHEUS)" --out "$(or $(OUT),out/$(TESTID))" $(ARGS)
 
 ##@ Tests
 .PHONY: test test-chart test-scenarios test-dashboards test-cluster test-e2e test-report
-test: ## Run the whole suite (what .ci/run runs)
+test: ## [root] The whole suite, six parts (what CI runs)
 	bash ci/test/all.sh
 
-test-chart: ## Chart (pytest, ci/test/chart/): helm lint v3/v4, helm-unittest, kubeconform, presets, bad values
+test-chart: ## [root] Chart part: lint, unit tests, renders, bad values, docs, licences
 	BENCH_TEST_PARTS=chart bash ci/test/all.sh
 
-test-scenarios: ## Scenarios (pytest, ci/test/scenarios/): lib unit tests and real k6 runs against local nginx and a real API server
+test-scenarios: ## [root] Scenarios part: real k6 runs against local nginx and a real API server
 	BENCH_TEST_PARTS=scenarios bash ci/test/all.sh
 
-test-dashboards: ## Dashboards (pytest, ci/test/dashboards/): conventions and every query against a real Prometheus
+test-dashboards: ## [root] Dashboards part: lint, schema, every query against a real Prometheus
 	BENCH_TEST_PARTS=dashboards bash ci/test/all.sh
 
-test-cluster: ## Local cluster smoke test (pytest, ci/test/cluster/): up, deploy, scale, DNS, down leaves nothing
+test-cluster: ## [root] Local cluster part: up, deploy, scale, DNS, down leaves nothing
 	BENCH_TEST_PARTS=cluster bash ci/test/all.sh
 
-test-e2e: ## End to end: chart + controller + k6-operator TestRun with churn on the local cluster
+test-e2e: ## [root] End to end on the local cluster: chart, Traefik, TestRun with churn
 	BENCH_TEST_PARTS=e2e bash ci/test/all.sh
 
-test-report: ## Report generator (pytest, ci/test/report/) on real and crafted summaries, rendered in headless Chromium
+test-report: ## [root] Report part: real and crafted summaries, rendered in headless Chromium
 	BENCH_TEST_PARTS=report bash ci/test/all.sh
+
+.PHONY: docs
+docs: ## Regenerate README's times table from ci/README.md "Test times"
+	python3 ci/tools/doc-figures.py --write

@@ -21,7 +21,7 @@ BENCH_PROXY_METRICS_PORT=${BENCH_PROXY_METRICS_PORT:-16249}
 BENCH_CM_PORT=${BENCH_CM_PORT:-16257}
 BENCH_SCHEDULER_PORT=${BENCH_SCHEDULER_PORT:-16259}
 
-# Network (shared with the chart, the e2e test and the demo: see the top README).
+# Network (shared with the chart, the e2e test and the demo: ci/cluster/README.md).
 BENCH_NODE_NAME=bench-node
 BENCH_BRIDGE=bench0
 BENCH_POD_CIDR=10.244.0.0/16

@@ -5,9 +5,9 @@
 #                            charts/bench/ci/08-local-cluster-values.yaml, run the dynamic scenario (about a minute), print the
 #                            summary tables. The release and the cluster stay up for a look around.
 #   ci/demo/demo.sh --clean  uninstall the release and stop the cluster (`make demo-clean`).
-# Which cluster: BENCH_DEMO_CLUSTER=auto (default) takes kind when kind and a running Docker are
-# there (ci/demo/kind.sh: real subcharts, needs internet), else the project's own cluster (offline);
-# =kind or =local forces one.
+# Which cluster: BENCH_DEMO_CLUSTER=local (default) is the project's own cluster (offline, what the tests
+# run); =kind takes kind (ci/demo/kind.sh: real subcharts, needs internet, not run by the tests);
+# =auto takes kind when kind and a running Docker are there, else the local cluster.
 . "$(dirname "$0")/../lib/common.sh"
 
 E2E_T0=$(date +%s)
@@ -32,21 +32,22 @@ clean() {
 
 # demo_cluster: prints kind or local for BENCH_DEMO_CLUSTER (clear error on anything else).
 demo_cluster() {
-  case ${BENCH_DEMO_CLUSTER:-auto} in
-    kind|local) printf '%s\n' "$BENCH_DEMO_CLUSTER" ;;
+  local choice=${BENCH_DEMO_CLUSTER:-local}
+  case $choice in
+    kind|local) printf '%s\n' "$choice" ;;
     auto)
       if command -v kind >/dev/null && command -v docker >/dev/null && docker info >/dev/null 2>&1; then
         echo kind
       else
         echo local
       fi ;;
-    *) die "BENCH_DEMO_CLUSTER='$BENCH_DEMO_CLUSTER' is not allowed; use auto, kind or local" ;;
+    *) die "BENCH_DEMO_CLUSTER='$choice' is not allowed; use local, kind or auto" ;;
   esac
 }
 
 CLUSTER=$(demo_cluster)
 if [ "$CLUSTER" = kind ]; then
-  log "demo on kind (BENCH_DEMO_CLUSTER=${BENCH_DEMO_CLUSTER:-auto}; =local for the project's own cluster)"
+  log "demo on kind (BENCH_DEMO_CLUSTER=${BENCH_DEMO_CLUSTER:-}; =local for the project's own cluster)"
   exec bash "$BENCH_ROOT/ci/demo/kind.sh" "$@"
 fi
 

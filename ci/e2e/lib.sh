@@ -4,7 +4,7 @@
 # shellcheck shell=bash
 
 E2E_DIR="$BENCH_ROOT/ci/e2e"
-# Release and namespace of the chart under test (README "Interfaces" names use release `bench`).
+# Release and namespace of the chart under test (scenarios/interfaces.md names use release `bench`).
 E2E_RELEASE=${BENCH_E2E_RELEASE:-bench}
 E2E_NAMESPACE=${BENCH_E2E_NAMESPACE:-bench}
 # Where one run keeps its evidence (logs, watches, summary); printed at the end.

@@ -100,7 +100,7 @@ build_image() {
   # shellcheck disable=SC1090
   . "$def"
   [[ "$IMAGE_REF" =~ ^bench/[a-z0-9-]+:[A-Za-z0-9._-]+$ ]] \
-    || die "$def: IMAGE_REF '$IMAGE_REF' must look like bench/<name>:<tag> (see the top README, Local images)"
+    || die "$def: IMAGE_REF '$IMAGE_REF' must look like bench/<name>:<tag> (ci/README.md, "Local images")"
   [ ${#IMAGE_ENTRYPOINT[@]} -gt 0 ] || [ ${#IMAGE_CMD[@]} -gt 0 ] || die "$def: set IMAGE_ENTRYPOINT or IMAGE_CMD"
   declare -F image_add_files >/dev/null || die "$def: define image_add_files ROOT (may do nothing)"
 

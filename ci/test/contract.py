@@ -18,11 +18,11 @@ Usage (ci/test/report/test_contract.py runs each as one case; exit 0 = equal, 1 
   contract.py chart-variable-types HELM CHART
                                         helm template of CHART (an offline copy) accepts and refuses
                                         the same examples through the values keys
-  contract.py readme-variables          README.md's Scenario configuration table
+  contract.py readme-variables          scenarios/interfaces.md's Scenario configuration table
   contract.py dashboards-fixture        ci/test/dashboards/fixtures/metrics.json, its k6 metrics
-  contract.py readme-metrics README     the Metrics table of README.md or scenarios/README.md
-  contract.py readme-errors             README.md's bench_errors row, scenarios/README.md's class table
-  contract.py readme-summary            README.md's summary example validates against the schema
+  contract.py readme-metrics README     the Metrics table of scenarios/interfaces.md or scenarios/README.md
+  contract.py readme-errors             scenarios/interfaces.md's bench_errors row, scenarios/README.md's class table
+  contract.py readme-summary            scenarios/interfaces.md's summary example validates against the schema
   contract.py valid SUMMARY...          each file validates against the schema
   contract.py mutations                 the names of the crafted bad summaries, one a line
   contract.py rejects SUMMARY NAME      SUMMARY with mutation NAME applied must NOT validate
@@ -44,6 +44,8 @@ BUILTIN = "k6 built-in"
 OWN_METRICS = [m for m in METRICS if m["module"] != BUILTIN]
 SCHEMA = CONTRACT["summarySchema"]
 VARIABLES = CONTRACT["variables"]["list"]
+# The readable form of the contract (the tables the READMEs link to).
+INTERFACES = "scenarios/interfaces.md"
 # How the READMEs name a k6 type.
 README_TYPES = {("counter", "default"): "Counter", ("gauge", "default"): "Gauge", ("trend", "time"): "Trend"}
 
@@ -268,9 +270,9 @@ def check_chart_variables():
 
 
 def check_readme_variables():
-    """README.md's table: the same variables; a default given as a literal equals the contract's,
+    """The interfaces table: the same variables; a default given as a literal equals the contract's,
     'empty' is '', and a default in words (= connections) stands for the contract's ''."""
-    rows = table_rows((ROOT / "README.md").read_text(), "| variable | default | meaning |")
+    rows = table_rows((ROOT / INTERFACES).read_text(), "| variable | default | meaning |")
     by_name = {v["name"]: v["default"] for v in VARIABLES}
     bad, seen = [], []
     for row in rows:
@@ -279,8 +281,8 @@ def check_readme_variables():
             literal = re.match(r"`([^`]*)`", row[1])
             got = literal.group(1) if literal else ""
             if name in by_name and got != by_name[name]:
-                bad.append(f"README.md: {name} default {row[1]!r}, the contract says {by_name[name]!r}")
-    bad.append(differ("README.md: the variables in the Scenario configuration table", sorted(seen), sorted(by_name)))
+                bad.append(f"{INTERFACES}: {name} default {row[1]!r}, the contract says {by_name[name]!r}")
+    bad.append(differ(f"{INTERFACES}: the variables in the Scenario configuration table", sorted(seen), sorted(by_name)))
     return [b for b in bad if b]
 
 
@@ -314,7 +316,7 @@ def table_rows(text, header_start):
 
 
 def check_readme_metrics(readme):
-    """The Metrics table: names, each row's type, and (README.md) the Prometheus series."""
+    """The Metrics table: names, each row's type, and (scenarios/interfaces.md) the Prometheus series."""
     path = ROOT / readme
     rows = table_rows(path.read_text(), "| k6 metric | type |")
     bad, seen = [], []
@@ -343,10 +345,10 @@ def check_readme_metrics(readme):
 
 def check_readme_errors():
     bad = []
-    rows = table_rows((ROOT / "README.md").read_text(), "| k6 metric | type |")
+    rows = table_rows((ROOT / INTERFACES).read_text(), "| k6 metric | type |")
     row = next(r for r in rows if r[0] == "`bench_errors`")
     listed = re.search(r"`class` = ([a-z0-9_, ]+);", row[2])
-    bad.append(differ("README.md bench_errors classes", listed and [c.strip() for c in listed.group(1).split(",")], CLASSES))
+    bad.append(differ(f"{INTERFACES} bench_errors classes", listed and [c.strip() for c in listed.group(1).split(",")], CLASSES))
     rows = table_rows((ROOT / "scenarios/README.md").read_text(), "| class | what | causes |")
     got = {}
     for r in rows:
@@ -359,11 +361,11 @@ def check_readme_errors():
 
 
 def check_readme_summary():
-    text = (ROOT / "README.md").read_text()
-    m = re.search(r"### Summary JSON.*?```json\n(.*?)```", text, re.S)
+    text = (ROOT / INTERFACES).read_text()
+    m = re.search(r"#+ Summary JSON.*?```json\n(.*?)```", text, re.S)
     if not m:
-        return ["README.md: no ```json block under '### Summary JSON'"]
-    return [f"README.md summary example: {e}" for e in schema_errors(json.loads(m.group(1)))]
+        return [f"{INTERFACES}: no ```json block under '## Summary JSON'"]
+    return [f"{INTERFACES} summary example: {e}" for e in schema_errors(json.loads(m.group(1)))]
 
 
 def check_valid(*paths):

@@ -3,7 +3,7 @@
 // other VUs read its result) in the init context; a bad value throws an Error naming the variable,
 // the value and what is allowed, so `k6 run` stops before any load.
 
-// Defaults for every variable (README "Interfaces" lists the same table).
+// Defaults for every variable (scenarios/interfaces.md lists the same table).
 export const DEFAULTS = Object.freeze({
   BENCH_TARGET_URL: 'http://127.0.0.1:8080',
   BENCH_TARGET_HOST: '',

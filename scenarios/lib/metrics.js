@@ -1,4 +1,4 @@
-// Every custom metric bench emits (README "Interfaces"), except the route experiments' own
+// Every custom metric bench emits (scenarios/interfaces.md), except the route experiments' own
 // (route-metrics.js: only their scripts load them) and the churn VU's (churn-metrics.js: every VU
 // of a churn run loads them): every metric object costs each VU about 1.5 KB of memory. A load VU
 // loads none of these: k6/x/bench adds to bench_errors and the runner metrics from Go (request.go,

@@ -1,4 +1,4 @@
-// The route experiments' metrics (README "Interfaces"; the rest are in metrics.js). Only the
+// The route experiments' metrics (scenarios/interfaces.md; the rest are in metrics.js). Only the
 // route-* entry scripts load this module (routes.js, route-experiment.js), so other experiments'
 // VUs do not carry these objects. Remote write adds k6_, _total and _seconds as for metrics.js.
 import { Counter, Gauge, Trend } from 'k6/metrics';

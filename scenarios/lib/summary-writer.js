@@ -1,6 +1,6 @@
 // The summary writer, loaded in VU 0 only (summary.js): the published-style table (summary.txt, stdout) and the same numbers as JSON
 // (summary.json, and on stdout between BENCH_SUMMARY_JSON_BEGIN / _END lines for log scrapers).
-// Schema bench.summary/v1: README "Interfaces". Only requests of load scenarios (tag role=load)
+// Schema bench.summary/v1: scenarios/interfaces.md. Only requests of load scenarios (tag role=load)
 // count; the churn VU's probes (role=churn) and setup checks do not.
 //
 // A report describes the run: {scenario, cfg, targetUrl, path, keepalive, rateTarget, durationMs,

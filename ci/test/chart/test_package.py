@@ -9,7 +9,7 @@ from conftest import ROOT
 
 # Paths inside the package (after "bench/"), as fnmatch patterns; "*" matches across "/" here,
 # so the folder patterns are checked with the depth below.
-ALLOWED = ["Chart.yaml", "values.yaml", "values.schema.json", "README.md", ".helmignore",
+ALLOWED = ["Chart.yaml", "values.yaml", "values.schema.json", "README.md", "LICENSE", ".helmignore",
            "templates/*", "files/*", "scenarios/*.js", "scenarios/lib/*.js", "scenarios/contract.json",
            "dashboards/*.json"]
 ONE_LEVEL = ("scenarios/*.js", "dashboards/*.json", "scenarios/lib/*.js")
@@ -39,7 +39,7 @@ def test_package_holds_every_file_the_templates_read(helm, chart, work):
     needed = {f"scenarios/{p.name}" for p in (ROOT / "scenarios").glob("*.js")}
     needed |= {f"scenarios/lib/{p.name}" for p in (ROOT / "scenarios" / "lib").glob("*.js")}
     needed |= {f"dashboards/{p.name}" for p in (ROOT / "dashboards").glob("*.json")}
-    needed |= {"scenarios/contract.json", "values.schema.json"}
+    needed |= {"scenarios/contract.json", "values.schema.json", "LICENSE"}  # the licence travels with the package
     needed |= {f"files/{p.relative_to(ROOT / 'charts' / 'bench' / 'files')}"
                for p in (ROOT / "charts" / "bench" / "files").rglob("*") if p.is_file()}
     assert sorted(needed - files) == []

@@ -43,7 +43,7 @@ def test_k6_copies(report, dump, check, what):
 
 
 @pytest.mark.parametrize("args", [
-    ["self"], ["chart-variables"], ["readme-variables"], ["dashboards-fixture"], ["readme-metrics", "README.md"],
+    ["self"], ["chart-variables"], ["readme-variables"], ["dashboards-fixture"], ["readme-metrics", "scenarios/interfaces.md"],
     ["readme-metrics", "scenarios/README.md"], ["readme-errors"], ["readme-summary"],
 ], ids=lambda a: " ".join(a))
 def test_copies(report, args):

@@ -1,4 +1,4 @@
-"""Time series of one run from Prometheus (k6 remote write, README "Interfaces" metric names)."""
+"""Time series of one run from Prometheus (k6 remote write, scenarios/interfaces.md metric names)."""
 
 import json
 import time

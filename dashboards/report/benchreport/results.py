@@ -203,7 +203,7 @@ def collect_settings(args):
         settings["rate"] = int(args.rate) if args.rate.is_integer() else args.rate
     if args.duration is not None:
         settings["duration_s"] = parse_duration_s(args.duration, "--duration")
-    # the keys of a runner's settings (README "Interfaces"): null when no source gave them
+    # the keys of a runner's settings (scenarios/interfaces.md): null when no source gave them
     for key in SETTINGS_ORDER:
         settings.setdefault(key, None)
     return settings, scenario, controller

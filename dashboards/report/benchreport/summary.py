@@ -1,4 +1,4 @@
-"""Reading bench.summary/v1 files (README "Interfaces") into Run objects, with clear errors."""
+"""Reading bench.summary/v1 files (scenarios/interfaces.md) into Run objects, with clear errors."""
 
 import json
 import math
