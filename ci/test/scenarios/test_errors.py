@@ -187,7 +187,7 @@ def test_setup_the_summary_still_written_says_zero_requests(setup_dead):
 
 def test_setup_a_404_wrong_route_stops_the_run(k6, servers):
     run = k6("setup-404", "static.js", dict(BENCH_TARGET_URL=servers.http, BENCH_PATH="/missing", BENCH_RATE=10,
-                                            BENCH_DURATION="2s"))
+                                            BENCH_DURATION="2s", BENCH_READY_TIMEOUT="3s"))
     assert run.rc == 107, run.stderr[-3000:]  # k6's "script exception": setup threw
     assert any(r.agent == "bench-setup" and r.status == 404 for r in run.access)
 
