@@ -116,7 +116,7 @@ loadtest:
     envFrom:
       - secretRef: {name: runner-env}
       - configMapRef: {name: runner-settings, optional: true}
-        prefix: BENCH_X_
+        prefix: X_
 """
 
 
@@ -127,7 +127,7 @@ def test_secret_references_reach_the_runners_only(helm, tmp_path):
     assert env_of(runner)["K6_PROMETHEUS_RW_PASSWORD"] == {
         "name": "K6_PROMETHEUS_RW_PASSWORD", "valueFrom": {"secretKeyRef": {"name": "remote-write", "key": "password"}}}
     assert runner["envFrom"] == [{"secretRef": {"name": "runner-env"}},
-                                 {"configMapRef": {"name": "runner-settings", "optional": True}, "prefix": "BENCH_X_"}]
+                                 {"configMapRef": {"name": "runner-settings", "optional": True}, "prefix": "X_"}]
     # the initializer's env is what k6-operator pastes onto its command line: no reference there
     assert "K6_PROMETHEUS_RW_PASSWORD" not in env_of(initializer)
     assert "envFrom" not in initializer
