@@ -59,7 +59,8 @@ loadtest.runId as given, else a new one for this render: <release>-r<revision>-<
 bench-r3-20261123t173000z, so every install and upgrade starts a run whose series never mix with an
 earlier one (the time tells apart a reinstall that starts again at revision 1). Computed once per
 render: the first call stores it in .Values.loadtest (one values map is shared by all of this
-chart's templates), so the TestRun, the runner env and NOTES carry the same id. A given id that a
+chart's templates), so the TestRun, the runner env and NOTES carry the same id; _runIdChecked there
+marks the id as generated or looked up once (validate.yaml, the TestRun and NOTES all ask for it). A given id that a
 TestRun in the namespace already carries (an upgrade with --reuse-values) is refused: its series
 would mix with the earlier run's (lookup answers on install/upgrade, not in helm template). */}}
 {{- define "bench.runId" -}}
@@ -67,14 +68,26 @@ would mix with the earlier run's (lookup answers on install/upgrade, not in helm
 {{- if not $lt.runId }}
 {{- $release := .Release.Name | trunc 36 | trimSuffix "-" }}
 {{- $_ := set $lt "runId" (printf "%s-r%d-%s" $release (int .Release.Revision) (dateInZone "20060102t150405z" now "UTC")) }}
-{{- else }}
+{{- $_ := set $lt "_runIdChecked" true }}
+{{- else if not $lt._runIdChecked }}
 {{- range (lookup "k6.io/v1alpha1" "TestRun" .Release.Namespace "").items }}
 {{- if eq (dig "metadata" "labels" "bench/testid" "" .) $lt.runId }}
 {{- fail (printf "loadtest.runId %q was already used by TestRun %s/%s: this run's series would mix with that run's in Prometheus. Give a new id, or leave loadtest.runId empty for a generated one" $lt.runId .metadata.namespace .metadata.name) }}
 {{- end }}
 {{- end }}
+{{- $_ := set $lt "_runIdChecked" true }}
 {{- end }}
 {{- $lt.runId }}
+{{- end }}
+
+{{/* bench.text VALUE: a value as text for an env var or argument. Helm reads a values file's numbers as
+float64, which print as 1e+06 from 1,000,000 up: whole numbers print as integers (%d). */}}
+{{- define "bench.text" -}}
+{{- if and (or (kindIs "float64" .) (kindIs "float32" .)) (eq (float64 .) (float64 (int64 .))) }}
+{{- printf "%d" (int64 .) }}
+{{- else }}
+{{- toString . }}
+{{- end }}
 {{- end }}
 
 {{/* bench.image: "repository:tag" of an image dict; an empty tag leaves repository as given (it may

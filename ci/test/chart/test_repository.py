@@ -1,5 +1,6 @@
 """Chart.lock, the dependency names the templates know, the e2e's Traefik against its preset, yamllint,
 and no text naming a file of this repository that is not there."""
+import json
 import os
 import re
 import subprocess
@@ -149,6 +150,9 @@ def test_runner_memory_sizing_stated_alike():
         stated = SIZING.findall(path.read_text())
         assert stated, f"{path} states no 'N MB + X MB per VU'"
         assert {(float(b), float(v)) for b, v in stated} == {(base, per_vu)}, (path, stated, (base, per_vu))
+    # the copy the chart reads (templates/validate.yaml refuses a runner memory limit below it)
+    memory = json.loads((ROOT / "scenarios" / "contract.json").read_text())["runnerMemory"]
+    assert (float(memory["baseMB"]), float(memory["perVuMB"])) == (base, per_vu), ("scenarios/contract.json runnerMemory", memory)
 
 
 def test_published_30k_runner_heap_stated_and_under_its_memory_limit():

@@ -11,8 +11,8 @@ env into a `sh -c` line, where Kubernetes' $(NODE_IP) would run as a command sub
 {{- $_ := set $urls "nodeport" (printf "http://127.0.0.1:%d" (int $root.Values.routes.nodePort.port)) }}
 {{- end }}
 {{- $remoteWrite := include "bench.remoteWriteUrl" $root }}
-image: {{ include "bench.image" $lt.runner.image }}
-imagePullPolicy: {{ $lt.runner.image.pullPolicy }}
+image: {{ include "bench.image" $lt.runner.image | quote }}
+imagePullPolicy: {{ $lt.runner.image.pullPolicy | quote }}
 serviceAccountName: {{ include "bench.fullname" $root }}-loadtest
 metadata:
   labels:
@@ -69,14 +69,14 @@ env:
   # route experiments (loadtest.routes; empty = the scenario's default)
   - {name: BENCH_INGRESS_CLASS, value: {{ include "bench.ingressClassName" $root | quote }}}
   - {name: BENCH_ROUTE_KIND, value: {{ $lt.routes.kind | quote }}}
-  - {name: BENCH_ROUTE_COUNT, value: {{ $lt.routes.count | toString | quote }}}
+  - {name: BENCH_ROUTE_COUNT, value: {{ include "bench.text" $lt.routes.count | quote }}}
   - {name: BENCH_ROUTE_INTERVAL, value: {{ $lt.routes.interval | quote }}}
   - {name: BENCH_ROUTE_TIMEOUT, value: {{ $lt.routes.timeout | quote }}}
   - {name: BENCH_ROUTE_DOMAIN, value: {{ $lt.routes.domain | quote }}}
   - {name: BENCH_ROUTE_BACKENDS, value: {{ include "bench.routes.backends" $root | quote }}}
-  - {name: BENCH_RATE, value: {{ $lt.rate | toString | quote }}}
+  - {name: BENCH_RATE, value: {{ include "bench.text" $lt.rate | quote }}}
   - {name: BENCH_DURATION, value: {{ $lt.duration | quote }}}
-  - {name: BENCH_CONNECTIONS, value: {{ $lt.connections | toString | quote }}}
+  - {name: BENCH_CONNECTIONS, value: {{ include "bench.text" $lt.connections | quote }}}
   - {name: BENCH_MAX_CONNECTIONS, value: {{ include "bench.loadtest.maxConnections" $root | quote }}}
   - {name: BENCH_TIMEOUT, value: {{ $lt.timeout | quote }}}
   - {name: BENCH_KEEPALIVE, value: {{ $lt.keepalive | toString | quote }}}
@@ -103,8 +103,24 @@ env:
   - {name: BENCH_ENVIRONMENT, value: {{ include "bench.loadtest.environment" $root | quote }}}
   {{- end }}
   {{- range $name, $value := $lt.extraEnv }}
-  - {name: {{ $name }}, value: {{ $value | toString | quote }}}
+  {{- if kindIs "map" $value }}
+  {{- /* a reference (valueFrom): the runners' env only. k6-operator pastes the initializer's env
+  onto its `sh -c` line, and the initializer needs no secret (k6 archive only reads the script). */}}
+  {{- if not $.initializer }}
+  - name: {{ $name }}
+    valueFrom:
+      {{- toYaml $value.valueFrom | nindent 6 }}
   {{- end }}
+  {{- else }}
+  - {name: {{ $name }}, value: {{ include "bench.text" $value | quote }}}
+  {{- end }}
+  {{- end }}
+{{- /* Secret and ConfigMap references for every variable they hold: the runners only (k6-operator
+passes envFrom to no command line, but the initializer needs none of it). */}}
+{{- if and (not .initializer) $lt.runner.envFrom }}
+envFrom:
+  {{- toYaml $lt.runner.envFrom | nindent 2 }}
+{{- end }}
 volumes:
   - name: scenarios
     configMap:
