@@ -272,7 +272,8 @@ def command_problems(text):
         if re.match(r"(helm (install|upgrade|uninstall|test|status)|kubectl)\b", c) and "<" not in c:
             # cluster-wide commands name no namespace: CRDs, every namespace (-A), the namespace itself
             if not re.search(r"(-n|--namespace) bench\b", c) and not re.search(r"--all-namespaces| -A\b", c) and not re.match(
-                    r"kubectl (apply|delete) .*(crd|-f https://)|kubectl (get|delete) crd|kubectl delete namespace bench\b"
+                    r"kubectl (apply|delete) .*(crd|-f https://)|kubectl (get|delete) (crd|validatingadmissionpolic|clusterrole)"
+                    r"|kubectl delete namespace bench\b"
                     r"|helm template", c):
                 bad.append(f"no '-n bench': {c}")
         if re.match(r"helm (install|upgrade --install) ", c) and not re.search(r"runner\.yaml|loadtest\.runner\.image|\$IMG|loadtest\.enabled=false|\.\.\.", c):
