@@ -26,14 +26,25 @@ require_root() {
 }
 
 # apt_install PKG...: installs Debian packages that are not yet installed (apt-get update once).
+# One install at a time on the machine (test lanes run in parallel; dpkg's own lock would make the
+# second apt-get fail, not wait).
 apt_install() {
+  local lock_fd rc=0
+  exec {lock_fd}>"${BENCH_APT_LOCK:-/run/lock/bench-apt.lock}"
+  flock "$lock_fd"
+  apt_install_locked "$@" || rc=$?
+  exec {lock_fd}>&-
+  return $rc
+}
+
+apt_install_locked() {
   local missing=() p
   for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
   log "apt-get install ${missing[*]}"
-  DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq || return 1
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
