@@ -1,14 +1,16 @@
 # Sourced after ci/lib/common.sh. ensure_venv NAME REQUIREMENTS: creates (once) a Python venv with
-# the pinned REQUIREMENTS in $BENCH_CACHE/venvs/NAME-<requirements hash> (it survives fresh clones),
-# links it as .tools/NAME-venv and sets VENV_PYTHON. A matching stamp (requirements hash + Python
-# version) makes a warm call a file read. One venv per hash: a run of another commit beside this one
+# the pinned REQUIREMENTS in $BENCH_CACHE/venvs/NAME-<hash of the requirements and the Python
+# version> (it survives fresh clones), links it as .tools/NAME-venv and sets VENV_PYTHON. A matching
+# stamp makes a warm call a file read. One venv per hash: a run of another commit beside this one
 # (another clone, CI) never rebuilds the venv this one is using. Prints nothing on stdout.
 ensure_venv() {
   local name=$1 req=$2 hash venv stamp lock_fd
   [ -f "$req" ] || die "no requirements file $req"
-  hash=$(sha256sum "$req" | cut -d' ' -f1)
+  # The interpreter is part of the name: two python3s on PATH (pyenv beside Debian's) each get
+  # their own venv instead of rebuilding one under each other's feet.
+  stamp="$(sha256sum "$req" | cut -d' ' -f1) $(python3 --version 2>&1)"
+  hash=$(printf '%s' "$stamp" | sha256sum | cut -d' ' -f1)
   venv="$BENCH_CACHE/venvs/$name-${hash:0:12}"
-  stamp="$hash $(python3 --version 2>&1)"
   mkdir -p "$BENCH_CACHE/venvs" "$BENCH_TOOLS"
   # Several callers may start at once (two test parts, a clone beside this one): one install at a time.
   exec {lock_fd}>"$BENCH_CACHE/venvs/$name.lock"

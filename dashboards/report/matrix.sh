@@ -6,10 +6,13 @@
 #
 # Usage: dashboards/report/matrix.sh --out DIR [--kubeconfig FILE] [--namespace NS] [--release NAME]
 #          [-f PRESET ...] [--chart DIR] [--prometheus URL] [--cooldown S] [--timeout S]
-#          [--budget KEY=VALUE ...] [--offline] NAME:SPEC NAME:SPEC...
+#          [--repeats N] [--budget KEY=VALUE ...] [--offline] NAME:SPEC NAME:SPEC...
 #   SPEC is a comma-separated list; each item is a values file (*.yaml, passed as -f) or KEY=VALUE
 #   (--set-string for strings, --set for numbers and booleans). -f presets apply to every variant.
 #   Without --prometheus it port-forwards to the release's kube-prometheus-stack Prometheus.
+#   --repeats N (1 to 20, default 1): every variant N times, in rounds (A B, A B, ...) so drift hits
+#   every variant alike; each run its own run id, one series per variant. The report then gives each
+#   figure as a median with a 95 % interval across repeats and says which differences are real.
 # Examples (a cluster you may load test, the release installed once with its presets):
 #   dashboards/report/matrix.sh --out out/paths --kubeconfig ~/.kube/config --namespace bench --release bench \
 #     -f values/traefik.yaml clusterip:loadtest.target=clusterip pod:loadtest.target=pod
@@ -19,7 +22,7 @@
 # is given, reads the e2e Prometheus); implied when the kubeconfig is that cluster's.
 . "$(dirname "$0")/../../ci/lib/common.sh"
 
-usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
 
 # parse_variant SPEC: prints helm arguments, one per line, for a variant's SPEC (clear error if bad).
 parse_variant() {
@@ -121,9 +124,12 @@ stop_port_forward() {
   [ -z "${PORT_FORWARD_PID:-}" ] || kill "$PORT_FORWARD_PID" 2>/dev/null || true  # already gone: nothing to stop
 }
 
-# run_variant NAME TESTID DIR HELM_ARGS...: install, wait for the TestRun, merge every runner.
+# run_variant NAME TESTID DIR SERIES_ARGS HELM_ARGS...: install, wait for the TestRun, merge every
+# runner (SERIES_ARGS: "" or "--series ID --repeat N" for results).
 run_variant() {
-  local name=$1 testid=$2 dir=$3; shift 3
+  local name=$1 testid=$2 dir=$3 series_args=$4; shift 4
+  local -a series=()
+  read -r -a series <<<"$series_args"
   rm -rf "$dir"; mkdir -p "$dir"
   log "variant $name: helm upgrade --install $RELEASE (run id $testid)"
   install_variant "$testid" "$@" 2> "$dir/helm.log" || die "variant $name: helm upgrade failed: $(tail -n 20 "$dir/helm.log")"
@@ -131,13 +137,13 @@ run_variant() {
   [ -s "$dir/testrun.json" ] || die "variant $name: no TestRun with label bench/testid=$testid appeared"
   log "variant $name: merging every runner of $testid from $PROM_URL"
   bash "$BENCH_ROOT/dashboards/report/report.sh" results --testid "$testid" --prometheus "$PROM_URL" --out "$dir" \
-    --testrun "$dir/testrun.json" --wait-settled 60 "${BUDGETS[@]}" > "$dir/results.log" 2>&1 \
+    --testrun "$dir/testrun.json" --wait-settled 60 "${series[@]}" "${BUDGETS[@]}" > "$dir/results.log" 2>&1 \
     || die "variant $name: results failed: $(tail -n 20 "$dir/results.log")"
   log "variant $name: $(head -n 1 "$dir/results.log")"
 }
 
 main() {
-  local cooldown=30 kubeconfig="" stamp name spec i=0 offline_flag=false
+  local cooldown=30 kubeconfig="" stamp name spec i=0 offline_flag=false repeats=1 r dir series_args
   local -a variants=() helm_args presets=()
   OUT="" NAMESPACE="" RELEASE="" CHART="$BENCH_ROOT/charts/bench" PROM_URL="" MATRIX_TIMEOUT=900
   BUDGETS=()
@@ -153,9 +159,10 @@ main() {
       --cooldown) cooldown=${2:?--cooldown needs seconds}; shift 2 ;;
       --timeout) MATRIX_TIMEOUT=${2:?--timeout needs seconds}; shift 2 ;;
       --budget) BUDGETS+=(--budget "${2:?--budget needs KEY=VALUE}"); shift 2 ;;
+      --repeats) repeats=${2:?--repeats needs a number}; shift 2 ;;
       --offline) offline_flag=true; shift ;;
       -h|--help) usage; return 0 ;;
-      -*) die "unknown option '$1'; allowed: --out, --kubeconfig, --namespace, --release, --chart, -f/--values, --prometheus, --cooldown, --timeout, --budget, --offline, --help" ;;
+      -*) die "unknown option '$1'; allowed: --out, --kubeconfig, --namespace, --release, --chart, -f/--values, --prometheus, --cooldown, --timeout, --repeats, --budget, --offline, --help" ;;
       *) variants+=("$1"); shift ;;
     esac
   done
@@ -163,6 +170,8 @@ main() {
   [ ${#variants[@]} -ge 2 ] || die "give at least two variants NAME:SPEC to compare (got ${#variants[@]})"
   [[ $cooldown =~ ^[0-9]+$ ]] || die "--cooldown '$cooldown' is not a whole number of seconds"
   [[ $MATRIX_TIMEOUT =~ ^[0-9]+$ ]] || die "--timeout '$MATRIX_TIMEOUT' is not a whole number of seconds"
+  [[ $repeats =~ ^[0-9]+$ ]] && [ "$repeats" -ge 1 ] && [ "$repeats" -le 20 ] \
+    || die "--repeats '$repeats' is not a whole number from 1 to 20 (runs per variant)"
   [ -z "$RELEASE" ] || [[ $RELEASE =~ ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ ]] || die "--release '$RELEASE' is not a Helm release name (lowercase letters, digits, '-')"
   [ -z "$NAMESPACE" ] || [[ $NAMESPACE =~ ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ ]] || die "--namespace '$NAMESPACE' is not a namespace name (lowercase letters, digits, '-')"
   local p
@@ -212,14 +221,23 @@ main() {
   fi
   stamp=$(date -u +%Y%m%d-%H%M%S)
   local -a summaries=()
-  for spec in "${variants[@]}"; do
-    name=${spec%%:*}
-    i=$((i + 1))
-    if [ $i -gt 1 ]; then log "cool-down $cooldown s"; sleep "$cooldown"; fi
-    refresh_backend
-    mapfile -t helm_args < <(parse_variant "${spec#*:}")
-    run_variant "$name" "matrix-$stamp-$name" "$OUT/$name" "${helm_args[@]}"
-    summaries+=("$OUT/$name/summary.json")
+  for r in $(seq 1 "$repeats"); do
+    for spec in "${variants[@]}"; do
+      name=${spec%%:*}
+      i=$((i + 1))
+      if [ $i -gt 1 ]; then log "cool-down $cooldown s"; sleep "$cooldown"; fi
+      refresh_backend
+      mapfile -t helm_args < <(parse_variant "${spec#*:}")
+      if [ "$repeats" -eq 1 ]; then
+        run_variant "$name" "matrix-$stamp-$name" "$OUT/$name" "" "${helm_args[@]}"
+        summaries+=("$OUT/$name/summary.json")
+      else
+        dir="$OUT/$name/r$r" series_args="--series matrix-$stamp-$name --repeat $r"
+        log "repeat $r of $repeats"
+        run_variant "$name" "matrix-$stamp-$name-r$r" "$dir" "$series_args" "${helm_args[@]}"
+        summaries+=("$dir/summary.json")
+      fi
+    done
   done
   bash "$BENCH_ROOT/dashboards/report/report.sh" --out "$OUT/report" --prometheus "$PROM_URL" "${BUDGETS[@]}" "${summaries[@]}"
 }

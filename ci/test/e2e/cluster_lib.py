@@ -9,15 +9,13 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
 CONTRACT = json.loads((ROOT / "scenarios" / "contract.json").read_text())
-sys.path.insert(0, str(ROOT / "dashboards" / "report"))
-from benchreport.prometheus import Prometheus, text_sum  # noqa: E402  the harness' one client
+from benchreport.prometheus import Prometheus, text_sum  # the harness' one client (pytest.ini's pythonpath)
 
 # The lines scenarios/lib/summary-writer.js prints the bench.summary/v1 JSON between.
 SUMMARY_BEGIN, SUMMARY_END = "BENCH_SUMMARY_JSON_BEGIN", "BENCH_SUMMARY_JSON_END"

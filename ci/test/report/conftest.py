@@ -332,3 +332,26 @@ def renders_cleanly(html, png):
 
 def time_stamp():
     return int(time.time())
+
+
+class Generated:
+    """`report --out out/NAME ARGS`, run once per name; tests read what it wrote."""
+
+    def __init__(self, report, out):
+        self.report, self.out, self.results = report, out, {}
+
+    def __call__(self, name, *args):
+        if name not in self.results:
+            self.results[name] = self.report("--out", self.out / name, *map(str, args))
+        return self.results[name]
+
+    def json(self, name):
+        return json.loads((self.out / name / "report.json").read_text())
+
+    def md(self, name):
+        return (self.out / name / "report.md").read_text()
+
+
+@pytest.fixture(scope="session")
+def gen(report, out):
+    return Generated(report, out)

@@ -24,29 +24,6 @@ def runs(real_runs):
     return {k: v.summary_path for k, v in real_runs.items()}
 
 
-class Generated:
-    """`report --out out/NAME ARGS`, run once per name; tests read what it wrote."""
-
-    def __init__(self, report, out):
-        self.report, self.out, self.results = report, out, {}
-
-    def __call__(self, name, *args):
-        if name not in self.results:
-            self.results[name] = self.report("--out", self.out / name, *map(str, args))
-        return self.results[name]
-
-    def json(self, name):
-        return json.loads((self.out / name / "report.json").read_text())
-
-    def md(self, name):
-        return (self.out / name / "report.md").read_text()
-
-
-@pytest.fixture(scope="session")
-def gen(report, out):
-    return Generated(report, out)
-
-
 # ---- the real runs held their rates ----
 
 @pytest.mark.parametrize("name", ["a", "c", "b"])
@@ -567,6 +544,12 @@ MATRIX = {
                        "values file '{w}/none.yaml' (-f) does not exist"),
     "bad cool-down": (["--cooldown", "soon", "a:loadtest.rate=1", "b:loadtest.rate=2"],
                       "--cooldown 'soon' is not a whole number"),
+    "zero repeats": (["--repeats", "0", "a:loadtest.rate=1", "b:loadtest.rate=2"],
+                     "--repeats '0' is not a whole number from 1 to 20"),
+    "too many repeats": (["--repeats", "21", "a:loadtest.rate=1", "b:loadtest.rate=2"],
+                         "--repeats '21' is not a whole number from 1 to 20"),
+    "repeats not a number": (["--repeats", "many", "a:loadtest.rate=1", "b:loadtest.rate=2"],
+                             "--repeats 'many' is not a whole number from 1 to 20"),
 }
 
 

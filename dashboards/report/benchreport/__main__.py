@@ -7,6 +7,7 @@ import json
 import os
 import sys
 
+from .repeats import summarize as summarize_repeats
 from .prometheus import DEFAULT_LOOKBACK_S, Prometheus, PrometheusError, TimeSeries
 from .summary import SummaryError, label_runs, load_summary
 from .verdict import ALL_BUDGET_KEYS, DEFAULT_BUDGETS, BudgetError, comparability_warnings, parse_budgets
@@ -86,6 +87,7 @@ def main(argv=None):
                   "timeseries": bool(series.get(r.testid) and series[r.testid].request_rate),
                   "scale_events_seen": len(series[r.testid].scale_events) if r.testid in series else None}
                  for r in runs],
+        "series": summarize_repeats(runs),
     }
     with open(os.path.join(args.out, "report.json"), "w", encoding="utf-8") as f:
         json.dump(result, f, indent=2)

@@ -4,7 +4,7 @@ from the same blocks so both formats always carry the same numbers."""
 import html
 from dataclasses import dataclass, field
 
-from . import charts
+from . import charts, repeats
 from .summary import (CONVERGENCE_EVENTS, ERROR_CLASSES, LATENCY_KEYS, PERCENTILES,
                       SETTINGS_ORDER)
 from .verdict import judge
@@ -124,6 +124,51 @@ def _routes_table(runs):
                  rows=rows)
 
 
+def _interval(e):
+    return f"{fmt(round(e.low, 3))} to {fmt(round(e.high, 3))}" if e and e.low is not None else "n/a"
+
+
+def repeats_blocks(runs):
+    """The "Repeats" section: per series and figure the median, 95 % interval and CV across its
+    repeats, then every other series against the first; [] without a series of two or more runs."""
+    series = repeats.group(runs)
+    if not any(len(m) > 1 for m in series.values()):
+        return []
+    blocks = [Block("h2", "Repeats"),
+              Block("p", f"Each figure as the median across a series' repeats, its {repeats.CONFIDENCE * 100:g} % "
+                         f"interval (percentile bootstrap over runs, {repeats.RESAMPLES:,} resamples; none "
+                         f"below {repeats.MIN_REPEATS} repeats) and its coefficient of variation (CV).")]
+    figures = {sid: repeats.figures_of(members) for sid, members in series.items()}
+    rows = []
+    for sid, members in series.items():
+        for name, unit, _read in repeats.FIGURES:
+            e = repeats.estimate(figures[sid][name])
+            rows.append([sid, fmt(len(members)), f"{name} ({unit})" if unit else name,
+                         fmt(round(e.median, 3)) if e else "n/a", _interval(e),
+                         f"{e.cv:.1%}" if e and e.cv is not None else "n/a"])
+    blocks.append(Block("table", headers=["series", "repeats", "figure", "median", "95 % interval", "CV"],
+                        rows=rows))
+    ids = list(series)
+    if len(ids) > 1:
+        blocks.append(Block("p", f"Against {ids[0]}: the difference of medians (other minus {ids[0]}) with its "
+                                 "bootstrap interval. Different only where the interval excludes zero; "
+                                 "otherwise inconclusive, with the repeats per series that would resolve the "
+                                 "difference seen (95 % confidence, 80 % power, normal approximation)."))
+        rows = []
+        for sid in ids[1:]:
+            for name, _unit, _read in repeats.FIGURES:
+                c = repeats.compare(name, figures[ids[0]][name], figures[sid][name])
+                verdict = c.verdict
+                if c.verdict == "inconclusive":
+                    verdict = (f"inconclusive, run more repeats (about {c.repeats_needed} per series)"
+                               if c.repeats_needed else "inconclusive, no difference seen")
+                rows.append([sid, name, fmt(round(c.difference, 3)) if c.difference is not None else "n/a",
+                             _interval(c), verdict])
+        blocks.append(Block("table", headers=["series", "figure", "difference", "95 % interval", "verdict"],
+                            rows=rows))
+    return blocks
+
+
 def _runners_table(run):
     """One row per k6 runner of a merged run: its share, its latency and its own lag verdict."""
     rows = []
@@ -161,6 +206,8 @@ def build(runs, budgets, warnings, series, generated_at, prometheus_url):
     else:
         blocks.append(Block("ok", "Comparable: same rate, duration, path, connections, keepalive, TLS "
                                   "and timeout; no dropped iterations."))
+
+    blocks += repeats_blocks(runs)
 
     blocks.append(Block("h2", "Settings"))
     blocks.append(_settings_table(runs))

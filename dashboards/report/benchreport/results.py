@@ -4,7 +4,7 @@ Usage (make results TESTID=... PROMETHEUS=... OUT=...):
   python -m benchreport results --testid ID --prometheus URL --out DIR
       [--testrun testrun.json] [--values helm-values.json] [--runner-summary summary.json ...]
       [--rate N] [--duration 180s] [--wait-settled SECONDS]
-      [--budget KEY=VALUE ...] [--fail-on-verdict] [--lookback SECONDS]
+      [--series ID --repeat N] [--budget KEY=VALUE ...] [--fail-on-verdict] [--lookback SECONDS]
   python -m benchreport results --list --prometheus URL
 Prometheus holds what every runner measured but not what the run was asked to do: the target rate
 and duration (for the achieved rate) and the other settings come, in this order of precedence, from
@@ -171,6 +171,9 @@ def parse_args(argv):
     p.add_argument("--wait-settled", type=float, default=0, metavar="SECONDS",
                    help="first wait (at most this long) until the run's request count in Prometheus "
                         "reads the same twice, 2 s apart: right after a run, the last remote writes")
+    p.add_argument("--series", metavar="ID", help="this run is one repeat of series ID (the matrix runner's "
+                                                  "--repeats): the report gives the series' median and interval")
+    p.add_argument("--repeat", type=int, metavar="N", help="which repeat of --series this run is (from 1)")
     p.add_argument("--budget", action="append", default=[], metavar="KEY=VALUE", help="as for the report")
     p.add_argument("--fail-on-verdict", action="store_true", help="exit 1 when the run does not PASS")
     args = p.parse_args(argv)
@@ -180,6 +183,12 @@ def parse_args(argv):
                 p.error(f"--{name} is required (or --list)")
         if not RUN_ID.match(args.testid):
             p.error(f"--testid {args.testid!r} is not a run id: letters, digits, '-', '_', '.', at most 63")
+    if (args.series is None) != (args.repeat is None):
+        p.error("--series and --repeat go together: the series id and this run's repeat number")
+    if args.series is not None and not RUN_ID.match(args.series):
+        p.error(f"--series {args.series!r} is not a series id: letters, digits, '-', '_', '.', at most 63")
+    if args.repeat is not None and args.repeat < 1:
+        p.error(f"--repeat {args.repeat} must be a whole number from 1")
     if args.rate is not None and args.rate <= 0:
         p.error(f"--rate {args.rate:g} must be a positive number of requests per second")
     return args
@@ -237,6 +246,8 @@ def main(argv):
         if args.wait_settled > 0:
             wait_settled(prom, args.testid, args.wait_settled)
         summary = merge_run(prom, args.testid, settings, args.lookback, scenario, controller)
+        if args.series:
+            summary["series"] = {"id": args.series, "repeat": args.repeat}
     except (SettingsError, MergeError, PrometheusError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -65,6 +65,9 @@ class Run:
     routes: dict = field(default_factory=dict)
     # The runner's verdicts (summary `runner`: cpu_bound, runtime_bound, cpu_throttled, their figures).
     runner: dict = field(default_factory=dict)
+    # A repeat of a series (summary `series`, the matrix runner's --repeats): its id and number.
+    series_id: str = ""
+    repeat: int = 0
 
     @property
     def total_requests(self):
@@ -183,6 +186,18 @@ def _read_routes(path, data):
     return routes
 
 
+def _read_series(path, data):
+    series = _object(path, "series", data.get("series") or {})
+    if not series:
+        return {}
+    sid, repeat = series.get("id"), series.get("repeat")
+    if not isinstance(sid, str) or not sid:
+        raise SummaryError(f"{path}: series.id={json.dumps(sid)}; expected a non-empty string")
+    if not isinstance(repeat, int) or isinstance(repeat, bool) or repeat < 1:
+        raise SummaryError(f"{path}: series.repeat={json.dumps(repeat)}; expected a whole number from 1")
+    return {"series_id": sid, "repeat": repeat}
+
+
 def load_summary(path):
     """Returns the list of Runs in one summary file: the run itself, then one per by_path entry."""
     try:
@@ -211,6 +226,7 @@ def load_summary(path):
                 runners=_read_runners(path, data),
                 routes=_read_routes(path, data),
                 runner=_object(path, "runner", data.get("runner") or {}),
+                **_read_series(path, data),
                 merge_notes=[str(n) for n in (data.get("merge") or {}).get("notes") or []])]
     by_path = _object(path, "by_path", data.get("by_path") or {})
     for name, entry in by_path.items():
