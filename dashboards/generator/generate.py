@@ -805,12 +805,20 @@ def controllers():
         "CPU cores used by the controller pods (container_cpu_usage_seconds_total from the kubelet's "
         "cAdvisor; pods chosen by the namespace and pod-regex variables).",
         targets((f"sum by (pod) (rate(container_cpu_usage_seconds_total{{{pods}}}[$__rate_interval]))", "{{pod}}")),
-        "short", minimum=0, axis_label="cores"), 12, 7)
+        "short", minimum=0, axis_label="cores"), 9, 7)
     lay.add(timeseries(
         "Controller memory (cAdvisor working set)",
         "Working-set bytes of the controller pods (what the OOM killer looks at).",
         targets((f"sum by (pod) (container_memory_working_set_bytes{{{pods}}})", "{{pod}}")),
-        "bytes", minimum=0), 12, 7)
+        "bytes", minimum=0), 9, 7)
+    lay.add(stat(
+        "Controller CPU-seconds per 1,000 requests (cAdvisor)",
+        "The controller pods' CPU-seconds over the time range divided by the selected run's requests, "
+        "times 1,000: its cost per request (make results writes the same per run, summary "
+        "controller_cost). Choose a time range that covers the run alone.",
+        targets((f"1000 * sum(increase(container_cpu_usage_seconds_total{{{pods}}}[$__range])) "
+                 f"/ sum(increase(k6_http_reqs_total{{{LOAD}}}[$__range]))", "CPU-s per 1k requests"),
+                instant=True), "s", decimals=3), 6, 7)
     for title, panels in CONTROLLER_ROWS:
         lay.row(title, collapsed=True)
         for p in panels:
@@ -820,7 +828,7 @@ def controllers():
         query_variable("controller_namespace", "Controller namespace",
                        "label_values(container_cpu_usage_seconds_total, namespace)",
                        multi=True, include_all=True, all_value=".*"),
-        textbox_variable("controller_pod", "Controller pod regex", ".*(traefik|ingress|nginx|haproxy|envoy|gateway|istio).*",
+        textbox_variable("controller_pod", "Controller pod regex", CONTRACT["controllerPods"]["podRegex"],
                          "Regex on the pod name of the controller pods (cAdvisor panels)."),
     ]
     return dashboard(

@@ -38,7 +38,7 @@ def matrix(kube, main_run):
     out = kube.work / "runs" / f"{main_run.testid}-matrix"
     shutil.rmtree(out, ignore_errors=True)
     result = kube.run(["bash", ROOT / "dashboards" / "report" / "matrix.sh", "--out", out,
-                       "--prometheus", kube.prom_url, "--cooldown", "3", "--timeout", "300",
+                       "--prometheus", kube.prom_url, "--cooldown", "3", "--timeout", "600",
                        *(f"{name}:{spec}" for name, spec in VARIANTS.items())])
     Path(f"{out}.log").write_text(result.stdout + result.stderr)
     assert result.returncode == 0, f"matrix.sh exited {result.returncode}:\n{result.stderr[-3000:]}"
@@ -126,3 +126,18 @@ def test_two_runners_max_rps_each_finds_a_knee(matrix):
         assert r["max_rps"]["knee_rate"] is not None, r["max_rps"]
         assert all(abs(s["rate_target"] * 2 - s["rate_target_run"]) <= 1 for s in r["max_rps"]["steps"]), r["max_rps"]["steps"]
     assert m["max_rps"]["knee_rate"] is not None and len(m["max_rps"]["steps"]) == 10, m["max_rps"]
+
+
+def test_controller_cost_from_the_kubelets_cadvisor(matrix):
+    """Every merged run has the controller's cost from the real cAdvisor series: Traefik's pod found
+    by the default pod regex, CPU-seconds over the load, per 1,000 requests, peak memory; the
+    comparison report shows them."""
+    out, v = matrix
+    for name, variant in v.items():
+        cost, total = variant.summary["controller_cost"], variant.summary["requests"]["total"]
+        assert cost["unknown_reason"] is None, (name, cost)
+        assert any("traefik" in p for p in cost["pods"]), (name, cost["pods"])
+        assert cost["cpu_seconds"] > 0 and cost["memory_peak_bytes"] > 10 * 2**20, (name, cost)
+        assert cost["cpu_seconds_per_1k_requests"] == pytest.approx(cost["cpu_seconds"] * 1000 / total, rel=0.01), \
+            (name, cost, total)
+    assert "## Controller cost" in (out / "report" / "report.md").read_text()

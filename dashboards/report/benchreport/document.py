@@ -169,6 +169,26 @@ def repeats_blocks(runs):
     return blocks
 
 
+def _controller_cost_blocks(runs):
+    """The controller's CPU and memory per merged run (summary controller_cost); [] when no run has it."""
+    costed = [r for r in _file_runs(runs) if r.controller_cost]
+    if not costed:
+        return []
+    rows = []
+    for r in costed:
+        c = r.controller_cost
+        mib = c["memory_peak_bytes"] / 2**20 if c.get("memory_peak_bytes") is not None else None
+        rows.append([r.label, fmt(r.total_requests), fmt(c.get("cpu_seconds")), fmt(c.get("cpu_seconds_per_1k_requests")),
+                     fmt(round(mib, 1) if mib is not None else None), ", ".join(c.get("pods") or []) or "none",
+                     c.get("unknown_reason") or ""])
+    return [Block("h2", "Controller cost"),
+            Block("p", "What the controller's pods spent during the load, from the kubelet's cAdvisor series "
+                       "(container_cpu_usage_seconds_total, container_memory_working_set_bytes; pods chosen by "
+                       "the namespace and pod regexes of make results, the controller dashboard's by default)."),
+            Block("table", headers=["run", "requests", "CPU-seconds", "CPU-seconds per 1,000 requests",
+                                    "peak memory (MiB)", "pods", "unknown because"], rows=rows)]
+
+
 def _runners_table(run):
     """One row per k6 runner of a merged run: its share, its latency and its own lag verdict."""
     rows = []
@@ -223,6 +243,8 @@ def build(runs, budgets, warnings, series, generated_at, prometheus_url):
             blocks.append(Block("h3", f"{r.label} (testid {r.testid}): {len(r.runners)} runner(s)"))
             blocks.append(_runners_table(r))
             blocks += [Block("warn", f"Merge note: {n}") for n in r.merge_notes]
+
+    blocks += _controller_cost_blocks(runs)
 
     blocks.append(Block("h2", "Latency percentiles"))
     blocks.append(_latency_table(runs))

@@ -4,7 +4,8 @@ Usage (make results TESTID=... PROMETHEUS=... OUT=...):
   python -m benchreport results --testid ID --prometheus URL --out DIR
       [--testrun testrun.json] [--values helm-values.json] [--runner-summary summary.json ...]
       [--rate N] [--duration 180s] [--wait-settled SECONDS]
-      [--series ID --repeat N] [--budget KEY=VALUE ...] [--fail-on-verdict] [--lookback SECONDS]
+      [--series ID --repeat N] [--controller-namespace REGEX] [--controller-pods REGEX]
+      [--budget KEY=VALUE ...] [--fail-on-verdict] [--lookback SECONDS]
   python -m benchreport results --list --prometheus URL
 Prometheus holds what every runner measured but not what the run was asked to do: the target rate
 and duration (for the achieved rate) and the other settings come, in this order of precedence, from
@@ -20,6 +21,7 @@ import re
 import sys
 import time
 
+from .cost import controller_cost
 from .merge import MergeError, merge_run
 from .prometheus import DEFAULT_LOOKBACK_S, Prometheus, PrometheusError, selector
 from .summary import SCHEMA, SETTINGS_ORDER
@@ -174,6 +176,12 @@ def parse_args(argv):
     p.add_argument("--series", metavar="ID", help="this run is one repeat of series ID (the matrix runner's "
                                                   "--repeats): the report gives the series' median and interval")
     p.add_argument("--repeat", type=int, metavar="N", help="which repeat of --series this run is (from 1)")
+    p.add_argument("--controller-namespace", default=".*", metavar="REGEX",
+                   help="namespace(s) of the controller's pods, for its CPU and memory from cAdvisor "
+                        "(default: any)")
+    p.add_argument("--controller-pods", metavar="REGEX",
+                   help="pod-name regex of the controller's pods (default: the controller dashboard's, "
+                        "scenarios/contract.json controllerPods)")
     p.add_argument("--budget", action="append", default=[], metavar="KEY=VALUE", help="as for the report")
     p.add_argument("--fail-on-verdict", action="store_true", help="exit 1 when the run does not PASS")
     args = p.parse_args(argv)
@@ -248,6 +256,10 @@ def main(argv):
         summary = merge_run(prom, args.testid, settings, args.lookback, scenario, controller)
         if args.series:
             summary["series"] = {"id": args.series, "repeat": args.repeat}
+        summary["controller_cost"] = controller_cost(
+            prom, summary["merge"]["first_sample_unix"], summary["merge"]["last_sample_unix"],
+            summary["requests"]["total"], namespace_regex=args.controller_namespace,
+            pod_regex=args.controller_pods)
     except (SettingsError, MergeError, PrometheusError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -262,6 +274,8 @@ def main(argv):
           f"errors {sum(summary['errors'].values())}, dropped {r['dropped_iterations']} -> {path}")
     for note in summary["merge"]["notes"]:
         print(f"note: {note}")
+    if summary["controller_cost"]["unknown_reason"]:
+        print(f"note: controller cost unknown: {summary['controller_cost']['unknown_reason']}")
     from .__main__ import main as report_main
     report_args = ["--out", args.out, "--prometheus", args.prometheus, "--prometheus-lookback", f"{args.lookback:g}"]
     for b in args.budget:

@@ -19,7 +19,8 @@ CONVERGENCE_STATS = ["count", "p50", "max"]
 # Settings shown first, in this order; any other key the summary carries follows.
 # Top-level keys of bench.summary/v1; any other (e.g. a scenario's "throughput") is shown as extra.
 KNOWN_KEYS = {"schema", "testid", "scenario", "controller", "settings", "requests", "latency_ms",
-              "errors", "error_causes", "convergence_ms", "scale_events", "by_path", "runners", "routes"}
+              "errors", "error_causes", "convergence_ms", "scale_events", "by_path", "runners", "routes",
+              "controller_cost"}
 SETTINGS_ORDER = ["target_url", "path", "rate", "duration_s", "connections", "timeout_s",
                   "keepalive", "tls", "churn_pattern"]
 
@@ -68,6 +69,8 @@ class Run:
     # A repeat of a series (summary `series`, the matrix runner's --repeats): its id and number.
     series_id: str = ""
     repeat: int = 0
+    # What the controller spent (summary `controller_cost`, merged runs only): CPU-seconds, memory.
+    controller_cost: dict = field(default_factory=dict)
 
     @property
     def total_requests(self):
@@ -227,6 +230,7 @@ def load_summary(path):
                 routes=_read_routes(path, data),
                 runner=_object(path, "runner", data.get("runner") or {}),
                 **_read_series(path, data),
+                controller_cost=_object(path, "controller_cost", data.get("controller_cost") or {}),
                 merge_notes=[str(n) for n in (data.get("merge") or {}).get("notes") or []])]
     by_path = _object(path, "by_path", data.get("by_path") or {})
     for name, entry in by_path.items():

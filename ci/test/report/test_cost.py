@@ -1,0 +1,57 @@
+"""The controller's cost (summary controller_cost, `make results`): without cAdvisor series in
+Prometheus (this part's Prometheus has only k6's) every figure is null and the reason names the
+query and the flags; the report shows it. The figures themselves come from the kubelet's real
+cAdvisor on the local cluster (ci/test/e2e/test_4_matrix.py)."""
+import json
+
+import pytest
+
+from conftest import ROOT, output_of
+
+CONTRACT = ROOT / "ci/test/contract.py"
+
+
+@pytest.fixture(scope="session")
+def merged_without_cadvisor(report, prometheus, merged, work):
+    out = work / "out/merged-cost"
+    r = report("results", "--testid", "report-merge", "--prometheus", prometheus.url, "--out", str(out),
+               "--rate", "150", "--duration", "10s", "--controller-namespace", "bench", "--controller-pods", "traefik.*")
+    assert r.returncode == 0, output_of(r)
+    return out, r
+
+
+def test_cost_unknown_without_cadvisor(merged_without_cadvisor):
+    out, r = merged_without_cadvisor
+    cost = json.loads((out / "summary.json").read_text())["controller_cost"]
+    assert cost["namespace_regex"] == "bench" and cost["pod_regex"] == "traefik.*", cost
+    assert cost["pods"] == [] and cost["cpu_seconds"] is None and cost["memory_peak_bytes"] is None, cost
+    assert "no container_cpu_usage_seconds_total series" in cost["unknown_reason"], cost
+    assert "--controller-pods" in cost["unknown_reason"], cost
+    assert "note: controller cost unknown" in r.stdout, r.stdout
+
+
+def test_summary_with_cost_is_valid(report, merged_without_cadvisor):
+    out, _ = merged_without_cadvisor
+    v = report.script(CONTRACT, "valid", out / "summary.json")
+    assert v.returncode == 0, output_of(v)
+
+
+def test_report_shows_the_reason(merged_without_cadvisor):
+    out, _ = merged_without_cadvisor
+    md = (out / "report.md").read_text()
+    assert "## Controller cost" in md and "no container_cpu_usage_seconds_total series" in md
+
+
+def test_default_pod_regex_is_the_contracts(report, prometheus, merged, work):
+    """Without --controller-pods the regex is scenarios/contract.json's controllerPods.podRegex (the
+    controller dashboard's default too)."""
+    contract = json.loads((ROOT / "scenarios/contract.json").read_text())
+    out = work / "out/merged-cost-default"
+    r = report("results", "--testid", "report-merge", "--prometheus", prometheus.url, "--out", str(out),
+               "--rate", "150", "--duration", "10s")
+    assert r.returncode == 0, output_of(r)
+    cost = json.loads((out / "summary.json").read_text())["controller_cost"]
+    assert cost["pod_regex"] == contract["controllerPods"]["podRegex"] and cost["namespace_regex"] == ".*"
+    dashboard = json.loads((ROOT / "dashboards/controllers.json").read_text())
+    pod_var = next(v for v in dashboard["templating"]["list"] if v["name"] == "controller_pod")
+    assert pod_var["query"] == contract["controllerPods"]["podRegex"], pod_var
