@@ -13,6 +13,9 @@
 #   --repeats N (1 to 20, default 1): every variant N times, in rounds (A B, A B, ...) so drift hits
 #   every variant alike; each run its own run id, one series per variant. The report then gives each
 #   figure as a median with a 95 % interval across repeats and says which differences are real.
+#   A variant with loadtest.target=pod (the same experiment direct to the backend pods) is the
+#   control: the report gives every other run's added latency per percentile (report.sh --direct;
+#   with repeats, its first repeat).
 # Examples (a cluster you may load test, the release installed once with its presets):
 #   dashboards/report/matrix.sh --out out/paths --kubeconfig ~/.kube/config --namespace bench --release bench \
 #     -f values/traefik.yaml clusterip:loadtest.target=clusterip pod:loadtest.target=pod
@@ -22,7 +25,7 @@
 # is given, reads the e2e Prometheus); implied when the kubeconfig is that cluster's.
 . "$(dirname "$0")/../../ci/lib/common.sh"
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
 
 # parse_variant SPEC: prints helm arguments, one per line, for a variant's SPEC (clear error if bad).
 parse_variant() {
@@ -143,7 +146,8 @@ run_variant() {
 }
 
 main() {
-  local cooldown=30 kubeconfig="" stamp name spec i=0 offline_flag=false repeats=1 r dir series_args
+  local cooldown=30 kubeconfig="" stamp name spec i=0 offline_flag=false repeats=1 r dir series_args testid
+  local -a direct=()
   local -a variants=() helm_args presets=()
   OUT="" NAMESPACE="" RELEASE="" CHART="$BENCH_ROOT/charts/bench" PROM_URL="" MATRIX_TIMEOUT=900
   BUDGETS=()
@@ -229,17 +233,18 @@ main() {
       refresh_backend
       mapfile -t helm_args < <(parse_variant "${spec#*:}")
       if [ "$repeats" -eq 1 ]; then
-        run_variant "$name" "matrix-$stamp-$name" "$OUT/$name" "" "${helm_args[@]}"
-        summaries+=("$OUT/$name/summary.json")
+        testid="matrix-$stamp-$name" dir="$OUT/$name" series_args=""
       else
-        dir="$OUT/$name/r$r" series_args="--series matrix-$stamp-$name --repeat $r"
+        testid="matrix-$stamp-$name-r$r" dir="$OUT/$name/r$r" series_args="--series matrix-$stamp-$name --repeat $r"
         log "repeat $r of $repeats"
-        run_variant "$name" "matrix-$stamp-$name-r$r" "$dir" "$series_args" "${helm_args[@]}"
-        summaries+=("$dir/summary.json")
       fi
+      run_variant "$name" "$testid" "$dir" "$series_args" "${helm_args[@]}"
+      summaries+=("$dir/summary.json")
+      if [ ${#direct[@]} -eq 0 ] && [[ ,${spec#*:}, == *,loadtest.target=pod,* ]]; then direct=(--direct "$testid"); fi
     done
   done
-  bash "$BENCH_ROOT/dashboards/report/report.sh" --out "$OUT/report" --prometheus "$PROM_URL" "${BUDGETS[@]}" "${summaries[@]}"
+  bash "$BENCH_ROOT/dashboards/report/report.sh" --out "$OUT/report" --prometheus "$PROM_URL" "${direct[@]}" \
+    "${BUDGETS[@]}" "${summaries[@]}"
 }
 
 main "$@"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Writes a self-contained benchmark report (HTML with embedded SVG charts, Markdown, JSON) from one
 # or more bench.summary/v1 files, optionally with time series from Prometheus.
-# Usage: dashboards/report/report.sh --out DIR summary.json... [--prometheus URL] [--budget KEY=VALUE ...]
+# Usage: dashboards/report/report.sh --out DIR summary.json... [--prometheus URL] [--budget KEY=VALUE ...] [--direct TESTID]
 #        dashboards/report/report.sh --help
 . "$(dirname "$0")/../../ci/lib/common.sh"
 . "$BENCH_ROOT/dashboards/report/venv.sh"

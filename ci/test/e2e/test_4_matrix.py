@@ -59,6 +59,10 @@ def test_matrix_compares_clusterip_and_pod_paths(matrix):
     assert len(report["runs"]) == 5 and all(r["timeseries"] for r in report["runs"]), \
         [(r.get("label"), bool(r.get("timeseries"))) for r in report["runs"]]
     assert "<svg" in (out / "report" / "report.html").read_text()
+    # the pod variant is the control: every other run's added latency per percentile
+    added = report["added_latency"]
+    assert added["direct"] == v["pod"].summary["testid"] and len(added["runs"]) == 4, added
+    assert all(row["p99"]["added_ms"] is not None and row["p99"]["error_ms"] > 0 for row in added["runs"].values()), added
 
 
 def test_three_runners_one_merged_result(matrix):

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 
+from .control import added_latency, find_direct
 from .repeats import summarize as summarize_repeats
 from .prometheus import DEFAULT_LOOKBACK_S, Prometheus, PrometheusError, TimeSeries
 from .summary import SummaryError, label_runs, load_summary
@@ -31,6 +32,10 @@ def parse_args(argv):
                         "convergence.added=2s; repeat for several")
     p.add_argument("--fail-on-verdict", action="store_true",
                    help="exit 1 when a run does not PASS (for CI gates)")
+    p.add_argument("--direct", metavar="TESTID",
+                   help="the run id of the control run, the same experiment direct to the backend pods "
+                        "(loadtest.target=pod): the report gives every other run's added latency per "
+                        "percentile (through the controller minus direct)")
     return p.parse_args(argv)
 
 
@@ -51,6 +56,12 @@ def main(argv=None):
         return 2
     label_runs(runs)
     warnings = comparability_warnings(runs)
+    try:
+        direct = find_direct(runs, args.direct) if args.direct else None
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    added = added_latency(runs, direct) if direct else {}
 
     series = {}
     if prom:
@@ -66,7 +77,8 @@ def main(argv=None):
     from . import document  # matplotlib loads in seconds: only once the input is known to be good
 
     generated = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-    blocks, verdicts = document.build(runs, budgets, warnings, series, generated, args.prometheus)
+    blocks, verdicts = document.build(runs, budgets, warnings, series, generated, args.prometheus,
+                                      direct=direct, added=added)
 
     os.makedirs(os.path.join(args.out, "charts"), exist_ok=True)
     for b in blocks:
@@ -88,6 +100,7 @@ def main(argv=None):
                   "scale_events_seen": len(series[r.testid].scale_events) if r.testid in series else None}
                  for r in runs],
         "series": summarize_repeats(runs),
+        "added_latency": {"direct": direct.testid, "runs": added} if direct else None,
     }
     with open(os.path.join(args.out, "report.json"), "w", encoding="utf-8") as f:
         json.dump(result, f, indent=2)

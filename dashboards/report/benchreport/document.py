@@ -209,7 +209,24 @@ def _runners_table(run):
                                    "runtime verdict", "CPU quota periods throttled", "throttle verdict"], rows=rows)
 
 
-def build(runs, budgets, warnings, series, generated_at, prometheus_url):
+def _added_latency_blocks(direct, added):
+    """The controller's share: per run and percentile, through minus direct, with its error bound."""
+    if not direct:
+        return []
+    headers = ["run"] + [f"{p} (ms)" for p in PERCENTILES]
+    rows = [[label] + [(f"{fmt(v['added_ms'])} ± {fmt(v['error_ms'])}" if v["added_ms"] is not None else "n/a")
+                       for v in (per[p] for p in PERCENTILES)]
+            for label, per in added.items()]
+    return [Block("h2", "Controller's added latency"),
+            Block("p", f"Each run's percentiles minus those of the control run {direct.label} (testid "
+                       f"{direct.testid}: the same experiment direct to the backend pods). The ± bound adds "
+                       "both sides' worst case: a merged percentile is exact to one native-histogram bucket "
+                       "(merge.percentile_max_error_pct), a runner's own summary is exact. A negative "
+                       "figure within its bound is noise, not a faster controller."),
+            Block("table", headers=headers, rows=rows)]
+
+
+def build(runs, budgets, warnings, series, generated_at, prometheus_url, direct=None, added=None):
     """series: {testid: TimeSeries} (empty without Prometheus); returns (blocks, verdicts)."""
     blocks = [Block("h1", "bench report"),
               Block("p", f"Generated {generated_at} from {len(_file_runs(runs))} summary file(s), "
@@ -256,6 +273,7 @@ def build(runs, budgets, warnings, series, generated_at, prometheus_url):
         pct_charts.append(Block("chart", f"{r.label}", name=f"percentiles-{i}.svg",
                                 svg=charts.percentile_chart([r], f"latency by percentile: {r.label}")))
     blocks += pct_charts
+    blocks += _added_latency_blocks(direct, added or {})
 
     blocks.append(Block("h2", "Errors"))
     blocks.append(_errors_table(runs))

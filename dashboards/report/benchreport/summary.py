@@ -71,6 +71,8 @@ class Run:
     repeat: int = 0
     # What the controller spent (summary `controller_cost`, merged runs only): CPU-seconds, memory.
     controller_cost: dict = field(default_factory=dict)
+    # How far a percentile may be off (merge.percentile_max_error_pct; 0 for a runner's exact summary).
+    percentile_error_pct: float = 0.0
 
     @property
     def total_requests(self):
@@ -231,6 +233,9 @@ def load_summary(path):
                 runner=_object(path, "runner", data.get("runner") or {}),
                 **_read_series(path, data),
                 controller_cost=_object(path, "controller_cost", data.get("controller_cost") or {}),
+                percentile_error_pct=_number(path, "merge.percentile_max_error_pct",
+                                             (data.get("merge") or {}).get("percentile_max_error_pct"),
+                                             allow_none=True) or 0.0,
                 merge_notes=[str(n) for n in (data.get("merge") or {}).get("notes") or []])]
     by_path = _object(path, "by_path", data.get("by_path") or {})
     for name, entry in by_path.items():
