@@ -24,6 +24,7 @@ import time
 from .cost import controller_cost
 from .merge import MergeError, merge_run
 from .prometheus import DEFAULT_LOOKBACK_S, Prometheus, PrometheusError, selector
+from .report import ReportRequest, write_report
 from .summary import SCHEMA, SETTINGS_ORDER
 
 RUN_ID = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")  # charts/bench values.schema.json
@@ -276,10 +277,6 @@ def main(argv):
         print(f"note: {note}")
     if summary["controller_cost"]["unknown_reason"]:
         print(f"note: controller cost unknown: {summary['controller_cost']['unknown_reason']}")
-    from .__main__ import main as report_main
-    report_args = ["--out", args.out, "--prometheus", args.prometheus, "--prometheus-lookback", f"{args.lookback:g}"]
-    for b in args.budget:
-        report_args += ["--budget", b]
-    if args.fail_on_verdict:
-        report_args.append("--fail-on-verdict")
-    return report_main(report_args + [path])
+    return write_report(ReportRequest([path], args.out, prometheus=args.prometheus,
+                                      prometheus_lookback=args.lookback, budget=args.budget,
+                                      fail_on_verdict=args.fail_on_verdict))
