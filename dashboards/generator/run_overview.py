@@ -1,0 +1,229 @@
+"""Dashboard 1, run overview: one run live, offered vs achieved rate, latency percentiles to
+p99.9999, error classes, backend replicas and endpoint convergence on one time axis."""
+from panels import (  # the panel vocabulary
+    DS, Layout, PERCENTILES, RUN, dashboard, datasource_variable, distribution_panel, k6_quantile,
+    k6_rate, k6_total, stat, table, targets, testid_variable, timeseries, zero_total,
+    zero_while_running)
+
+# The run's request and dropped-iteration rates, used by several rows.
+REQS = k6_rate("k6_http_reqs_total")
+DROPPED = k6_rate("k6_dropped_iterations_total")
+
+
+def load_row(lay):
+    """Load: was the offered rate held?"""
+    lay.row("Load: was the offered rate held?")
+    lay.add(timeseries(
+        "Request rate: offered vs achieved",
+        "Achieved = completed requests per second (all runners). Offered = achieved + dropped "
+        "iterations: in the open model every iteration is one request, so what k6 could not start "
+        "is the gap to the target rate.",
+        targets((REQS, "achieved"), (f"{REQS} + ({zero_while_running(DROPPED)})", "offered")),
+        "reqps", minimum=0), 12, 8)
+    lay.add(timeseries(
+        "Dropped iterations",
+        "Iterations the constant-arrival-rate executor could not start (no free VU). Non-zero means "
+        "the generator, not the target, limited the rate: raise connections or runners.",
+        targets((zero_while_running(DROPPED), "dropped/s")), "reqps", bars=True, minimum=0), 6, 8)
+    lay.add(timeseries(
+        "VUs (connection budget in use)",
+        "Active VUs summed over runners; with keep-alive each VU holds one connection.",
+        targets(('sum(k6_vus{%s})' % RUN, "VUs")), "short", minimum=0), 6, 8)
+    lag_p95 = f"max({k6_quantile('0.95', metric='k6_bench_runner_lag_seconds', by='instance_id')})"
+    lay.add(timeseries(
+        "Runner CPU-bound? Lag p95 (worst runner) and dropped iterations",
+        "bench_runner_lag: how late a sleeping k6 VU woke up (scenario runner_lag, scenarios/lib/lag.js), "
+        "p95 of the worst runner (instance_id). Above 10 ms (the summary also warns at p99 above 50 ms; "
+        "limits calibrated in scenarios/calibrate/README.md) the runner was short of CPU and its latency "
+        "includes its own queueing: "
+        "give runners more CPU or add runners. Dropped iterations with a low lag mean the connection "
+        "budget (VUs), not the CPU, was short.",
+        targets((lag_p95, "runner lag p95"), (zero_while_running(DROPPED), "dropped/s")), "s",
+        minimum=0, right=("dropped/s", "reqps")), 24, 6)
+    lay.add(timeseries(
+        "Runner pauses: scheduling p99 and GC CPU (worst runner, Go runtime)",
+        "What the runner's Go runtime says of its own pauses since it started (k6/x/bench, "
+        "scenarios/lib/lag.js): p99 of the time ready goroutines waited for a CPU (a response waits "
+        "that long before k6 times it) and the garbage collector's share of the runner's CPU; the "
+        "summary warns above the limits in scenarios/lib/lag.js. Runners hold the collector off with GOGC=off "
+        "and a GOMEMLIMIT (chart loadtest.runner.gc).",
+        targets(('max(k6_bench_runner_sched_p99_ms{%s}) / 1000' % RUN, "scheduling p99"),
+                ('max(k6_bench_runner_gc_cpu_ratio{%s})' % RUN, "GC CPU share")), "s",
+        minimum=0, right=("GC CPU share", "percentunit")), 24, 6)
+    lay.add(timeseries(
+        "Runner CPU quota: share of periods throttled (worst runner, cgroup)",
+        "What the runner's own cgroup says (k6/x/bench reads cpu.stat, scenarios/lib/lag.js): the share "
+        "of CFS quota periods since the load began in which the kernel stopped the runner because it "
+        "had used its CPU limit (loadtest.runner.resources.limits.cpu). While stopped it neither sends "
+        "nor times anything. The summary says CPU-THROTTLED above the limit in scenarios/lib/lag.js "
+        "(THROTTLED_LIMIT); 0 without a CPU limit, no series where the cgroup cannot be read.",
+        targets(('max(k6_bench_runner_cpu_throttled_ratio{%s})' % RUN, "throttled share")), "percentunit",
+        minimum=0), 24, 6)
+
+
+def latency_row(lay):
+    """Latency: percentiles over time (native histograms, merged across runners)"""
+    lay.row("Latency: percentiles over time (native histograms, merged across runners)")
+    lay.add(timeseries(
+        "Latency percentiles",
+        "histogram_quantile over the sum of all runners' native histograms (never an average of "
+        "per-runner percentiles). Log scale: the tail is the story.",
+        targets(*[(k6_quantile(q), label) for label, q in PERCENTILES[:1] + PERCENTILES[2:5]]),
+        "s", log=True), 16, 10)
+    lay.add(distribution_panel(
+        "Latency by percentile (whole range)",
+        "The published percentile chart for this run: latency at p50 ... p99.9999 over the "
+        "dashboard time range; x is evenly spaced in 'number of nines', y is logarithmic."), 8, 10)
+    lay.add(timeseries(
+        "p99 latency by path",
+        "p99 per `path` tag (the paths experiment compares ingress, ClusterIP, NodePort and pod IP).",
+        targets((k6_quantile("0.99", by="path"), "{{path}}")), "s", log=True), 12, 8)
+    lay.add(timeseries(
+        "Responses by HTTP status",
+        "Completed requests per second by status (0 = no response: connection error or timeout).",
+        targets((k6_rate("k6_http_reqs_total", by="status"), "{{status}}")), "reqps", stack=True,
+        minimum=0), 12, 8)
+
+
+def errors_row(lay):
+    """Errors: which class, when"""
+    lay.row("Errors: which class, when")
+    errors = k6_rate("k6_bench_errors_total", by="class")
+    lay.add(timeseries(
+        "Errors by class",
+        "bench_errors by class: connection (refused/reset before a response), timeout, read "
+        "(broken mid-response), http_5xx, http_4xx, other. Stacked.",
+        targets((zero_while_running(errors), "{{class}}")), "reqps", stack=True, bars=True,
+        minimum=0), 12, 8)
+    lay.add(timeseries(
+        "Error ratio",
+        "All error classes / completed requests.",
+        targets((f"({zero_while_running(k6_rate('k6_bench_errors_total'))}) / {REQS}", "errors / requests")),
+        "percentunit", minimum=0), 6, 8)
+    lay.add(stat(
+        "Errors in range by class",
+        "Total per class over the dashboard range (last cumulative value per runner, summed).",
+        targets((zero_total(k6_total("k6_bench_errors_total", "testid, class"), "testid", ("class", "none")),
+                 "{{class}}"), instant=True), "short",
+        decimals=0), 6, 8)
+    lay.add(timeseries(
+        "Errors by cause",
+        "bench_errors by class and cause (scenarios/lib/errors.js): connection/refused, /reset (at "
+        "connect), /tls_handshake (a handshake cut or refused), /dns; read/eof, /reset, /replayed (a "
+        "request Go re-sent after its reused keep-alive connection died: wrk counts it as a read "
+        "error, so does bench); timeout; http status. Stacked.",
+        targets((zero_while_running(k6_rate("k6_bench_errors_total", by="class, cause")),
+                 "{{class}}/{{cause}}")), "reqps", stack=True, bars=True, minimum=0), 24, 8)
+
+
+def churn_row(lay):
+    """Churn: backend replicas and how fast the path converged"""
+    lay.row("Churn: backend replicas and how fast the path converged")
+    lay.add(timeseries(
+        "Backend replicas: desired vs ready",
+        "What the churn scenario asked for (desired) and what the Deployment reported ready. The "
+        "gap is the rollout; latency and errors above line up on the same time axis.",
+        targets(('max(k6_bench_replicas_desired{%s})' % RUN, "desired"),
+                ('max(k6_bench_replicas_ready{%s})' % RUN, "ready")),
+        "short", steps=True, minimum=0), 12, 8)
+    lay.add(timeseries(
+        "Scale events",
+        "Actions taken by the churn scenario (scale, rollout, podkill) per rate interval.",
+        targets(("sum by (action) (increase(k6_bench_scale_events_total{%s}[$__rate_interval]))" % RUN,
+                 "{{action}}")), "short", bars=True, minimum=0), 12, 8)
+    conv = "k6_bench_endpoint_convergence_seconds"
+    lay.add(timeseries(
+        "Endpoint convergence (mean per interval)",
+        "Time from a pod becoming ready (added) or being removed until the path under test reflects "
+        "it, by event; mean of the events in each rate interval.",
+        targets((f"histogram_sum(sum by (event) (rate({conv}{{{RUN}}}[$__rate_interval]))) / "
+                 f"histogram_count(sum by (event) (rate({conv}{{{RUN}}}[$__rate_interval])))", "{{event}}")),
+        "s", minimum=0), 12, 8)
+    lay.add(table(
+        "Endpoint convergence over range",
+        "Count, p50 and max-ish (p99) convergence per event over the dashboard range.",
+        targets((f"histogram_count(sum by (event) (increase({conv}{{{RUN}}}[$__range])))", ""),
+                (k6_quantile("0.5", conv, by="event", window="$__range"), ""),
+                (k6_quantile("0.99", conv, by="event", window="$__range"), ""),
+                instant=True, table=True),
+        "s", {"Value #A": "events", "Value #B": "p50", "Value #C": "p99"},
+        order=["event", "events", "p50", "p99"],
+        overrides=[{"matcher": {"id": "byName", "options": "events"},
+                    "properties": [{"id": "unit", "value": "short"}, {"id": "decimals", "value": 0}]}]),
+        12, 8)
+
+
+def routes_row(lay):
+    """Routes: propagation, changes, scale (route-* experiments)"""
+    lay.row("Routes: propagation, changes, scale (route-* experiments)")
+    prop = "k6_bench_route_propagation_seconds"
+    lay.add(table(
+        "Route propagation over range: create -> first 200",
+        "Per route kind (httproute, ingress: the migration A/B side by side): how many routes served "
+        "and the time from each route's create call to its first 200 through the data plane "
+        "(scenarios/lib/routes.js, probed every 20 ms), over the dashboard range.",
+        targets((f"histogram_count(sum by (kind) (increase({prop}{{{RUN}}}[$__range])))", ""),
+                (k6_quantile("0.5", prop, by="kind", window="$__range"), ""),
+                (k6_quantile("0.9", prop, by="kind", window="$__range"), ""),
+                (k6_quantile("0.99", prop, by="kind", window="$__range"), ""),
+                instant=True, table=True),
+        "s", {"Value #A": "routes", "Value #B": "p50", "Value #C": "p90", "Value #D": "p99"},
+        order=["kind", "routes", "p50", "p90", "p99"],
+        overrides=[{"matcher": {"id": "byName", "options": "routes"},
+                    "properties": [{"id": "unit", "value": "short"}, {"id": "decimals", "value": 0}]}]),
+        12, 8)
+    lay.add(timeseries(
+        "Route probe answers before the first 200",
+        "What the data plane answered a new route's probes before its first 200, by kind and status "
+        "bucket (404: no route yet, 503: route without a ready backend, no_response: connection "
+        "failed). Stacked.",
+        targets(("sum by (kind, status) (increase(k6_bench_route_pre_ready_total{%s}[$__rate_interval]))" % RUN,
+                 "{{kind}} {{status}}")), "short", stack=True, bars=True, minimum=0), 12, 8)
+    lay.add(timeseries(
+        "Routes created and serving",
+        "route-scale: routes created (all runners) and routes that served a 200 so far, by kind; the "
+        "gap closing is the controller taking the new routes.",
+        targets(("max by (kind) (k6_bench_routes_serving{%s})" % RUN, "{{kind}} serving"),
+                (k6_total("k6_bench_routes_created_total", "kind"), "{{kind}} created")),
+        "short", steps=True, minimum=0), 12, 8)
+    lay.add(timeseries(
+        "Route changes and non-2xx answers",
+        "route-change: route updates made, and load answers that were not 2xx (any non-2xx fails "
+        "route-change), per rate interval by kind.",
+        targets(("sum by (kind) (increase(k6_bench_route_changes_total{%s}[$__rate_interval]))" % RUN,
+                 "{{kind}} changes"),
+                ("sum by (kind) (increase(k6_bench_route_errors_total{%s}[$__rate_interval]))" % RUN,
+                 "{{kind}} non-2xx")), "short", bars=True, minimum=0), 12, 8)
+
+
+def traffic_row(lay):
+    """Traffic"""
+    lay.row("Traffic")
+    lay.add(timeseries(
+        "Data sent and received",
+        "Bytes per second on the wire as k6 counts them (all runners).",
+        targets((k6_rate("k6_data_sent_total"), "sent"), (k6_rate("k6_data_received_total"), "received")),
+        "Bps", minimum=0), 24, 7)
+
+
+ROWS = [load_row, latency_row, errors_row, churn_row, routes_row, traffic_row]
+
+
+def run_overview():
+    lay = Layout()
+    for row in ROWS:
+        row(lay)
+
+    # The query in `target` (expr, interval), the display keys beside it: where Grafana's Prometheus
+    # datasource reads them (it moves a top-level expr/step there itself, for old dashboards).
+    scale_annotation = {
+        "datasource": DS, "enable": True, "iconColor": "orange", "name": "Scale events",
+        "target": {"refId": "Anno", "interval": "10s",
+                   "expr": "sum by (action) (increase(k6_bench_scale_events_total{%s}[$__rate_interval])) > 0" % RUN},
+        "titleFormat": "{{action}}", "textFormat": "churn: {{action}}",
+        "tagKeys": "action", "useValueForTime": False}
+    return dashboard(
+        "bench-run-overview", "bench / run overview",
+        "One benchmark run live: offered vs achieved rate, latency percentiles to p99.9999, error "
+        "classes, backend replicas and endpoint convergence on one time axis.",
+        lay, [datasource_variable(), testid_variable(multi=False)], annotations=[scale_annotation])
