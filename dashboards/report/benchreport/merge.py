@@ -157,122 +157,20 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
     labels = q.vector(f"count by (experiment, controller) ({q.last('k6_http_reqs_total', load)})")
     experiments = sorted({r["metric"].get("experiment", "") for r in labels} - {""})
     controllers = sorted({r["metric"].get("controller", "") for r in labels} - {""})
-
-    total = _int(q.scalar(f"sum({q.last('k6_http_reqs_total', load)})"))
-    per_runner_requests = q.by(f"sum by (instance_id) ({q.last('k6_http_reqs_total', load)})", "instance_id")
-    dropped = _int(q.scalar(f"sum({q.last('k6_dropped_iterations_total', run)})"))
-    per_runner_dropped = q.by(f"sum by (instance_id) ({q.last('k6_dropped_iterations_total', run)})", "instance_id")
-    received = _int(q.scalar(f"sum({q.last('k6_data_received_total', load)})"))
-    errors_by_class = q.by(f"sum by (class) ({q.last('k6_bench_errors_total', load)})", "class")
-    unknown = sorted(set(errors_by_class) - set(ERROR_CLASSES))
-    if unknown:
-        notes.append(f"error classes not in bench.summary/v1 left out: {', '.join(unknown)}")
-    errors = {c: _int(errors_by_class.get(c)) for c in ERROR_CLASSES}
-    # Every class/cause pair the run has a series for (each starts at 0 in setup, without a role),
-    # counted over the load only, like the summary of one runner.
-    error_causes = {}
-    for r in q.vector(f"count by (class, cause) ({q.last('k6_bench_errors_total', run)})"):
-        cls, cause = r["metric"].get("class", ""), r["metric"].get("cause", "")
-        if cls in ERROR_CLASSES and cause:
-            error_causes.setdefault(cls, {})[cause] = 0
-    for r in q.vector(f"sum by (class, cause) ({q.last('k6_bench_errors_total', load)})"):
-        cls, cause = r["metric"].get("class", ""), r["metric"].get("cause", "")
-        if cls in ERROR_CLASSES and cause:
-            error_causes.setdefault(cls, {})[cause] = _int(_value(r))
-    per_runner_errors = {}
-    for r in q.vector(f"sum by (instance_id, class) ({q.last('k6_bench_errors_total', load)})"):
-        per_runner_errors.setdefault(r["metric"].get("instance_id", ""), {})[r["metric"].get("class", "")] = _int(_value(r))
-    scale_events = q.by(f"sum by (instance_id) ({q.last('k6_bench_scale_events_total', run)})", "instance_id")
-
-    # Latency: one histogram, the sum of every runner's (and every label set's) cumulative histogram.
-    hist = f"sum({q.hist('k6_http_req_duration_seconds', load)})"
-    latency, latency_count = latency_of(q, hist)
-    ratio = None
-    if latency_count:
-        raw = q.vector(hist)
-        ratio = bucket_ratio(raw[0]["histogram"][1]) if raw and "histogram" in raw[0] else None
-    elif total:
-        notes.append("no native-histogram latency series (k6_http_req_duration_seconds): runners need "
-                     "K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true and Prometheus "
-                     "--enable-feature=native-histograms; latency left null")
-    if latency_count and abs(latency_count - total) > 0.01 * max(total, 1):
-        notes.append(f"the latency histogram counts {latency_count} requests, the request counter {total}: "
-                     "series whose last sample is more than 5 min older than the run's end are not in "
-                     "the percentiles (Prometheus 2.42 has no last_over_time for native histograms)")
-
-    per_runner_latency = {}
-    for p in ("p50", "p99"):
-        by_runner = q.by(f"histogram_quantile({float(p[1:]) / 100!r}, sum by (instance_id) "
-                         f"({q.hist('k6_http_req_duration_seconds', load)}))", "instance_id")
-        for iid, v in by_runner.items():
-            per_runner_latency.setdefault(iid, {})[p] = _round(_ms(v))
-
-    convergence = {}
-    for event in ("added", "removed"):
-        h = f"sum({q.hist('k6_bench_endpoint_convergence_seconds', selector_with(run, event=event))})"
-        n = _int(q.scalar(f"histogram_count({h})"))
-        convergence[event] = {"count": n, "p50": None, "max": None}
-        if n:
-            convergence[event]["p50"] = _round(_ms(q.scalar(f"histogram_quantile(0.5, {h})")), 1)
-            convergence[event]["max"] = _round(_ms(q.scalar(f"histogram_quantile(1, {h})")), 1)
-
+    counts = _counts(q, load, run, notes)
+    latency, latency_count, ratio = _latency(q, load, counts["total"], notes)
     limits = lag_limits()
-    lag_hist = f"sum by (instance_id) ({q.hist('k6_bench_runner_lag_seconds', lag)})"
-    lag_by = {iid: {"count": _int(v)} for iid, v in q.by(f"histogram_count({lag_hist})", "instance_id").items()}
-    for key, quantile in (("p50", 0.5), ("p95", 0.95), ("p99", 0.99), ("max", 1)):
-        for iid, v in q.by(f"histogram_quantile({quantile!r}, {lag_hist})", "instance_id").items():
-            lag_by.setdefault(iid, {"count": 0})[key] = _round(_ms(v), 1)
-
-    # The Go runtime's witnesses: gauges since the runner started, so each one's last value.
-    sched_by = q.by(f"max by (instance_id) ({q.last('k6_bench_runner_sched_p99_ms', lag)})", "instance_id")
-    gc_by = q.by(f"max by (instance_id) ({q.last('k6_bench_runner_gc_cpu_ratio', lag)})", "instance_id")
-    # The cgroup's witness: a gauge since the load began (no series where the cgroup was not read).
-    throttled_by = q.by(f"max by (instance_id) ({q.last('k6_bench_runner_cpu_throttled_ratio', lag)})", "instance_id")
-
-    instance_ids = sorted(set(per_runner_requests) | set(per_runner_dropped) | set(per_runner_errors)
-                          | set(scale_events) | set(lag_by), key=_instance_order)
-    rate = settings.get("rate")
     duration_s = settings.get("duration_s")
     if not duration_s:
         duration_s = _round(last - first, 1)
         notes.append(f"duration not given: {duration_s} s measured between the first and last request "
                      "samples (off by up to one remote-write push interval, 5 s by default)")
-    runners = []
-    for iid in instance_ids:
-        lag_ms = {k: None for k in ("p50", "p95", "p99", "max")}
-        lag_ms["count"] = 0
-        lag_ms.update(lag_by.get(iid, {}))
-        n = _int(per_runner_requests.get(iid))
-        runners.append({
-            "instance_id": _runner_key(iid),
-            "requests": n,
-            # k6-operator splits the rate evenly (execution segments 0:1/N, 1/N:2/N, ...).
-            "rate_target": _round(rate / len(instance_ids), 1) if rate else None,  # len >= 1 here
-            "rate_achieved": _round(n / duration_s, 1) if duration_s else None,
-            "dropped_iterations": _int(per_runner_dropped.get(iid)),
-            "errors": {c: per_runner_errors.get(iid, {}).get(c, 0) for c in ERROR_CLASSES},
-            "latency_ms": per_runner_latency.get(iid, {"p50": None, "p99": None}),
-            "scale_events": _int(scale_events.get(iid)),
-            "lag_ms": {k: lag_ms[k] for k in ("count", "p50", "p95", "p99", "max")},
-            "cpu_bound": lag_cpu_bound(lag_ms["p95"], lag_ms["p99"], limits),
-            "sched_p99_ms": _round(sched_by.get(iid)),
-            "gc_cpu_fraction": _round(gc_by.get(iid), 4),
-            "runtime_bound": runtime_bound(_round(sched_by.get(iid)), _round(gc_by.get(iid), 4), limits),
-            "cpu_throttled_ratio": _round(throttled_by.get(iid), 4),
-            "cpu_throttled": cpu_throttled(_round(throttled_by.get(iid), 4), limits),
-        })
-    sampled = [r for r in runners if r["cpu_bound"] is not None]
-    if len(sampled) < len(runners):
-        notes.append("no runner-lag samples from runner(s) "
-                     + ", ".join(r["instance_id"] for r in runners if r["cpu_bound"] is None))
-    runtime_sampled = [r for r in runners if r["runtime_bound"] is not None]
-    throttle_read = [r for r in runners if r["cpu_throttled"] is not None]
-    worst = max(sampled, key=lambda r: (r["cpu_bound"], r["lag_ms"]["p95"] or 0), default=None)
-
-    by_path, steps, calibration = merge_parts(q, load, run, lag, limits, len(instance_ids))
+    runners = _runners(q, load, lag, limits, counts, settings.get("rate"), duration_s, notes)
+    by_path, steps, calibration = merge_parts(q, load, run, lag, limits, len(runners))
     if len(experiments) > 1 or len(controllers) > 1:
         notes.append(f"run id {testid} carries several experiments {experiments} or controllers "
                      f"{controllers}: the series of more than one run are mixed")
+    total, rate, received, dropped = counts["total"], settings.get("rate"), counts["received"], counts["dropped"]
     summary = {
         "schema": SCHEMA,
         "testid": testid,
@@ -287,32 +185,16 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
             "dropped_iterations": dropped,
         },
         "latency_ms": latency,
-        "errors": errors,
-        "error_causes": error_causes,
-        "convergence_ms": convergence,
+        "errors": counts["errors"],
+        "error_causes": counts["error_causes"],
+        "convergence_ms": _convergence(q, run),
         "scale_events": sum(r["scale_events"] for r in runners),
         "by_path": by_path,
         "throughput": {
             "bytes_received": received,
             "bytes_received_per_s": _round(received / duration_s, 0) if duration_s else None,
         },
-        "runner": {
-            "lag_ms": dict(worst["lag_ms"]) if worst else {"count": 0, "p50": None, "p95": None, "p99": None, "max": None},
-            "lag_limit_ms": limits["LAG_LIMIT_MS"],
-            "lag_limit_p99_ms": limits["LAG_LIMIT_P99_MS"],
-            "cpu_bound": any(r["cpu_bound"] for r in sampled) if sampled else None,
-            # the worst runner's runtime figures; runtime_bound if any runner was
-            "sched_latency_ms": {"p99": max((r["sched_p99_ms"] for r in runtime_sampled), default=None)},
-            "sched_limit_p99_ms": limits["SCHED_LIMIT_P99_MS"],
-            "gc_cpu_fraction": max((r["gc_cpu_fraction"] for r in runtime_sampled
-                                    if r["gc_cpu_fraction"] is not None), default=None),
-            "gc_cpu_limit": limits["GC_CPU_LIMIT"],
-            "runtime_bound": any(r["runtime_bound"] for r in runtime_sampled) if runtime_sampled else None,
-            # the most throttled runner's share; cpu_throttled if any runner was, unknown if none was read
-            "cgroup_cpu": {"throttled_ratio": max((r["cpu_throttled_ratio"] for r in throttle_read), default=None)},
-            "cpu_throttled_limit": limits["THROTTLED_LIMIT"],
-            "cpu_throttled": any(r["cpu_throttled"] for r in throttle_read) if throttle_read else None,
-        },
+        "runner": _worst_runner(runners, limits),
         "runners": runners,
         "merge": {
             "source": "prometheus",
@@ -336,6 +218,153 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
     if calibration is not None:
         summary["calibrate"] = calibration
     return summary
+
+
+def _counts(q, load, run, notes):
+    """The run's counters (each series' last value, summed): requests, dropped iterations, bytes,
+    errors by class and cause, and the same per runner (instance_id)."""
+    c = {
+        "total": _int(q.scalar(f"sum({q.last('k6_http_reqs_total', load)})")),
+        "per_runner_requests": q.by(f"sum by (instance_id) ({q.last('k6_http_reqs_total', load)})", "instance_id"),
+        "dropped": _int(q.scalar(f"sum({q.last('k6_dropped_iterations_total', run)})")),
+        "per_runner_dropped": q.by(f"sum by (instance_id) ({q.last('k6_dropped_iterations_total', run)})",
+                                   "instance_id"),
+        "received": _int(q.scalar(f"sum({q.last('k6_data_received_total', load)})")),
+        "scale_events": q.by(f"sum by (instance_id) ({q.last('k6_bench_scale_events_total', run)})", "instance_id"),
+    }
+    errors_by_class = q.by(f"sum by (class) ({q.last('k6_bench_errors_total', load)})", "class")
+    unknown = sorted(set(errors_by_class) - set(ERROR_CLASSES))
+    if unknown:
+        notes.append(f"error classes not in bench.summary/v1 left out: {', '.join(unknown)}")
+    c["errors"] = {cls: _int(errors_by_class.get(cls)) for cls in ERROR_CLASSES}
+    # Every class/cause pair the run has a series for (each starts at 0 in setup, without a role),
+    # counted over the load only, like the summary of one runner.
+    error_causes = {}
+    for r in q.vector(f"count by (class, cause) ({q.last('k6_bench_errors_total', run)})"):
+        cls, cause = r["metric"].get("class", ""), r["metric"].get("cause", "")
+        if cls in ERROR_CLASSES and cause:
+            error_causes.setdefault(cls, {})[cause] = 0
+    for r in q.vector(f"sum by (class, cause) ({q.last('k6_bench_errors_total', load)})"):
+        cls, cause = r["metric"].get("class", ""), r["metric"].get("cause", "")
+        if cls in ERROR_CLASSES and cause:
+            error_causes.setdefault(cls, {})[cause] = _int(_value(r))
+    c["error_causes"] = error_causes
+    per_runner_errors = {}
+    for r in q.vector(f"sum by (instance_id, class) ({q.last('k6_bench_errors_total', load)})"):
+        per_runner_errors.setdefault(r["metric"].get("instance_id", ""), {})[r["metric"].get("class", "")] = _int(_value(r))
+    c["per_runner_errors"] = per_runner_errors
+    return c
+
+
+def _latency(q, load, total, notes):
+    """Latency: one histogram, the sum of every runner's (and every label set's) cumulative
+    histogram. (latency_ms, the histogram's count, its bucket ratio)."""
+    hist = f"sum({q.hist('k6_http_req_duration_seconds', load)})"
+    latency, latency_count = latency_of(q, hist)
+    ratio = None
+    if latency_count:
+        raw = q.vector(hist)
+        ratio = bucket_ratio(raw[0]["histogram"][1]) if raw and "histogram" in raw[0] else None
+    elif total:
+        notes.append("no native-histogram latency series (k6_http_req_duration_seconds): runners need "
+                     "K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true and Prometheus "
+                     "--enable-feature=native-histograms; latency left null")
+    if latency_count and abs(latency_count - total) > 0.01 * max(total, 1):
+        notes.append(f"the latency histogram counts {latency_count} requests, the request counter {total}: "
+                     "series whose last sample is more than 5 min older than the run's end are not in "
+                     "the percentiles (Prometheus 2.42 has no last_over_time for native histograms)")
+    return latency, latency_count, ratio
+
+
+def _convergence(q, run):
+    convergence = {}
+    for event in ("added", "removed"):
+        h = f"sum({q.hist('k6_bench_endpoint_convergence_seconds', selector_with(run, event=event))})"
+        n = _int(q.scalar(f"histogram_count({h})"))
+        convergence[event] = {"count": n, "p50": None, "max": None}
+        if n:
+            convergence[event]["p50"] = _round(_ms(q.scalar(f"histogram_quantile(0.5, {h})")), 1)
+            convergence[event]["max"] = _round(_ms(q.scalar(f"histogram_quantile(1, {h})")), 1)
+    return convergence
+
+
+def _runners(q, load, lag, limits, counts, rate, duration_s, notes):
+    """One entry per runner (instance_id): its counts, p50/p99 and the lag, Go-runtime and cgroup
+    verdicts, with the limits of scenarios/lib/lag.js."""
+    per_runner_latency = {}
+    for p in ("p50", "p99"):
+        by_runner = q.by(f"histogram_quantile({float(p[1:]) / 100!r}, sum by (instance_id) "
+                         f"({q.hist('k6_http_req_duration_seconds', load)}))", "instance_id")
+        for iid, v in by_runner.items():
+            per_runner_latency.setdefault(iid, {})[p] = _round(_ms(v))
+    lag_hist = f"sum by (instance_id) ({q.hist('k6_bench_runner_lag_seconds', lag)})"
+    lag_by = {iid: {"count": _int(v)} for iid, v in q.by(f"histogram_count({lag_hist})", "instance_id").items()}
+    for key, quantile in (("p50", 0.5), ("p95", 0.95), ("p99", 0.99), ("max", 1)):
+        for iid, v in q.by(f"histogram_quantile({quantile!r}, {lag_hist})", "instance_id").items():
+            lag_by.setdefault(iid, {"count": 0})[key] = _round(_ms(v), 1)
+    # The Go runtime's witnesses: gauges since the runner started, so each one's last value.
+    sched_by = q.by(f"max by (instance_id) ({q.last('k6_bench_runner_sched_p99_ms', lag)})", "instance_id")
+    gc_by = q.by(f"max by (instance_id) ({q.last('k6_bench_runner_gc_cpu_ratio', lag)})", "instance_id")
+    # The cgroup's witness: a gauge since the load began (no series where the cgroup was not read).
+    throttled_by = q.by(f"max by (instance_id) ({q.last('k6_bench_runner_cpu_throttled_ratio', lag)})", "instance_id")
+
+    instance_ids = sorted(set(counts["per_runner_requests"]) | set(counts["per_runner_dropped"])
+                          | set(counts["per_runner_errors"]) | set(counts["scale_events"]) | set(lag_by),
+                          key=_instance_order)
+    runners = []
+    for iid in instance_ids:
+        lag_ms = {k: None for k in ("p50", "p95", "p99", "max")}
+        lag_ms["count"] = 0
+        lag_ms.update(lag_by.get(iid, {}))
+        n = _int(counts["per_runner_requests"].get(iid))
+        runners.append({
+            "instance_id": _runner_key(iid),
+            "requests": n,
+            # k6-operator splits the rate evenly (execution segments 0:1/N, 1/N:2/N, ...).
+            "rate_target": _round(rate / len(instance_ids), 1) if rate else None,  # len >= 1 here
+            "rate_achieved": _round(n / duration_s, 1) if duration_s else None,
+            "dropped_iterations": _int(counts["per_runner_dropped"].get(iid)),
+            "errors": {c: counts["per_runner_errors"].get(iid, {}).get(c, 0) for c in ERROR_CLASSES},
+            "latency_ms": per_runner_latency.get(iid, {"p50": None, "p99": None}),
+            "scale_events": _int(counts["scale_events"].get(iid)),
+            "lag_ms": {k: lag_ms[k] for k in ("count", "p50", "p95", "p99", "max")},
+            "cpu_bound": lag_cpu_bound(lag_ms["p95"], lag_ms["p99"], limits),
+            "sched_p99_ms": _round(sched_by.get(iid)),
+            "gc_cpu_fraction": _round(gc_by.get(iid), 4),
+            "runtime_bound": runtime_bound(_round(sched_by.get(iid)), _round(gc_by.get(iid), 4), limits),
+            "cpu_throttled_ratio": _round(throttled_by.get(iid), 4),
+            "cpu_throttled": cpu_throttled(_round(throttled_by.get(iid), 4), limits),
+        })
+    if any(r["cpu_bound"] is None for r in runners):
+        notes.append("no runner-lag samples from runner(s) "
+                     + ", ".join(r["instance_id"] for r in runners if r["cpu_bound"] is None))
+    return runners
+
+
+def _worst_runner(runners, limits):
+    """The summary's `runner`: the worst runner's lag, runtime and throttle figures; each verdict true
+    if any runner's was (null when no runner had the figure)."""
+    sampled = [r for r in runners if r["cpu_bound"] is not None]
+    runtime_sampled = [r for r in runners if r["runtime_bound"] is not None]
+    throttle_read = [r for r in runners if r["cpu_throttled"] is not None]
+    worst = max(sampled, key=lambda r: (r["cpu_bound"], r["lag_ms"]["p95"] or 0), default=None)
+    return {
+        "lag_ms": dict(worst["lag_ms"]) if worst else {"count": 0, "p50": None, "p95": None, "p99": None, "max": None},
+        "lag_limit_ms": limits["LAG_LIMIT_MS"],
+        "lag_limit_p99_ms": limits["LAG_LIMIT_P99_MS"],
+        "cpu_bound": any(r["cpu_bound"] for r in sampled) if sampled else None,
+        # the worst runner's runtime figures; runtime_bound if any runner was
+        "sched_latency_ms": {"p99": max((r["sched_p99_ms"] for r in runtime_sampled), default=None)},
+        "sched_limit_p99_ms": limits["SCHED_LIMIT_P99_MS"],
+        "gc_cpu_fraction": max((r["gc_cpu_fraction"] for r in runtime_sampled
+                                if r["gc_cpu_fraction"] is not None), default=None),
+        "gc_cpu_limit": limits["GC_CPU_LIMIT"],
+        "runtime_bound": any(r["runtime_bound"] for r in runtime_sampled) if runtime_sampled else None,
+        # the most throttled runner's share; cpu_throttled if any runner was, unknown if none was read
+        "cgroup_cpu": {"throttled_ratio": max((r["cpu_throttled_ratio"] for r in throttle_read), default=None)},
+        "cpu_throttled_limit": limits["THROTTLED_LIMIT"],
+        "cpu_throttled": any(r["cpu_throttled"] for r in throttle_read) if throttle_read else None,
+    }
 
 
 def latency_of(q, hist):
