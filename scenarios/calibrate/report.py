@@ -226,15 +226,25 @@ def cmd_summary(a):
         print('\n'.join([f'bench memory per VU, {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC',
                           f'machine: {a.machine}', ''] + memory_lines(mem)))
         return
-    bad = [r for r in runs if r['measure']['rc'] not in (0, 99)]
     rounds = sorted({r['round'] for r in runs})
     by = {}
     for r in runs:
         by.setdefault((r['tool'], r['mode'], r['kind']), {})[r['round']] = r
+    out = summary_header(a.machine, runs, rounds)
+    out += runs_table(by) + ratios_table(by, rounds) + fixed_rate_lines(by, rounds)
+    out.extend(added_latency(by, rounds))
+    out += soak_lines(by)
+    out.extend(memory_lines(mem))
+    print('\n'.join(out))
+
+
+def summary_header(machine, runs, rounds):
+    """The summary's first lines: when, where, how measured, and any run that failed."""
+    bad = [r for r in runs if r['measure']['rc'] not in (0, 99)]
     loads = [r['load1'] for r in runs]
     first = runs[0] if runs else {}
     out = [f'bench load-generator calibration, {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC',
-           f'machine: {a.machine}',
+           f'machine: {machine}',
            f'nginx 1 worker on one core, generator pinned to the other; body and connections as below; '
            f'{first.get("duration_s")} s per measurement, {len(rounds)} rounds; load average during runs '
            f'{min(loads, default=0):.2f}-{max(loads, default=0):.2f}',
@@ -244,7 +254,12 @@ def cmd_summary(a):
         out.append('!! runs that failed (exit status not 0 or 99): '
                    + ', '.join(f"{r['tool']}/{r['mode']}/{r['kind']} round {r['round']} rc {r['measure']['rc']}" for r in bad))
         out.append('')
+    return out
 
+
+def runs_table(by):
+    """One row per generator, mode and kind: throughput, drops, CPU, p99, start-up and memory."""
+    out = []
     rows = []
     for (tool, mode, kind), per in sorted(by.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][0])):
         rs = list(per.values())
@@ -259,7 +274,12 @@ def cmd_summary(a):
     out.append(table(['run', 'achieved req/s', 'dropped', 'req per CPU-s', 'CPU ms/1000 req', 'p99 ms',
                       'start-up CPU s', 'peak RSS MB'], rows))
     out.append('')
+    return out
 
+
+def ratios_table(by, rounds):
+    """Generator against generator within each round (the overhead figures)."""
+    out = []
     def ratio(num, den, field='achieved'):
         vals = []
         for rd in rounds:
@@ -289,7 +309,12 @@ def cmd_summary(a):
                '(same seconds, same noise): the overhead figure; the others compare runs made one after the other:')
     out.append(table(['ratio', 'ceiling throughput', 'req per CPU-s'], ratio_rows))
     out.append('')
+    return out
 
+
+def fixed_rate_lines(by, rounds):
+    """Latency and CPU of vegeta, bare k6 and bench at the same fixed rate."""
+    out = []
     lat_rows = []
     for tool in ('vegeta', 'bare', 'static'):
         rs = list(by.get((tool, 'keepalive', 'fixed'), {}).values())
@@ -311,17 +336,18 @@ def cmd_summary(a):
         if diff:
             out.append(f'k6 p99 minus vegeta p99 at the same rate: {fmt_spread(spread(diff), 2)} ms')
         out.append('')
+    return out
 
-    out.extend(added_latency(by, rounds))
+
+def soak_lines(by):
+    out = []
     for r in by.get(('static', 'keepalive', 'soak'), {}).values():
         lat = r.get('latency_ms') or {}
         out += [f"Soak: bench static at {r['offered']} req/s for {r['duration_s']} s with the shipped settings: achieved "
                 f"{r['achieved']:.1f} req/s, dropped {r['dropped']}, p99 {lat.get('p99')} ms, p99.9 {lat.get('p99.9')} ms, "
                 f"peak RSS {r['measure']['rss_max_kb'] / 1024:.0f} MB, GC cycles {r.get('runner_gc_cycles')}, "
                 f"runner warned: {'yes' if r.get('runner_warned') else 'no'}", '']
-
-    out.extend(memory_lines(mem))
-    print('\n'.join(out))
+    return out
 
 
 def main():
