@@ -72,7 +72,7 @@ install_variant() {
   fi
 }
 
-# wait_testrun TESTID DIR: saves the run's TestRun (DIR/testrun.json: its settings for the merge)
+# wait_testrun TESTID DIR: saves the run's TestRun (DIR/testrun.json: what ran, for the record)
 # and waits until it is finished, failed, or deleted by `cleanup: post` after it started.
 wait_testrun() {
   local testid=$1 dir=$2 start=$SECONDS stage="" name="" seen_start=false
@@ -140,7 +140,7 @@ run_variant() {
   [ -s "$dir/testrun.json" ] || die "variant $name: no TestRun with label bench/testid=$testid appeared"
   log "variant $name: merging every runner of $testid from $PROM_URL"
   bash "$BENCH_ROOT/dashboards/report/report.sh" results --testid "$testid" --prometheus "$PROM_URL" --out "$dir" \
-    --testrun "$dir/testrun.json" --wait-settled 60 "${series[@]}" "${BUDGETS[@]}" > "$dir/results.log" 2>&1 \
+    --wait-settled 60 "${series[@]}" "${BUDGETS[@]}" > "$dir/results.log" 2>&1 \
     || die "variant $name: results failed: $(tail -n 20 "$dir/results.log")"
   log "variant $name: $(head -n 1 "$dir/results.log")"
 }

@@ -9,7 +9,8 @@ import { lagScenario } from './lag.js';
 // What only setup() uses (checkTarget): k6 runs setup in VU 0, so the load VUs of entry scripts that
 // import this module skip k6's http module and the error classes (scenarios/calibrate/README.md, "Memory
 // per VU").
-const vu0 = __VU === 0 ? { http: require('k6/http'), errors: require('./errors.js') } : null;
+const vu0 = __VU === 0
+  ? { http: require('k6/http'), errors: require('./errors.js'), runInfo: require('./run-info.js') } : null;
 
 export { k6Duration, target, hit };
 
@@ -145,10 +146,12 @@ export function baseOptions(report, scenarios, thresholds) {
 // BENCH_READY_TIMEOUT, tried every second, or the run stops with a message naming the URL (a 404
 // usually means a missing route). The wait covers what `helm install --wait` does not: the data
 // plane a Gateway controller creates after the Gateway, which may still be starting when the
-// TestRun does. Every setup() calls it, so it also starts the error-class series (errors.js).
+// TestRun does. Every setup() calls it, so it also starts the error-class series (errors.js) and
+// writes the run's settings (bench_run_info, run-info.js).
 export function checkTarget(t, variable, cfg) {
-  const { http, errors } = vu0;
+  const { http, errors, runInfo } = vu0;
   errors.startErrorSeries();
+  runInfo.recordRunInfo(cfg, t.url);
   matchServerName();
   // A distinct User-Agent lets servers tell the check from the measured load.
   const headers = Object.assign({}, t.params.headers, { 'User-Agent': 'bench-setup' });

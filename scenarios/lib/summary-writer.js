@@ -15,6 +15,7 @@ import {
   throttleVerdict,
 } from './lag.js';
 import './metrics.js';
+import { runnerShare } from './segment.js';
 import './churn-metrics.js';
 
 export const SCHEMA = 'bench.summary/v1';
@@ -168,22 +169,6 @@ function cgroupCpuFor(t) {
     seconds: num(th.seconds, 1),
     unknown_reason: th.unknown_reason || null,
   };
-}
-
-// runnerShare(): this runner's share of the test's load (k6-operator parallelism runs each runner
-// on an execution segment, e.g. "1/3:2/3"); 1 when the test is not split.
-export function runnerShare() {
-  let segment = '';
-  try {
-    segment = String(exec.test.options.executionSegment || '');
-  } catch (e) {
-    segment = '';
-  }
-  const m = /^([0-9/.]+):([0-9/.]+)$/.exec(segment.trim());
-  if (!m) return 1;
-  const frac = (t) => (t.includes('/') ? Number(t.split('/')[0]) / Number(t.split('/')[1]) : Number(t));
-  const share = frac(m[2]) - frac(m[1]);
-  return share > 0 && share <= 1 ? share : 1;
 }
 
 // buildSummary(data, report, runTags): the bench.summary/v1 object. runTags are the test-wide tags

@@ -265,25 +265,18 @@ def settled(report, prometheus, testid):
 def merged(report, prometheus, merge_runners, out):
     """`results` of report-merge, once Prometheus holds every runner's last samples."""
     wait = settled(report, prometheus, "report-merge")
+    # no settings given: they come from the runners' k6_bench_run_info series
     r = report("results", "--testid", "report-merge", "--prometheus", prometheus.url, "--out", out / "merged",
-               "--rate", "150", "--duration", "10s", "--runner-summary", merge_runners[0].summary_path,
                "--budget", "p50=1s")
     return wait, r, out / "merged"
 
 
 @pytest.fixture(scope="session")
-def testrun_files(work):
-    """The TestRun as `kubectl get testrun -o json` gives it (crafted in the chart's shape)."""
-    text = (TD / "testrun-template.json").read_text()
-    (work / "testrun.json").write_text(text.replace("TESTID", "report-merge"))
-    (work / "testrun-other.json").write_text(text.replace("TESTID", "another-run"))
-    return work / "testrun.json", work / "testrun-other.json"
-
-
-@pytest.fixture(scope="session")
-def merged_testrun(report, prometheus, merged, testrun_files, out):
+def merged_flags(report, prometheus, merged, merge_runners, out):
+    """`results` with a runner summary and --rate/--duration, which win over the runners' series."""
     return report("results", "--testid", "report-merge", "--prometheus", prometheus.url,
-                  "--out", out / "merged-testrun", "--testrun", testrun_files[0])
+                  "--out", out / "merged-flags", "--runner-summary", merge_runners[0].summary_path,
+                  "--rate", "200", "--duration", "12s")
 
 
 @pytest.fixture(scope="session")

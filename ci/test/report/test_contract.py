@@ -65,9 +65,9 @@ RUNTIME_SUMMARIES = (
     [f"runs/report-{x}/summary.json" for x in ("a", "b", "c", "churn")]
     + [f"runs/report-merge/runner-{i}/summary.json" for i in (1, 2, 3)]
     + [f"runs/report-{k}/runner-{i}/summary.json" for k in ("paths", "knee", "ceiling") for i in (1, 2)]
-    + [f"out/{d}/summary.json" for d in ("merged", "merged-testrun", "merged-paths", "merged-knee",
+    + [f"out/{d}/summary.json" for d in ("merged", "merged-flags", "merged-paths", "merged-knee",
                                           "merged-ceiling", "churn-merged")])
-TESTDATA_SUMMARIES = sorted(p.name for p in TESTDATA.glob("*.json") if p.name != "testrun-template.json")
+TESTDATA_SUMMARIES = sorted(p.name for p in TESTDATA.glob("*.json"))
 
 
 @pytest.mark.parametrize("name", TESTDATA_SUMMARIES)
@@ -76,7 +76,7 @@ def test_testdata_valid(report, name):
 
 
 @pytest.mark.parametrize("path", RUNTIME_SUMMARIES)
-def test_written_summary_valid(report, work, merged_parts, churn_merged, merged_testrun, path):
+def test_written_summary_valid(report, work, merged_parts, churn_merged, merged_flags, path):
     """Every summary the runs and `results` wrote is a valid bench.summary/v1."""
     f = work / path
     assert f.is_file(), f"{path} was not written"

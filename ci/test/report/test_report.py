@@ -79,26 +79,22 @@ def test_merge_checker_catches(report, prometheus, merged, merge_runners, work):
 
 
 def test_merge_settings(merged):
-    """results: settings from the runner summary, rate from --rate."""
+    """results: every setting from the runners' k6_bench_run_info series (nothing given on the command line)."""
     r = json.loads((merged[2] / "summary.json").read_text())
-    assert (r["settings"]["rate"], r["settings"]["connections"], r["scenario"], r["controller"]) == \
-        (150, 60, "static", "none")
-
-
-def test_testrun_written(merged_testrun):
-    ok(merged_testrun)
-
-
-def test_testrun_settings(merged_testrun, merged, out):
-    """results --testrun: rate, duration, URL, TLS, scenario, controller and environment from the TestRun."""
-    r = json.loads((out / "merged-testrun/summary.json").read_text())
-    m = json.loads((merged[2] / "summary.json").read_text())
     s = r["settings"]
-    assert r["requests"]["rate_target"] == 150 and s["duration_s"] == 10
-    assert s["target_url"] == "https://bench-traefik.bench.svc" and s["tls"] is True
-    assert s["churn_pattern"] is None and s["path"] is None
-    assert (r["scenario"], r["controller"]) == ("static", "traefik")
-    assert s["environment"]["runner_parallelism"] == 3
+    assert (s["rate"], s["duration_s"], s["connections"], s["keepalive"], r["scenario"], r["controller"]) == \
+        (150, 10, 60, True, "static", "none"), s
+    assert s["runner_parallelism"] == 3 and s["target_url"].startswith("http://"), s
+    assert r["requests"]["rate_target"] == 150, r["requests"]
+
+
+def test_flags_win_over_the_run_info(merged_flags, merged, out):
+    """results --rate/--duration win over the series; --runner-summary adds its environment."""
+    ok(merged_flags)
+    r = json.loads((out / "merged-flags/summary.json").read_text())
+    m = json.loads((merged[2] / "summary.json").read_text())
+    assert (r["settings"]["rate"], r["settings"]["duration_s"]) == (200, 12), r["settings"]
+    assert r["settings"]["connections"] == 60 and "environment" in r["settings"], r["settings"]
     assert r["requests"]["total"] == m["requests"]["total"]
 
 
@@ -106,13 +102,6 @@ def results_rejected(report, args, *wants):
     r = report("results", *map(str, args))
     assert r.returncode == 2 and all(w in r.stderr for w in wants), \
         f"exit {r.returncode}, wanted 2 and {wants}; got:\n{r.stderr}"
-
-
-def test_testrun_other_run_refused(report, prometheus, merged, testrun_files, work):
-    """results --testrun: another run's TestRun is refused."""
-    results_rejected(report, ["--testid", "report-merge", "--testrun", testrun_files[1], "--prometheus",
-                              prometheus.url, "--out", work / "out/nope"],
-                     "run id 'another-run', not 'report-merge'", f"--testrun {testrun_files[1]}")
 
 
 def test_merged_read_back(gen, merged):

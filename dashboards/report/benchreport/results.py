@@ -2,17 +2,15 @@
 
 Usage (make results TESTID=... PROMETHEUS=... OUT=...):
   python -m benchreport results --testid ID --prometheus URL --out DIR
-      [--testrun testrun.json] [--values helm-values.json] [--runner-summary summary.json ...]
-      [--rate N] [--duration 180s] [--wait-settled SECONDS]
+      [--runner-summary summary.json ...] [--rate N] [--duration 180s] [--wait-settled SECONDS]
       [--series ID --repeat N] [--controller-namespace REGEX] [--controller-pods REGEX]
       [--budget KEY=VALUE ...] [--fail-on-verdict] [--lookback SECONDS]
   python -m benchreport results --list --prometheus URL
-Prometheus holds what every runner measured but not what the run was asked to do: the target rate
-and duration (for the achieved rate) and the other settings come, in this order of precedence, from
---rate/--duration, the chart values (`helm get values RELEASE --all -o json`), the TestRun
-(`kubectl get testrun NAME -o json`: the runner env the chart rendered), a runner's own summary
-(--runner-summary), and otherwise stay null (the duration is then
-measured from the samples, with a note)."""
+Prometheus holds what every runner measured and what the run was asked to do: each runner's setup()
+writes the settings as the tags of k6_bench_run_info (scenarios/lib/run-info.js). In this order,
+later winning: those, a runner's own summary (--runner-summary: its environment), --rate/--duration;
+a setting none of them gives stays null (the duration is then measured from the samples, with a
+note)."""
 
 import argparse
 import json
@@ -46,40 +44,6 @@ def parse_duration_s(text, where):
     return h * 3600 + mi * 60 + s + ms / 1000
 
 
-def settings_from_values(path):
-    """The run's settings from the chart values (`helm get values RELEASE --all -o json`):
-    (settings, scenario, controller)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            values = json.load(f)
-    except OSError as e:
-        raise SettingsError(f"--values {path}: cannot read: {e.strerror}") from e
-    except json.JSONDecodeError as e:
-        raise SettingsError(f"--values {path}: not JSON ({e.msg}); write it with "
-                            "`helm get values RELEASE --all -o json`") from e
-    lt = values.get("loadtest") if isinstance(values, dict) else None
-    if not isinstance(lt, dict) or "rate" not in lt:
-        raise SettingsError(f"--values {path}: no loadtest.rate; expected the bench chart's values "
-                            "(`helm get values RELEASE --all -o json`)")
-    ingress = ((values.get("routes") or {}).get("ingress") or {})
-    target = lt.get("target")
-    tls = target == "ingress" and (str(lt.get("ingressUrl") or "").startswith("https:")
-                                   or (not lt.get("ingressUrl") and bool((ingress.get("tls") or {}).get("enabled"))))
-    settings = {
-        "target": target,
-        "path": lt.get("path") or None,
-        "rate": lt.get("rate"),
-        "duration_s": parse_duration_s(lt.get("duration"), "loadtest.duration"),
-        "connections": lt.get("connections"),
-        "timeout_s": parse_duration_s(lt.get("timeout"), "loadtest.timeout") if lt.get("timeout") else None,
-        "keepalive": lt.get("keepalive"),
-        "tls": tls,
-        "churn_pattern": (lt.get("churn") or {}).get("pattern") if lt.get("scenario") == "dynamic" else None,
-        "runner_parallelism": lt.get("parallelism"),
-    }
-    return settings, lt.get("scenario"), values.get("controller")
-
-
 def _read_json(flag, path, hint=""):
     """The JSON document a FLAG names, or a SettingsError naming the flag, the file and the problem."""
     try:
@@ -91,49 +55,34 @@ def _read_json(flag, path, hint=""):
         raise SettingsError(f"{flag} {path}: not JSON ({e.msg}){hint}") from e
 
 
-def settings_from_testrun(path, testid):
-    """The run's settings from its k6-operator TestRun as JSON (`kubectl get testrun NAME -o json`;
-    the matrix runner saves it when the run starts): the runner env the chart rendered, the way
-    scenarios/lib/config.js reads it. (settings, scenario, controller)."""
-    doc = _read_json("--testrun", path, "; write it with kubectl get testrun NAME -o json")
-    items = doc.get("items", [doc]) if isinstance(doc, dict) else []
-    testruns = [i for i in items if isinstance(i, dict) and i.get("kind") == "TestRun"]
-    if not testruns:
-        raise SettingsError(f"--testrun {path}: no TestRun object in it")
-    spec = testruns[0].get("spec") or {}
-    args = str(spec.get("arguments") or "").split(" ")
-    tags = dict(args[i + 1].split("=", 1) for i, a in enumerate(args[:-1]) if a == "--tag" and "=" in args[i + 1])
-    if tags.get("testid") != testid:
-        raise SettingsError(f"--testrun {path}: run id {tags.get('testid')!r}, not {testid!r}")
-    env = {e.get("name"): e.get("value") for e in (spec.get("runner") or {}).get("env") or [] if isinstance(e, dict)}
-    scenario = os.path.splitext(os.path.basename(str((spec.get("script") or {}).get("localFile") or "")))[0] or None
-    target_url = env.get("BENCH_TARGET_URL") or None
-    environment = None
-    if env.get("BENCH_ENVIRONMENT"):
-        try:
-            environment = json.loads(env["BENCH_ENVIRONMENT"])
-        except json.JSONDecodeError as e:
-            raise SettingsError(f"--testrun {path}: BENCH_ENVIRONMENT is not JSON ({e.msg})") from e
+def settings_from_prometheus(prom, testid, lookback_s):
+    """The run's settings from the tags of its k6_bench_run_info series (scenarios/lib/run-info.js;
+    every runner writes the same): {} when the run has none (a runner older than the series)."""
+    found = prom.query(f"last_over_time(k6_bench_run_info{selector(testid)}[{int(lookback_s)}s])", time.time())
+    if not found:
+        return {}
+    tags = found[0]["metric"]
 
     def number(name):
-        v = env.get(name)
-        return float(v) if v not in (None, "") else None
+        v = tags.get(name)
+        if v in (None, ""):
+            return None
+        f = float(v)
+        return int(f) if f.is_integer() else f
 
+    target_url = tags.get("target_url") or None
     settings = {
         "target_url": target_url,
-        "path": env.get("BENCH_PATH") or None,
-        "rate": number("BENCH_RATE"),
-        "duration_s": parse_duration_s(env["BENCH_DURATION"], "BENCH_DURATION") if env.get("BENCH_DURATION") else None,
-        "connections": int(number("BENCH_CONNECTIONS")) if number("BENCH_CONNECTIONS") is not None else None,
-        "timeout_s": parse_duration_s(env["BENCH_TIMEOUT"], "BENCH_TIMEOUT") if env.get("BENCH_TIMEOUT") else None,
-        "keepalive": env.get("BENCH_KEEPALIVE", "true") != "false",
+        "path": tags.get("path") or None,
+        "rate": number("rate"),
+        "duration_s": number("duration_s"),
+        "connections": number("connections"),
+        "timeout_s": number("timeout_s"),
+        "keepalive": None if "keepalive" not in tags else tags["keepalive"] == "true",
         "tls": bool(target_url and target_url.startswith("https:")),
-        "churn_pattern": env.get("BENCH_CHURN_PATTERN") if scenario == "dynamic" else None,
-        "environment": environment,
+        "runner_parallelism": number("runners"),
     }
-    if settings["rate"] is not None and settings["rate"].is_integer():
-        settings["rate"] = int(settings["rate"])
-    return settings, scenario, tags.get("controller")
+    return {k: v for k, v in settings.items() if v is not None}
 
 
 def settings_from_runner_summary(path, testid):
@@ -163,12 +112,11 @@ def parse_args(argv):
     p.add_argument("--list", action="store_true", help="print the run ids Prometheus holds, then exit")
     p.add_argument("--testid", metavar="ID", help="the run id (loadtest.runId, the TestRun's bench/testid label)")
     p.add_argument("--out", metavar="DIR", help="output folder (created)")
-    p.add_argument("--testrun", metavar="FILE", help="the run's TestRun as JSON: kubectl get testrun NAME -o json")
-    p.add_argument("--values", metavar="FILE", help="the chart values as JSON: helm get values RELEASE --all -o json")
     p.add_argument("--runner-summary", action="append", default=[], metavar="FILE",
-                   help="a runner's own summary.json (settings, environment); repeatable")
-    p.add_argument("--rate", type=float, metavar="REQ_PER_S", help="the run's target rate (all runners)")
-    p.add_argument("--duration", metavar="DURATION", help="the run's load duration, e.g. 180s")
+                   help="a runner's own summary.json (its environment and settings); repeatable")
+    p.add_argument("--rate", type=float, metavar="REQ_PER_S",
+                   help="the run's target rate (all runners), over what its runners wrote")
+    p.add_argument("--duration", metavar="DURATION", help="the run's load duration, e.g. 180s, over what its runners wrote")
     p.add_argument("--lookback", type=float, default=DEFAULT_LOOKBACK_S, metavar="SECONDS",
                    help="how far back to look for the run (default: %(default)g)")
     p.add_argument("--wait-settled", type=float, default=0, metavar="SECONDS",
@@ -203,20 +151,14 @@ def parse_args(argv):
     return args
 
 
-def collect_settings(args):
-    settings, scenario, controller = {}, None, None
+def collect_settings(args, prom):
+    """(settings, scenario, controller): Prometheus, then runner summaries, then the flags."""
+    settings = settings_from_prometheus(prom, args.testid, args.lookback)
+    scenario, controller = None, None
     for path in args.runner_summary:
         s, sc, ctl = settings_from_runner_summary(path, args.testid)
-        settings.update(s)
+        settings.update({k: v for k, v in s.items() if v is not None or k not in settings})
         scenario, controller = scenario or sc, controller or ctl
-    if args.testrun:
-        s, sc, ctl = settings_from_testrun(args.testrun, args.testid)
-        settings.update({k: v for k, v in s.items() if v is not None})
-        scenario, controller = sc or scenario, ctl or controller
-    if args.values:
-        s, sc, ctl = settings_from_values(args.values)
-        settings.update({k: v for k, v in s.items() if v is not None})
-        scenario, controller = sc or scenario, ctl or controller
     if args.rate is not None:
         settings["rate"] = int(args.rate) if args.rate.is_integer() else args.rate
     if args.duration is not None:
@@ -251,9 +193,9 @@ def main(argv):
             for testid in prom.testids(args.lookback):
                 print(testid)
             return 0
-        settings, scenario, controller = collect_settings(args)
         if args.wait_settled > 0:
             wait_settled(prom, args.testid, args.wait_settled)
+        settings, scenario, controller = collect_settings(args, prom)
         summary = merge_run(prom, args.testid, settings, args.lookback, scenario, controller)
         if args.series:
             summary["series"] = {"id": args.series, "repeat": args.repeat}
