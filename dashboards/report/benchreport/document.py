@@ -227,12 +227,29 @@ def _added_latency_blocks(direct, added):
 
 
 def build(runs, budgets, warnings, series, generated_at, prometheus_url, direct=None, added=None):
-    """series: {testid: TimeSeries} (empty without Prometheus); returns (blocks, verdicts)."""
+    """series: {testid: TimeSeries} (empty without Prometheus); returns (blocks, verdicts). The
+    sections in report order, each built by its own function."""
     blocks = [Block("h1", "bench report"),
               Block("p", f"Generated {generated_at} from {len(_file_runs(runs))} summary file(s), "
                          f"{len(runs)} measured series. Latencies in milliseconds.")]
     verdicts = {r.label: judge(r, budgets) for r in runs}
+    blocks += _verdict_blocks(runs, budgets, warnings, verdicts)
+    blocks += repeats_blocks(runs)
+    blocks += [Block("h2", "Settings"), _settings_table(runs)]
+    blocks += _runners_blocks(runs)
+    blocks += _controller_cost_blocks(runs)
+    blocks += _latency_blocks(runs)
+    blocks += _added_latency_blocks(direct, added or {})
+    blocks += _errors_blocks(runs)
+    blocks += _routes_blocks(runs)
+    blocks += _convergence_blocks(runs)
+    blocks += _over_time_blocks(runs, series, prometheus_url)
+    return blocks, verdicts
 
+
+def _verdict_blocks(runs, budgets, warnings, verdicts):
+    """PASS/FAIL/NO DATA per run, and whether the runs compare."""
+    blocks = []
     blocks.append(Block("h2", "Verdict"))
     blocks.append(Block("p", "Budgets (each a maximum): " + ", ".join(b.text for b in budgets)))
     blocks.append(Block("table", headers=["run", "testid", "verdict", "why"],
@@ -243,12 +260,12 @@ def build(runs, budgets, warnings, series, generated_at, prometheus_url, direct=
     else:
         blocks.append(Block("ok", "Comparable: same rate, duration, path, connections, keepalive, TLS "
                                   "and timeout; no dropped iterations."))
+    return blocks
 
-    blocks += repeats_blocks(runs)
 
-    blocks.append(Block("h2", "Settings"))
-    blocks.append(_settings_table(runs))
-
+def _runners_blocks(runs):
+    """One table per merged run: its runners and the merge notes."""
+    blocks = []
     merged = [r for r in _file_runs(runs) if r.runners]
     if merged:
         blocks.append(Block("h2", "Runners"))
@@ -260,9 +277,12 @@ def build(runs, budgets, warnings, series, generated_at, prometheus_url, direct=
             blocks.append(Block("h3", f"{r.label} (testid {r.testid}): {len(r.runners)} runner(s)"))
             blocks.append(_runners_table(r))
             blocks += [Block("warn", f"Merge note: {n}") for n in r.merge_notes]
+    return blocks
 
-    blocks += _controller_cost_blocks(runs)
 
+def _latency_blocks(runs):
+    """The percentile table and the percentile-distribution charts."""
+    blocks = []
     blocks.append(Block("h2", "Latency percentiles"))
     blocks.append(_latency_table(runs))
     pct_charts = []
@@ -273,8 +293,12 @@ def build(runs, budgets, warnings, series, generated_at, prometheus_url, direct=
         pct_charts.append(Block("chart", f"{r.label}", name=f"percentiles-{i}.svg",
                                 svg=charts.percentile_chart([r], f"latency by percentile: {r.label}")))
     blocks += pct_charts
-    blocks += _added_latency_blocks(direct, added or {})
+    return blocks
 
+
+def _errors_blocks(runs):
+    """Errors by class, then by cause."""
+    blocks = []
     blocks.append(Block("h2", "Errors"))
     blocks.append(_errors_table(runs))
     causes = _error_causes_table(runs)
@@ -283,7 +307,12 @@ def build(runs, budgets, warnings, series, generated_at, prometheus_url, direct=
                                  "handshake cut or refused, read/replayed a request lost on a reused keep-alive "
                                  "connection that Go re-sent (counted as wrk counted it)."))
         blocks.append(causes)
+    return blocks
 
+
+def _routes_blocks(runs):
+    """The route experiments' table; [] without a route run."""
+    blocks = []
     if any(r.routes for r in _file_runs(runs)):
         blocks.append(Block("h2", "Routes"))
         blocks.append(Block("p", "Route experiments (scenarios/README.md, \"Routes\"): per route, the time from its "
@@ -292,14 +321,24 @@ def build(runs, budgets, warnings, series, generated_at, prometheus_url, direct=
                                  "BENCH_ROUTE_KIND=both one run holds the migration A/B: HTTPRoute and Ingress on "
                                  "the same controller, one row each (their load: the by_path rows above)."))
         blocks.append(_routes_table(runs))
+    return blocks
 
+
+def _convergence_blocks(runs):
+    """Scale events and endpoint convergence."""
+    blocks = []
     blocks.append(Block("h2", "Endpoint convergence"))
     blocks.append(Block("p", "Time from a scale step until responses show the new set of backend pods."))
     blocks.append(_convergence_table(runs))
     if any(r.convergence_ms.get(e, {}).get("max") is not None for r in runs for e in CONVERGENCE_EVENTS):
         blocks.append(Block("chart", "Endpoint convergence", name="convergence.svg",
                             svg=charts.convergence_chart(_file_runs(runs))))
+    return blocks
 
+
+def _over_time_blocks(runs, series, prometheus_url):
+    """Per run, its time series chart and scale events (needs Prometheus)."""
+    blocks = []
     blocks.append(Block("h2", "Over time"))
     if not prometheus_url:
         blocks.append(Block("warn", "Time series unavailable: no --prometheus URL was given "
@@ -321,7 +360,7 @@ def build(runs, budgets, warnings, series, generated_at, prometheus_url, direct=
                                     rows=[[fmt(round(t, 1)), a, fmt(n)] for t, a, n in ts.scale_events]))
             else:
                 blocks.append(Block("p", "No scale event recorded in this run."))
-    return blocks, verdicts
+    return blocks
 
 
 def _md_cell(text):
