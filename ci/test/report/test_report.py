@@ -576,3 +576,14 @@ def test_chromium_catches_console_error(gen, out, work):
     (out / "console/report.html").write_text(html.replace("</body>", '<script>console.error("planted")</script></body>'))
     problems = renders_cleanly(out / "console/report.html", work / "screenshots/planted.png")
     assert any("CONSOLE" in p for p in problems), problems
+
+
+def test_churn_errors_by_event(gen, real_runs):
+    """churn series: the errors cut at every scale event (a baseline window, then one per event) add
+    up to the run's own error count."""
+    windows = gen.json("churn")["runs"][0]["errors_by_event"]
+    seen = gen.json("churn")["runs"][0]["scale_events_seen"]
+    errors = int(real_runs["churn"].extra["export"]["metrics"]["bench_errors"]["count"])  # all from role=load VUs
+    assert len(windows) == seen + 1 and windows[0]["action"] == "before the first event", windows
+    assert sum(w["total"] for w in windows) == errors > 0, (windows, errors)
+    assert "Errors by the event they followed" in gen.md("churn")

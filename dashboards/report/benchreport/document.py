@@ -5,6 +5,7 @@ import html
 from dataclasses import dataclass, field
 
 from . import charts, repeats
+from .attribution import errors_by_event
 from .summary import (CONVERGENCE_EVENTS, ERROR_CLASSES, LATENCY_KEYS, PERCENTILES,
                       SETTINGS_ORDER)
 from .verdict import judge
@@ -355,11 +356,21 @@ def _over_time_blocks(runs, series, prometheus_url):
         if ts and ts.request_rate:
             blocks.append(Block("chart", f"{r.label} over time", name=f"timeseries-{i}.svg",
                                 svg=charts.timeseries_chart(ts, r.label)))
-            if ts.scale_events:
+            if not ts.scale_events:
+                blocks.append(Block("p", "No scale event recorded in this run."))
+            windows = errors_by_event(ts)
+            if windows:
+                blocks.append(Block("p", f"Errors by the event they followed: the run cut at its scale events, "
+                                         f"each class counted until the next event (counter differences, to "
+                                         f"{fmt(ts.step)} s); the first row is the baseline before any churn."))
+                blocks.append(Block("table", headers=["seconds since start", "action", "events", "errors until the next",
+                                                      "by class"],
+                                    rows=[[f"{fmt(w['from_s'])} to {fmt(w['to_s'])}", w["action"], fmt(w["events"]),
+                                           fmt(w["total"]), ", ".join(f"{c} {n}" for c, n in w["errors"].items())]
+                                          for w in windows]))
+            elif ts.scale_events:
                 blocks.append(Block("table", headers=["seconds since start", "action", "events"],
                                     rows=[[fmt(round(t, 1)), a, fmt(n)] for t, a, n in ts.scale_events]))
-            else:
-                blocks.append(Block("p", "No scale event recorded in this run."))
     return blocks
 
 

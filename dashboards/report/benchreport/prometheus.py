@@ -27,6 +27,7 @@ class TimeSeries:
     latency_ms: dict = field(default_factory=dict)      # quantile label -> [(t, ms)]
     request_rate: list = field(default_factory=list)    # [(t, req/s)]
     error_rate: dict = field(default_factory=dict)      # class -> [(t, errors/s)]
+    error_totals: dict = field(default_factory=dict)    # class -> [(t, errors so far)] (load only)
     replicas: dict = field(default_factory=dict)        # desired|ready -> [(t, n)]
     scale_events: list = field(default_factory=list)    # [(t, action, count)]
     notes: list = field(default_factory=list)
@@ -154,6 +155,11 @@ class Prometheus:
             ts.request_rate = points(res[0]["values"])
         for r in rng(f"sum by (class) (rate(k6_bench_errors_total{sel}[{window}]))"):
             ts.error_rate[r["metric"].get("class", "unknown")] = points(r["values"])
+        # The counters themselves (every class starts at 0 in setup): what happened between two
+        # events is a difference of two samples, not a smoothed rate. One step past the end, so the
+        # last point holds the final count (the steps need not land on the end).
+        for r in self.query_range(f"sum by (class) (k6_bench_errors_total{load})", start, end + step, step):
+            ts.error_totals[r["metric"].get("class", "unknown")] = points(r["values"])
         for name in ("desired", "ready"):
             res = rng(f"max(k6_bench_replicas_{name}{sel})")
             if res:

@@ -7,6 +7,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 
+from .attribution import errors_by_event
 from .control import added_latency, find_direct
 from .prometheus import DEFAULT_LOOKBACK_S, Prometheus, PrometheusError, TimeSeries
 from .repeats import summarize as summarize_repeats
@@ -81,7 +82,8 @@ def write_report(args):
         "runs": [{"label": r.label, "testid": r.testid, "path": r.path_name, "source": r.source,
                   "verdict": verdicts[r.label].status, "reasons": verdicts[r.label].reasons,
                   "timeseries": bool(series.get(r.testid) and series[r.testid].request_rate),
-                  "scale_events_seen": len(series[r.testid].scale_events) if r.testid in series else None}
+                  "scale_events_seen": len(series[r.testid].scale_events) if r.testid in series else None,
+                  "errors_by_event": errors_by_event(series.get(r.testid))}
                  for r in runs],
         "series": summarize_repeats(runs),
         "added_latency": {"direct": direct.testid, "runs": added} if direct else None,
