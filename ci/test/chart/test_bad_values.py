@@ -1,7 +1,7 @@
 """Bad values are refused at `helm template` time with a message naming the value and what is allowed.
 
-Each charts/bench/tests/bad-values/*.yaml file starts with a "# expect: <regular expression>" line:
-the message its rejection must contain.
+Two tables under charts/bench/tests/: bad-values.yaml (a row per bad value: id, the values file,
+the regular expression its rejection must contain) and hostile-values.yaml (the same, per sink).
 """
 import re
 
@@ -10,25 +10,28 @@ import yaml
 
 from conftest import CHART_SRC, KUBE_VERSION, NAMESPACE, RELEASE
 
-BAD_VALUES = sorted((CHART_SRC / "tests" / "bad-values").glob("*.yaml"))
-# The suite's files are the cases: an empty or missing folder stops the collection.
-assert BAD_VALUES, f"no bad-values files in {CHART_SRC / 'tests' / 'bad-values'}"
+BAD_TABLE = CHART_SRC / "tests" / "bad-values.yaml"
+BAD = yaml.safe_load(BAD_TABLE.read_text())
+# The table's rows are the cases: an empty table stops the collection.
+assert BAD, f"no rows in {BAD_TABLE}"
 
 
-def expected_message(path):
-    for line in path.read_text().splitlines():
-        if line.startswith("# expect: "):
-            return line.split(": ", 1)[1]
-    return None
+def test_bad_table_is_well_formed():
+    ids = [row["id"] for row in BAD]
+    assert len(ids) == len(set(ids)), "duplicate ids in bad-values.yaml"
+    for row in BAD:
+        assert set(row) == {"id", "values", "expect"}, row["id"]
+        assert isinstance(yaml.safe_load(row["values"]), dict), row["id"]
+        re.compile(row["expect"])
 
 
-@pytest.mark.parametrize("bad", BAD_VALUES, ids=lambda p: p.name)
-def test_refuses_bad_values(helm, bad):
-    expect = expected_message(bad)
-    assert expect, f"{bad.name} has no '# expect:' line"
-    result = helm.template("-f", helm.runner_values, "-f", helm.chart / "tests" / "bad-values" / bad.name)
-    assert result.returncode != 0, f"{bad.name} rendered without error"
-    assert re.search(expect, result.stderr), f"no /{expect}/ in:\n{result.stderr}"
+@pytest.mark.parametrize("row", BAD, ids=lambda row: row["id"])
+def test_refuses_bad_values(helm, row, tmp_path):
+    values = tmp_path / "values.yaml"
+    values.write_text(row["values"])
+    result = helm.template("-f", helm.runner_values, "-f", values)
+    assert result.returncode != 0, f"{row['id']} rendered without error"
+    assert re.search(row["expect"], result.stderr), f"no /{row['expect']}/ in:\n{result.stderr}"
 
 
 # Hostile values (issue 26): one table, charts/bench/tests/hostile-values.yaml, a row per value and
