@@ -43,6 +43,7 @@ run_lane() {
   for part in "$@"; do
     log "=== test part: $part"
     t0=$SECONDS
+    : > "$results/$part.running"
     if [ "${LANE_LOG:-}" = 1 ]; then
       if run_part "$part" >"$results/$part.log" 2>&1; then status=passed; else status=FAILED; fi
       { flock 8; log "=== output of $part:"; cat "$results/$part.log"; } 8>"$results/print.lock" >&2
@@ -50,6 +51,7 @@ run_lane() {
       if run_part "$part"; then status=passed; else status=FAILED; fi
     fi
     echo "$status" > "$results/$part.status"
+    rm -f "$results/$part.running"
     log "=== $part $status in $((SECONDS - t0)) s"
   done
 }
@@ -74,7 +76,14 @@ else
   log "lanes at once: [${other_lane[*]}] and [${cluster_lane[*]}]"
   LANE_LOG=1 run_lane "${other_lane[@]}" & other_pid=$!
   LANE_LOG=1 run_lane "${cluster_lane[@]}" & cluster_pid=$!
+  # A part's output comes when it ends: say every 5 min which parts are still running.
+  while sleep 300; do
+    running=""
+    for f in "$results"/*.running; do [ -e "$f" ] && running+=" $(basename "$f" .running)"; done
+    [ -z "$running" ] || log "still running:$running"
+  done & monitor_pid=$!
   wait "$other_pid" "$cluster_pid"
+  kill "$monitor_pid" 2>/dev/null || true  # the monitor only sleeps and prints
 fi
 
 passed=0 failed=0 failed_parts=()
