@@ -246,7 +246,9 @@ chart's appVersion: the traefik preset pins v3.6.12 on a chart whose appVersion 
 {{- $_ := set $env "controller_version" (toString ($tag | default .Chart.AppVersion)) }}
 {{- end }}
 {{- end }}
-{{- toJson (mergeOverwrite $env ($lt.environment | default dict)) }}
+{{- /* toJson escapes < > & as \u003c \u003e \u0026 (JSON alike): written plainly, as the initializer's
+line takes no backslash but the one before a quote (loadtest/_shell.tpl) */}}
+{{- toJson (mergeOverwrite $env ($lt.environment | default dict)) | replace "\\u003c" "<" | replace "\\u003e" ">" | replace "\\u0026" "&" }}
 {{- end }}
 
 {{/* bench.nodeSelectorText MAP: "key=value,..." sorted, or "any" for an empty node selector. */}}
