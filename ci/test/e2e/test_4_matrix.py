@@ -1,4 +1,4 @@
-"""The matrix runner (dashboards/report/matrix.sh) and several runners: one matrix of five runs
+"""The matrix runner (dashboards/report/matrix.sh) and several runners: one matrix of six runs
 through helm upgrades of this release, each merged from Prometheus (benchreport results, every
 runner), compared in one report. Run once by the first case here:
   clusterip  static, ClusterIP, 1 runner      (the paths comparison and the 1-runner reference)
@@ -6,6 +6,7 @@ runner), compared in one report. Run once by the first case here:
   three      static, ClusterIP, 3 runners     (the same total rate and connections as clusterip)
   churn2     dynamic (5 <-> 7 churn), 2 runners
   knee2      max-rps, ClusterIP, 2 runners
+  spike      scenarios/spike.js (scenarios/README.md's example): 5 -> 10 -> 5 once, its own setting
 """
 import json
 import shutil
@@ -24,6 +25,8 @@ VARIANTS = {
     "churn2": "loadtest.scenario=dynamic,loadtest.parallelism=2,loadtest.duration=40s",
     "knee2": "loadtest.scenario=max-rps,loadtest.target=clusterip,loadtest.parallelism=2,"
              "loadtest.rate=600,loadtest.duration=20s,loadtest.connections=60",
+    "spike": "loadtest.scenario=spike,loadtest.parallelism=1,loadtest.rate=300,loadtest.duration=30s,"
+             "loadtest.settings.BENCH_SPIKE_HOLD=8s",
 }
 
 
@@ -56,7 +59,7 @@ def test_matrix_compares_clusterip_and_pod_paths(matrix):
     assert urls[0] != urls[1] and all(u.startswith("http://") for u in urls), urls
     assert v["clusterip"].summary["requests"]["total"] > 0 and v["pod"].summary["requests"]["total"] > 0
     report = json.loads((out / "report" / "report.json").read_text())
-    assert len(report["runs"]) == 5 and all(r["timeseries"] for r in report["runs"]), \
+    assert len(report["runs"]) == len(VARIANTS) and all(r["timeseries"] for r in report["runs"]), \
         [(r.get("label"), bool(r.get("timeseries"))) for r in report["runs"]]
     assert "<svg" in (out / "report" / "report.html").read_text()
 
@@ -126,3 +129,16 @@ def test_two_runners_max_rps_each_finds_a_knee(matrix):
         assert r["max_rps"]["knee_rate"] is not None, r["max_rps"]
         assert all(abs(s["rate_target"] * 2 - s["rate_target_run"]) <= 1 for s in r["max_rps"]["steps"]), r["max_rps"]["steps"]
     assert m["max_rps"]["knee_rate"] is not None and len(m["max_rps"]["steps"]) == 10, m["max_rps"]
+
+
+def test_spike_the_readme_example_through_the_chart(matrix):
+    """scenarios/spike.js through the chart, nothing but loadtest.settings.BENCH_SPIKE_HOLD set for it:
+    its own default path and peak hold (the chart passes its other settings empty), its churn runs
+    once (three scale events), and Prometheus has its samples under experiment=spike."""
+    _, v = matrix
+    (own,) = v["spike"].runners
+    assert (own["scenario"], own["settings"]["path"], own["settings"]["script"], own["scale_events"]) == (
+        "spike", "/bytes/4k", {"BENCH_SPIKE_REPLICAS": "10", "BENCH_SPIKE_HOLD": "8s"}, 3), own["settings"]
+    m = v["spike"].summary
+    assert (m["scenario"], m["scale_events"]) == ("spike", 3) and m["requests"]["total"] > 0, m
+    assert m["convergence_ms"]["added"]["count"] > 0, m["convergence_ms"]
