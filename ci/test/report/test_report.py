@@ -113,11 +113,14 @@ def test_testrun_written(merged_testrun):
 
 
 def test_testrun_settings(merged_testrun, merged, out):
-    """results --testrun: rate, duration, URL, TLS, scenario, controller and environment from the TestRun."""
+    """results --testrun: rate, duration, URL, TLS, scenario, controller and environment from the TestRun;
+    an empty variable there is the scenario's default (scenarios/contract.json)."""
     r = json.loads((out / "merged-testrun/summary.json").read_text())
     m = json.loads((merged[2] / "summary.json").read_text())
     s = r["settings"]
     assert r["requests"]["rate_target"] == 150 and s["duration_s"] == 10
+    # left empty in the TestRun (the chart passes a setting the user did not set empty): the contract's defaults
+    assert (s["timeout_s"], s["keepalive"], s["connections"]) == (2, True, 60)
     assert s["target_url"] == "https://bench-traefik.bench.svc" and s["tls"] is True
     assert s["churn_pattern"] is None and s["path"] is None
     assert (r["scenario"], r["controller"]) == ("static", "traefik")

@@ -22,7 +22,10 @@ import time
 
 from .merge import MergeError, merge_run
 from .prometheus import DEFAULT_LOOKBACK_S, Prometheus, PrometheusError, selector
-from .summary import SCHEMA, SETTINGS_ORDER
+from .summary import CONTRACT, SCHEMA, SETTINGS_ORDER
+
+# Every BENCH_* variable's default (scenarios/contract.json): what an empty one in a TestRun means.
+VARIABLE_DEFAULTS = {v["name"]: v["default"] for v in CONTRACT["variables"]["list"]}
 
 RUN_ID = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")  # charts/bench values.schema.json
 DURATION = re.compile(r"^(?:([0-9]+(?:\.[0-9]+)?)h)?(?:([0-9]+(?:\.[0-9]+)?)m(?!s))?(?:([0-9]+(?:\.[0-9]+)?)s)?(?:([0-9]+)ms)?$")
@@ -112,20 +115,25 @@ def settings_from_testrun(path, testid):
         except json.JSONDecodeError as e:
             raise SettingsError(f"--testrun {path}: BENCH_ENVIRONMENT is not JSON ({e.msg})") from e
 
+    def setting(name):
+        """The variable's value; empty = the scenario's default, which the chart leaves to the script:
+        the contract's (an entry script's own default is only in its runners' summaries)."""
+        return env.get(name) or VARIABLE_DEFAULTS.get(name) or None
+
     def number(name):
-        v = env.get(name)
-        return float(v) if v not in (None, "") else None
+        v = setting(name)
+        return float(v) if v is not None else None
 
     settings = {
         "target_url": target_url,
         "path": env.get("BENCH_PATH") or None,
         "rate": number("BENCH_RATE"),
-        "duration_s": parse_duration_s(env["BENCH_DURATION"], "BENCH_DURATION") if env.get("BENCH_DURATION") else None,
+        "duration_s": parse_duration_s(setting("BENCH_DURATION"), "BENCH_DURATION") if setting("BENCH_DURATION") else None,
         "connections": int(number("BENCH_CONNECTIONS")) if number("BENCH_CONNECTIONS") is not None else None,
-        "timeout_s": parse_duration_s(env["BENCH_TIMEOUT"], "BENCH_TIMEOUT") if env.get("BENCH_TIMEOUT") else None,
-        "keepalive": env.get("BENCH_KEEPALIVE", "true") != "false",
+        "timeout_s": parse_duration_s(setting("BENCH_TIMEOUT"), "BENCH_TIMEOUT") if setting("BENCH_TIMEOUT") else None,
+        "keepalive": setting("BENCH_KEEPALIVE") != "false",
         "tls": bool(target_url and target_url.startswith("https:")),
-        "churn_pattern": env.get("BENCH_CHURN_PATTERN") if scenario == "dynamic" else None,
+        "churn_pattern": setting("BENCH_CHURN_PATTERN") if scenario == "dynamic" else None,
         "environment": environment,
     }
     if settings["rate"] is not None and settings["rate"].is_integer():
