@@ -26,6 +26,7 @@ from .summary import CONTRACT, SCHEMA, SETTINGS_ORDER
 
 # Every BENCH_* variable's default (scenarios/contract.json): what an empty one in a TestRun means.
 VARIABLE_DEFAULTS = {v["name"]: v["default"] for v in CONTRACT["variables"]["list"]}
+VALUES_KEY_DEFAULTS = {v["valuesKey"]: v["default"] for v in CONTRACT["variables"]["list"] if v["valuesKey"]}
 
 RUN_ID = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")  # charts/bench values.schema.json
 DURATION = re.compile(r"^(?:([0-9]+(?:\.[0-9]+)?)h)?(?:([0-9]+(?:\.[0-9]+)?)m(?!s))?(?:([0-9]+(?:\.[0-9]+)?)s)?(?:([0-9]+)ms)?$")
@@ -65,16 +66,27 @@ def settings_from_values(path):
     target = lt.get("target")
     tls = target == "ingress" and (str(lt.get("ingressUrl") or "").startswith("https:")
                                    or (not lt.get("ingressUrl") and bool((ingress.get("tls") or {}).get("enabled"))))
+    def setting(key):
+        """loadtest.<key>; empty = the scenario's default (the contract's: an entry script's own is only
+        in its runners' summaries)."""
+        node = lt
+        for k in key.split("."):
+            node = node.get(k) if isinstance(node, dict) else None
+        if node is not None and node != "":
+            return node
+        text = VALUES_KEY_DEFAULTS.get(f"loadtest.{key}", "")
+        return {"true": True, "false": False}.get(text, int(text) if text.isdigit() else (text or None))
+
     settings = {
         "target": target,
         "path": lt.get("path") or None,
-        "rate": lt.get("rate"),
-        "duration_s": parse_duration_s(lt.get("duration"), "loadtest.duration"),
-        "connections": lt.get("connections"),
-        "timeout_s": parse_duration_s(lt.get("timeout"), "loadtest.timeout") if lt.get("timeout") else None,
-        "keepalive": lt.get("keepalive"),
+        "rate": setting("rate"),
+        "duration_s": parse_duration_s(setting("duration"), "loadtest.duration"),
+        "connections": setting("connections"),
+        "timeout_s": parse_duration_s(setting("timeout"), "loadtest.timeout") if setting("timeout") else None,
+        "keepalive": setting("keepalive"),
         "tls": tls,
-        "churn_pattern": (lt.get("churn") or {}).get("pattern") if lt.get("scenario") == "dynamic" else None,
+        "churn_pattern": setting("churn.pattern") if lt.get("scenario") == "dynamic" else None,
         "runner_parallelism": lt.get("parallelism"),
     }
     return settings, lt.get("scenario"), values.get("controller")
