@@ -155,13 +155,19 @@ def test_role_runner_may(kube, checks):
 
 # ---- dynamic ----
 
-@pytest.fixture(scope="module")
-def dynamic(kube, k6, servers):
-    proc, path = kube.watch("dynamic", REPLICAS)
-    run = k6("dynamic", "dynamic.js", churn_env(kube, servers, BENCH_CHURN_PATTERN="3:1s,5:1s", BENCH_DURATION="4500ms"))
+def watched_run(kube, k6, servers, name, script, **env):
+    """A churn run with a watch of the backend's replicas around it (run.watch: what it printed)."""
+    proc, path = kube.watch(name, REPLICAS)
+    run = k6(name, script, churn_env(kube, servers, **env))
     kube.stop(proc)
     run.watch = path
     return run
+
+
+@pytest.fixture(scope="module")
+def dynamic(kube, k6, servers):
+    return watched_run(kube, k6, servers, "dynamic", "dynamic.js", BENCH_CHURN_PATTERN="3:1s,5:1s",
+                       BENCH_DURATION="4500ms")
 
 
 def test_dynamic_exit_0_with_at_least_4_scale_events(dynamic):
@@ -214,11 +220,7 @@ def report_python():
 
 @pytest.fixture(scope="module")
 def spike(kube, k6, servers):
-    proc, path = kube.watch("spike", REPLICAS)
-    run = k6("spike", "spike.js", churn_env(kube, servers, BENCH_SPIKE_HOLD="1s", BENCH_DURATION="4s"))
-    kube.stop(proc)
-    run.watch = path
-    return run
+    return watched_run(kube, k6, servers, "spike", "spike.js", BENCH_SPIKE_HOLD="1s", BENCH_DURATION="4s")
 
 
 def test_spike_exit_0_three_scale_events(spike):
