@@ -9,6 +9,8 @@ import {
 import * as parse from '../lib/parse.js';
 import { parseDuration as durationAlone } from '../lib/duration.js';
 import { newChurnContext, isChurnOver } from '../lib/churn-context.js';
+import { experiment as steadyExperiment } from '../lib/experiment.js';
+import { experiment as churnExperiment } from '../lib/churn-experiment.js';
 import { classifyError, ERROR_CAUSES, ERROR_CLASSES } from '../lib/errors.js';
 import { newConvergenceTracker } from '../lib/convergence.js';
 import {
@@ -723,6 +725,15 @@ function runFake(script, endAt, settings) {
   return f;
 }
 
+function experimentTests() {
+  check('experiment: a definition that cannot work is refused before anything is built, saying what to do', () => {
+    throwsWith(() => steadyExperiment({ name: 'x', churn: () => {} }),
+      /^experiment x: a churn needs experiment\(\) from lib\/churn-experiment\.js/);
+    throwsWith(() => churnExperiment({ name: 'x' }), /^experiment x: churn must be a function \(k8s, t\) => \{ \.\.\. \}; /);
+    throwsWith(() => steadyExperiment({}), /^experiment\(\{name, \.\.\.\}\): the experiment needs a name$/);
+  });
+}
+
 function churnContextTests() {
   check('churn function: steps run once in order, holds in strings or ms, nothing after it returns', () => {
     const f = runFake((k8s, t) => {
@@ -770,6 +781,7 @@ function churnContextTests() {
 export default function () {
   configTests();
   scriptSettingTests();
+  experimentTests();
   churnContextTests();
   routeTests();
   errorTests();
