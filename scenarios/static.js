@@ -5,12 +5,6 @@
 // Churn: none.
 // Thresholds: no dropped iterations. If k6 could not hold the rate the run fails (exit 99) and the
 //   summary says so: its latency would not be the latency at the target rate.
-import { runConfig } from './lib/run-config.js';
-import { steadyExperiment } from './lib/experiment.js';
+import { experiment } from './lib/experiment.js';
 
-const experiment = steadyExperiment('static', runConfig(__ENV));
-
-export const options = experiment.options;
-export const setup = experiment.setup;
-export const load = experiment.load;
-export const handleSummary = experiment.handleSummary;
+export const { options, setup, load, teardown, handleSummary } = experiment({ name: 'static' });

@@ -5,12 +5,9 @@
 // Churn: none.
 // Thresholds: no dropped iterations.
 // Summary: throughput.bytes_received_per_s is the result; the latency is the full-body time.
-import { runConfig } from './lib/run-config.js';
-import { steadyExperiment } from './lib/experiment.js';
+import { experiment } from './lib/experiment.js';
 
-const experiment = steadyExperiment('throughput', runConfig(__ENV, { BENCH_PATH: '/bytes/1m' }));
-
-export const options = experiment.options;
-export const setup = experiment.setup;
-export const load = experiment.load;
-export const handleSummary = experiment.handleSummary;
+export const { options, setup, load, teardown, handleSummary } = experiment({
+  name: 'throughput',
+  defaults: { BENCH_PATH: '/bytes/1m' },
+});

@@ -260,13 +260,15 @@ def values_at(values, dotted):
 def check_chart_variables():
     """The TestRun sets exactly the variables the contract says it sets, and every values key the
     contract names exists in charts/bench/values.yaml with the scenario's default or empty (0 for a
-    count: the scenario's default)."""
+    count: the scenario's default); an empty key's comment states that default, empty = `<default>`."""
     import yaml  # the report venv has it (dashboards/report/requirements.txt)
     pod = (ROOT / "charts/bench/templates/loadtest/_pod.tpl").read_text()
     got = sorted(set(re.findall(r"\{name: (BENCH_[A-Z_]+),", pod)))
     bad = [differ("charts/bench/templates/loadtest/_pod.tpl: the BENCH_* the TestRun sets", got,
                   sorted(v["name"] for v in VARIABLES if v["chartSets"]))]
-    values = yaml.safe_load((ROOT / "charts/bench/values.yaml").read_text())
+    values_text = (ROOT / "charts/bench/values.yaml").read_text()
+    values = yaml.safe_load(values_text)
+    comments = values_comments(values_text)
     for v in VARIABLES:
         if not v["valuesKey"]:
             continue
@@ -278,7 +280,27 @@ def check_chart_variables():
         if text not in (v["default"], "", "0"):
             bad.append(f"charts/bench/values.yaml: {v['valuesKey']} = {have!r}, the contract's default of "
                        f"{v['name']} is {v['default']!r} (or empty: the scenario's default)")
+        elif text == "" and v["default"] and f"empty = `{v['default']}`" not in comments.get(v["valuesKey"], ""):
+            bad.append(f"charts/bench/values.yaml: the comment of {v['valuesKey']} (empty: the scenario's default) "
+                       f"does not say it: empty = `{v['default']}` ({v['name']})")
     return [b for b in bad if b]
+
+
+def values_comments(text):
+    """{dotted key: the comment lines right above it} of a values.yaml (two-space indents)."""
+    out, path, pending = {}, [], []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            pending.append(stripped.lstrip("#").strip())
+            continue
+        m = re.match(r"^( *)([A-Za-z0-9_-]+):", line)
+        if m:
+            depth = len(m[1]) // 2
+            path = path[:depth] + [m[2]]
+            out[".".join(path)] = " ".join(pending)
+        pending = []
+    return out
 
 
 def check_readme_variables():

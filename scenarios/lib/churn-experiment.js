@@ -1,58 +1,58 @@
-// The churn experiment shape (dynamic, rolling, podkill): steadyExperiment's load (experiment.js) plus
-// the 1-VU churn scenario. An entry script builds one and exports its parts under the names k6 looks
-// for (options, setup, load, churn, teardown, handleSummary).
-import { target, loadOnly } from './request.js';
+// experiment(definition) with a churn: experiment.js's definition plus
+//
+//   churn   (k8s, t) => { ... }: what happens to the backend while the load runs, written as a
+//           function: t.scale(n), t.rollout(), t.killPod(), t.hold('15s'), t.settings
+//           (churn-context.js); k8s is the xk6-kubernetes client, for anything else. It runs once,
+//           in a dedicated 1-VU scenario `churn`; when it returns, bench keeps measuring until the
+//           load ends, and when the load ends first, the churn stops there (a `for (;;)` loop too).
+//
+// bench measures around it (churn.js): desired/ready replicas, scale events, endpoint convergence;
+// setup() checks the API access the churn needs and restores a backend an earlier run left changed;
+// the end of the churn, teardown() or the next run's setup puts the backend back as it was.
+//
+// Every VU loads the churn modules, since k6 hands the churn scenario to a VU at run time, after
+// init, and any VU may be the one that churns; their functions are made only in the VU that calls
+// churnCalls() (churn.js). Steady experiments take experiment() from experiment.js, without them.
+import { target } from './request.js';
 import { churnCalls, churnScenario } from './churn.js';
 import { runConfigAgain } from './run-config.js';
+import { buildExperiment } from './experiment.js';
 
-// VU 0 builds the options and runs setup, teardown and handleSummary; the other VUs load none of
-// that code (scenarios/calibrate/README.md, "Memory per VU"). Every VU loads the churn modules, since
-// k6 hands the churn scenario to a VU at run time, after init, and any VU may be the one that
-// churns; their functions are made only in the VU that calls churnCalls() (churn.js).
-const vu0 = __VU === 0 ? { load: require('./load.js'), summary: require('./summary.js') } : null;
+// setup's target check, in VU 0 only (scenarios/calibrate/README.md, "Memory per VU").
+const vu0 = __VU === 0 ? { load: require('./load.js') } : null;
 
-// churnExperiment: steadyExperiment's load plus the 1-VU churn scenario running the plan named
-// `planName` (churn.js churnCalls().plans: scale, rollout, podkill) against the Deployment; setup()
-// also checks the API access the churn needs and restores a backend an earlier run left changed;
-// teardown() restores what this run changed.
-export function churnExperiment(name, cfg, planName, reportExtra) {
-  const request = target(cfg, cfg.targetUrl, cfg.path, cfg.keepalive);
-  const experiment = Object.assign(loadOnly(request), churnOnly(planName));
-  if (!vu0) return experiment;
-  const { loadScenario, baseOptions, checkTarget } = vu0.load;
-  const { summaryThresholds, singleTargetReport, makeHandleSummary } = vu0.summary;
+export function experiment(definition) {
+  if (typeof definition.churn !== 'function') {
+    throw new Error(`experiment ${definition.name}: churn must be a function (k8s, t) => { ... }; `
+      + 'an experiment without one takes experiment() from lib/experiment.js');
+  }
+  const built = buildExperiment(definition, {
+    vus: churnOnly(definition.churn),
+    scenarios: (cfg) => ({ churn: churnScenario(cfg) }),
+  });
+  if (!vu0) return built.vus;
   const { checkApi, restoreInTeardown } = churnCalls();
-  const report = singleTargetReport(name, cfg, reportExtra);
-  return Object.assign(experiment, {
-    options: baseOptions(report,
-      {
-        load: loadScenario(cfg, { exec: 'load', rate: cfg.rate, durationMs: cfg.durationMs }),
-        churn: churnScenario(cfg),
-      },
-      // dropped_iterations carries no role tag; the churn VU (per-vu-iterations) never drops one.
-      summaryThresholds(report, { dropped_iterations: ['count==0'] })),
-    setup() {
-      checkTarget(request, 'BENCH_TARGET_URL + BENCH_PATH', cfg);
+  return Object.assign(built.vus, built.vu0({
+    setup(cfg, request) {
+      vu0.load.checkTarget(request, 'BENCH_TARGET_URL + BENCH_PATH', cfg);
       return Object.assign(checkApi(cfg), { startedAt: Date.now() });
     },
     // Every end k6 itself survives puts the backend back; a killed runner leaves the record on the
     // Deployment for the next run's setup (checkApi).
-    teardown(data) {
+    teardown(cfg, data) {
       restoreInTeardown(cfg, data);
     },
-    handleSummary: makeHandleSummary(report),
-  });
+  }));
 }
 
-// churnOnly(planName): {churn} for the churn VU. Neither it nor load() (request.js loadOnly) keeps
-// cfg: the churn VU reads the configuration again, and builds its probe target and the churn code,
-// when its iteration starts.
-function churnOnly(planName) {
+// churnOnly(script): {churn} for the churn VU. It keeps the script's function only: the churn VU
+// reads the configuration again, and builds its probe target and the churn code, when its
+// iteration starts.
+function churnOnly(script) {
   return {
     churn() {
       const cfg = runConfigAgain();
-      const calls = churnCalls();
-      calls.runChurn(cfg, calls.plans[planName](cfg), target(cfg, cfg.targetUrl, '/healthz', false));
+      churnCalls().runChurn(cfg, script, target(cfg, cfg.targetUrl, '/healthz', false));
     },
   };
 }

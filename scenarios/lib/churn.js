@@ -13,6 +13,7 @@ import exec from 'k6/execution';
 import { sleep } from 'k6';
 import { convergence, replicasDesired, replicasReady, scaleEvents } from './churn-metrics.js';
 import { newConvergenceTracker } from './convergence.js';
+import { newChurnContext, isChurnOver } from './churn-context.js';
 import { k6Duration } from './request.js';
 import { kubeCalls } from './kube.js';
 
@@ -24,8 +25,8 @@ const QUIET_MS = 1500; // after the last change: removed pods prove their silenc
 const RESTORE_MARGIN_MS = 10000; // the churn's own restore after the quiet time, API retries included
 const EVENT_TAGS = { added: { event: 'added' }, removed: { event: 'removed' } };
 
-// churnScenario: the single-VU, single-iteration scenario that runs one churn plan for the whole
-// load duration (the iteration keeps one API client, as xk6-kubernetes v0.9.0 requires).
+// churnScenario: the single-VU, single-iteration scenario that runs the churn for the whole load
+// duration (the iteration keeps one API client, as xk6-kubernetes v0.9.0 requires).
 export function churnScenario(cfg, startMs) {
   return {
     executor: 'per-vu-iterations',
@@ -39,7 +40,7 @@ export function churnScenario(cfg, startMs) {
   };
 }
 
-// churnCalls(): the churn's plans, restores and iteration, made when it is called. Every VU of a
+// churnCalls(): the churn's changes, restores and iteration, made when it is called. Every VU of a
 // churn run loads this module, since k6 hands the churn scenario to a VU after init, but only the
 // churn VU and VU 0 call churnCalls(), so the load VUs never create these functions (each kept
 // function costs a VU about 0.75 KB: scenarios/calibrate/README.md, "Memory per VU").
@@ -49,45 +50,21 @@ export function churnCalls() {
     deletePod, isPodReady, describeApiError,
   } = kubeCalls();
 
-  // Plans: what the churn VU does and when. act() makes one change and returns the delay to the next.
-  function scalePlan(cfg) {
-    return {
-      action: 'scale',
-      firstDelayMs: 0,
-      act(k8s, step, until) {
-        const s = cfg.churnPattern[step % cfg.churnPattern.length];
-        const changed = scaleDeployment(k8s, cfg, s.replicas, until);
-        return { changed, delayMs: s.holdMs, what: `replicas=${s.replicas}` };
-      },
-    };
-  }
-
-  function rolloutPlan(cfg) {
-    return {
-      action: 'rollout',
-      firstDelayMs: cfg.rollIntervalMs,
-      act(k8s, step, until) {
-        const changed = restartDeployment(k8s, cfg, Date.now(), until);
-        return { changed, delayMs: cfg.rollIntervalMs, what: 'rolling restart' };
-      },
-    };
-  }
-
-  function podkillPlan(cfg) {
-    return {
-      action: 'podkill',
-      firstDelayMs: cfg.podkillIntervalMs,
-      act(k8s) {
-        // Prefer a Ready pod (the one that hurts); else any pod not already terminating.
-        const pods = listBackendPods(k8s, cfg).filter((p) => !p.metadata.deletionTimestamp);
-        const ready = pods.filter(isPodReady);
-        const pool = ready.length > 0 ? ready : pods;
-        if (pool.length === 0) return { changed: false, delayMs: cfg.podkillIntervalMs, what: 'no pod to kill' };
-        const victim = pool[Math.floor(Math.random() * pool.length)].metadata.name;
-        deletePod(k8s, cfg, victim);
-        return { changed: true, delayMs: cfg.podkillIntervalMs, what: `deleted pod ${victim}` };
-      },
-    };
+  // change(k8s, cfg, action, replicas, until): one change a churn function asked for (churn-context.js
+  // t.scale, t.rollout, t.killPod) -> {changed, what}.
+  function change(k8s, cfg, action, replicas, until) {
+    if (action === 'scale') {
+      return { changed: scaleDeployment(k8s, cfg, replicas, until), what: `replicas=${replicas}` };
+    }
+    if (action === 'rollout') return { changed: restartDeployment(k8s, cfg, Date.now(), until), what: 'rolling restart' };
+    // podkill: prefer a Ready pod (the one that hurts); else any pod not already terminating.
+    const pods = listBackendPods(k8s, cfg).filter((p) => !p.metadata.deletionTimestamp);
+    const ready = pods.filter(isPodReady);
+    const pool = ready.length > 0 ? ready : pods;
+    if (pool.length === 0) return { changed: false, what: 'no pod to kill' };
+    const victim = pool[Math.floor(Math.random() * pool.length)].metadata.name;
+    deletePod(k8s, cfg, victim);
+    return { changed: true, what: `deleted pod ${victim}` };
   }
 
   // restoreBackend(k8s, cfg, when): puts back what an earlier change recorded on the Deployment
@@ -185,10 +162,12 @@ export function churnCalls() {
     for (const pod of bench.probe(probeTarget.prepared, PROBE_BATCH)) tracker.seen(pod, Date.now());
   }
 
-  // runChurn(cfg, plan, probeTarget): the churn VU's iteration. probeTarget: a target (request.js,
-  // not kept alive) of a cheap URL on the path under test (X-Bench-Pod comes with every response,
-  // even a 404).
-  function runChurn(cfg, plan, probeTarget) {
+  // runChurn(cfg, script, probeTarget): the churn VU's iteration: script(k8s, t), the entry script's
+  // churn function (churn-context.js says what t offers), runs while bench polls the Deployment and
+  // pods every POLL_INTERVAL_MS and probes the path every PROBE_INTERVAL_MS; when it returns, bench
+  // keeps measuring until the load ends. probeTarget: a target (request.js, not kept alive) of a
+  // cheap URL on the path under test (X-Bench-Pod comes with every response, even a 404).
+  function runChurn(cfg, script, probeTarget) {
     let k8s;
     try {
       k8s = connect(cfg);
@@ -201,11 +180,11 @@ export function churnCalls() {
     const start = Date.now();
     const end = start + cfg.durationMs;
     const until = end + QUIET_MS + RESTORE_MARGIN_MS;
-    let step = 0;
-    let nextActionAt = start + plan.firstDelayMs;
     let nextPollAt = start;
     let pollFailures = 0;
-    while (Date.now() < end) {
+
+    // measure(): one round of the API poll (when due) and a probe batch, then a sleep to the next.
+    function measure() {
       const now = Date.now();
       if (now >= nextPollAt) {
         nextPollAt = now + POLL_INTERVAL_MS;
@@ -219,21 +198,8 @@ export function churnCalls() {
         } catch (err) {
           pollFailures += 1;
           console.warn(`churn: API poll failed (${pollFailures}/${POLL_FAILURES_TOLERATED}): ${err}`);
-          if (pollFailures >= POLL_FAILURES_TOLERATED) { abortRun(cfg, k8s, 'polling the Deployment and pods', err); return; }
+          if (pollFailures >= POLL_FAILURES_TOLERATED) abortRun(cfg, k8s, 'polling the Deployment and pods', err);
         }
-      }
-      if (now >= nextActionAt) {
-        let r;
-        try {
-          r = plan.act(k8s, step, until);
-        } catch (err) {
-          abortRun(cfg, k8s, `${plan.action} of Deployment ${cfg.namespace}/${cfg.deployment}`, err);
-          return;
-        }
-        step += 1;
-        if (r.changed) scaleEvents.add(1, { action: plan.action });
-        console.log(`churn: ${plan.action} ${r.what}${r.changed ? '' : ' (no change)'} at +${((now - start) / 1000).toFixed(1)}s`);
-        nextActionAt = now + r.delayMs;
       }
       probe(tracker, probeTarget);
       tracker.tick(Date.now());
@@ -241,6 +207,42 @@ export function churnCalls() {
       const wait = PROBE_INTERVAL_MS - (Date.now() - now);
       if (wait > 0) sleep(wait / 1000);
     }
+    function waitUntil(t) {
+      do measure(); while (Date.now() < t);
+    }
+    const t = newChurnContext({
+      cfg,
+      endAt: end,
+      now: Date.now,
+      waitUntil,
+      change(action, replicas) {
+        const at = Date.now();
+        let r;
+        try {
+          r = change(k8s, cfg, action, replicas, until);
+        } catch (err) {
+          abortRun(cfg, k8s, `${action} of Deployment ${cfg.namespace}/${cfg.deployment}`, err);
+          throw err;
+        }
+        if (r.changed) scaleEvents.add(1, { action });
+        console.log(`churn: ${action} ${r.what}${r.changed ? '' : ' (no change)'} at +${((at - start) / 1000).toFixed(1)}s`);
+        return r.changed;
+      },
+    });
+    measure(); // the state before the first change
+    try {
+      script(k8s, t);
+    } catch (err) {
+      if (!isChurnOver(err)) {
+        // the script's own mistake (an API failure of a t.* change has aborted already)
+        const msg = `churn: the script's churn function failed: ${err}`;
+        console.error(msg);
+        try { restoreBackend(k8s, cfg, 'abort'); } catch (e) { console.warn(`churn: restore before abort failed: ${e}`); }
+        exec.test.abort(msg);
+        return;
+      }
+    }
+    if (Date.now() < end) waitUntil(end);
     // Let removed pods prove their silence, then close the books.
     const quietUntil = Date.now() + QUIET_MS;
     while (Date.now() < quietUntil) {
@@ -259,7 +261,6 @@ export function churnCalls() {
   }
 
   return {
-    plans: { scale: scalePlan, rollout: rolloutPlan, podkill: podkillPlan },
     checkApi,
     restoreInTeardown,
     restoreIfInCluster,

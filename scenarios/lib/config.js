@@ -1,7 +1,22 @@
-// Scenario configuration: every BENCH_* variable, its default and its validation, in one place.
-// Entry scripts take it through run-config.js (runConfig(__ENV, overrides): loadConfig in VU 0, the
-// other VUs read its result) in the init context; a bad value throws an Error naming the variable,
-// the value and what is allowed, so `k6 run` stops before any load.
+// Scenario configuration: every BENCH_* variable, its default and its validation, in one place,
+// plus the settings an entry script declares for itself (experiment({settings}), SETTING_TYPES).
+// Entry scripts take it through run-config.js (runConfig(__ENV, overrides, settings): loadConfig in
+// VU 0, the other VUs read its result) in the init context; a bad value throws an Error naming the
+// variable, the value and what is allowed, so `k6 run` stops before any load. The parsers are
+// parse.js's.
+import {
+  parseDuration, parsePositiveInt, parseBool, parseUrl, parsePath, parseChurnPattern, parseEnvironment,
+  parseRouteKind, parseBackends, parseOptionalLabel, parseDomain, parseLabelSelector, parseDnsName, parseTestId,
+} from './parse.js';
+
+export {
+  parseDuration, parsePositiveInt, parseBool, parseUrl, parsePath, parseChurnPattern, parseEnvironment,
+  parseRouteKind, parseBackends, parseLabelSelector,
+};
+
+function fail(name, value, allowed) {
+  throw new Error(`invalid ${name}=${JSON.stringify(value)}: ${allowed}`);
+}
 
 // Defaults for every variable (scenarios/interfaces.md lists the same table).
 export const DEFAULTS = Object.freeze({
@@ -48,179 +63,6 @@ export const DEFAULTS = Object.freeze({
 // reach k6 through the environment of local runs and are not scenario options.
 const TOOLING_VARIABLES = ['BENCH_ROOT', 'BENCH_CACHE', 'BENCH_TOOLS', 'BENCH_TEST_PARTS'];
 
-const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60000, h: 3600000 };
-
-function fail(name, value, allowed) {
-  throw new Error(`invalid ${name}=${JSON.stringify(value)}: ${allowed}`);
-}
-
-// parseDuration('1m30s') -> 90000 (milliseconds). Units: ms, s, m, h; a bare number is seconds.
-export function parseDuration(name, value) {
-  const text = String(value).trim();
-  const allowed = 'expected a positive duration like 500ms, 12s, 1m30s or 2h';
-  if (/^\d+(\.\d+)?$/.test(text)) {
-    const ms = Number(text) * 1000;
-    if (ms <= 0) fail(name, value, allowed);
-    return ms;
-  }
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
-  let ms = 0;
-  let consumed = 0;
-  let match;
-  while ((match = re.exec(text)) !== null) {
-    ms += Number(match[1]) * DURATION_UNITS_MS[match[2]];
-    consumed = re.lastIndex;
-  }
-  if (text === '' || consumed !== text.length || ms <= 0) fail(name, value, allowed);
-  return ms;
-}
-
-export function parsePositiveInt(name, value, max) {
-  const text = String(value).trim();
-  const allowed = `expected a whole number from 1 to ${max}`;
-  if (!/^\d+$/.test(text)) fail(name, value, allowed);
-  const n = Number(text);
-  if (n < 1 || n > max) fail(name, value, allowed);
-  return n;
-}
-
-export function parseBool(name, value) {
-  const text = String(value).trim().toLowerCase();
-  if (text === 'true' || text === '1' || text === 'yes') return true;
-  if (text === 'false' || text === '0' || text === 'no') return false;
-  return fail(name, value, 'expected true or false');
-}
-
-// parseUrl checks an http(s) base URL and returns it without a trailing slash.
-export function parseUrl(name, value) {
-  const text = String(value).trim();
-  if (!/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(text)) {
-    fail(name, value, 'expected an http:// or https:// URL without query, e.g. http://127.0.0.1:8080');
-  }
-  return text.replace(/\/+$/, '');
-}
-
-export function parsePath(name, value) {
-  const text = String(value).trim();
-  if (!/^\/[^\s#]*$/.test(text)) fail(name, value, 'expected a path starting with /, e.g. /bytes/4k');
-  return text;
-}
-
-// parseChurnPattern('5:12s,7:10s') -> [{replicas: 5, holdMs: 12000}, {replicas: 7, holdMs: 10000}]
-export function parseChurnPattern(name, value) {
-  const text = String(value).trim();
-  const allowed = 'expected comma-separated replicas:hold steps, e.g. 5:12s,7:10s (replicas 0-1000)';
-  if (text === '') fail(name, value, allowed);
-  return text.split(',').map((step) => {
-    const parts = step.trim().split(':');
-    if (parts.length !== 2 || !/^\d+$/.test(parts[0].trim())) fail(name, value, allowed);
-    const replicas = Number(parts[0].trim());
-    if (replicas > 1000) fail(name, value, allowed);
-    let holdMs;
-    try {
-      holdMs = parseDuration(name, parts[1].trim());
-    } catch (e) {
-      fail(name, value, allowed);
-    }
-    return { replicas, holdMs };
-  });
-}
-
-// parseEnvironment('{"backend_replicas": 5}') -> the object. A flat JSON object describing what the
-// run ran on (controller chart and version, replicas, placement) for the summary and the report:
-// keys like backend_replicas, values strings, numbers or booleans. Empty = {}.
-export function parseEnvironment(name, value) {
-  const text = String(value).trim();
-  const allowed = 'expected a JSON object of snake_case keys to strings, numbers or booleans, '
-    + 'e.g. {"controller_version": "v3.6.12", "backend_replicas": 5}';
-  if (text === '') return Object.freeze({});
-  let parsed;
-  try {
-    parsed = JSON.parse(text);
-  } catch (e) {
-    fail(name, value, allowed);
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) fail(name, value, allowed);
-  for (const [k, v] of Object.entries(parsed)) {
-    if (!/^[a-z][a-z0-9_]*$/.test(k) || !['string', 'number', 'boolean'].includes(typeof v)) {
-      fail(name, value, allowed);
-    }
-  }
-  return Object.freeze(parsed);
-}
-
-export const ROUTE_KINDS = ['httproute', 'ingress'];
-
-// parseRouteKind('both') -> ['httproute', 'ingress']: the kinds a route experiment runs, in order.
-export function parseRouteKind(name, value) {
-  const text = String(value).trim();
-  if (text === 'both') return ROUTE_KINDS.slice();
-  if (!ROUTE_KINDS.includes(text)) fail(name, value, 'expected httproute, ingress or both');
-  return [text];
-}
-
-// parseBackends('a:80,b:8080') -> [{name: 'a', port: 80}, {name: 'b', port: 8080}]: Services by name
-// and port number, the backendRefs of the routes a route experiment creates.
-export function parseBackends(name, value) {
-  const text = String(value).trim();
-  const allowed = 'expected comma-separated service:port pairs, e.g. bench-backend:80,bench-backend-headless:8080 '
-    + '(Service names are lowercase letters, digits and -, ports 1-65535)';
-  if (text === '') fail(name, value, allowed);
-  return text.split(',').map((pair) => {
-    const m = /^\s*([a-z]([-a-z0-9]{0,61}[a-z0-9])?):(\d{1,5})\s*$/.exec(pair);
-    if (!m || Number(m[3]) < 1 || Number(m[3]) > 65535) fail(name, value, allowed);
-    return { name: m[1], port: Number(m[3]) };
-  });
-}
-
-// A DNS-1123 label (RFC 1123), as Kubernetes checks a Gateway listener name (sectionName); empty
-// allowed (= unset).
-function parseOptionalLabel(name, value) {
-  const text = String(value).trim();
-  if (text !== '' && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(text)) {
-    fail(name, value, 'expected empty or a DNS label (lowercase letters, digits and -, at most 63)');
-  }
-  return text;
-}
-
-function parseDomain(name, value) {
-  const text = String(value).trim();
-  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/.test(text) || text.length > 200) {
-    fail(name, value, 'expected a lowercase DNS domain such as routes.bench.local (route hosts are h-<i>.<domain>)');
-  }
-  return text;
-}
-
-// parseLabelSelector('a=b,c=d') -> {a: 'b', c: 'd'} (equality selectors only).
-export function parseLabelSelector(name, value) {
-  const text = String(value).trim();
-  const allowed = 'expected comma-separated key=value labels, e.g. app.kubernetes.io/component=backend';
-  const labels = {};
-  if (text === '') fail(name, value, allowed);
-  for (const term of text.split(',')) {
-    const m = /^\s*([A-Za-z0-9][-A-Za-z0-9_./]*)\s*=\s*([-A-Za-z0-9_.]*)\s*$/.exec(term);
-    if (!m) fail(name, value, allowed);
-    labels[m[1]] = m[2];
-  }
-  return labels;
-}
-
-function parseDnsName(name, value) {
-  const text = String(value).trim();
-  if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(text)) {
-    fail(name, value, 'expected a Kubernetes name (lowercase letters, digits, - and .)');
-  }
-  return text;
-}
-
-function parseTestId(name, value) {
-  const text = String(value).trim();
-  if (!/^[A-Za-z0-9][-A-Za-z0-9_.]{0,62}$/.test(text)) {
-    fail(name, value, 'expected 1-63 characters: letters, digits, -, _ and . (it becomes a metric tag)');
-  }
-  return text;
-}
-
 // Kubernetes injects service-link variables for every Service in the namespace; a release named
 // `bench` has Services named bench-*, so BENCH_BACKEND_PORT_80_TCP_PORT and the like reach the runner
 // (k6-operator v1.5.0 cannot turn service links off).
@@ -228,12 +70,60 @@ const SERVICE_LINK_VARIABLE =
   /_(SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT(_[0-9]+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?)$/;
 
 // checkUnknownVariables fails on a BENCH_* variable that no scenario reads (usually a typo).
-export function checkUnknownVariables(env) {
+// declared: the names of the entry script's own settings.
+export function checkUnknownVariables(env, declared) {
+  const own = declared || [];
   for (const key of Object.keys(env)) {
-    if (!key.startsWith('BENCH_') || key in DEFAULTS || TOOLING_VARIABLES.includes(key)) continue;
+    if (!key.startsWith('BENCH_') || key in DEFAULTS || own.includes(key) || TOOLING_VARIABLES.includes(key)) continue;
     if (SERVICE_LINK_VARIABLE.test(key)) continue;
-    throw new Error(`unknown variable ${key}: allowed are ${Object.keys(DEFAULTS).join(', ')}`);
+    throw new Error(`unknown variable ${key}: allowed are ${Object.keys(DEFAULTS).concat(own).join(', ')}`);
   }
+}
+
+// The types a script's own setting may have: what its value becomes (durations in ms, counts and
+// bools as numbers and booleans; `max` bounds a count, default 1000000).
+export const SETTING_TYPES = Object.freeze({
+  count: (name, text, d) => parsePositiveInt(name, text, d.max || 1000000),
+  duration: parseDuration,
+  bool: parseBool,
+  path: parsePath,
+  url: parseUrl,
+  dnsName: parseDnsName,
+  labelSelector: parseLabelSelector,
+  churnPattern: parseChurnPattern,
+  text: (name, text) => String(text).trim(),
+});
+
+// scriptSettings(env, declared): the entry script's own settings, {values, texts}: each declared
+// {type, default, max} (a key of SETTING_TYPES) read from env (empty = the default), validated like
+// a BENCH_* variable. A declaration itself is checked first: a BENCH_* name of its own, a known
+// type, a default its type accepts.
+export function scriptSettings(env, declared) {
+  const values = {};
+  const texts = {};
+  for (const name of Object.keys(declared || {})) {
+    const d = declared[name] || {};
+    const where = `the script's setting ${name}`;
+    if (!/^BENCH_[A-Z0-9_]+$/.test(name)) {
+      throw new Error(`${where}: a setting's name is BENCH_ and capitals, digits or _, e.g. BENCH_SPIKE_REPLICAS`);
+    }
+    if (name in DEFAULTS || TOOLING_VARIABLES.includes(name)) {
+      throw new Error(`${where}: ${name} is one of bench's own variables; give the script a default for it `
+        + 'with experiment({defaults}) instead');
+    }
+    const parse = SETTING_TYPES[d.type];
+    if (!parse) throw new Error(`${where}: type ${JSON.stringify(d.type)}; expected one of ${Object.keys(SETTING_TYPES).join(', ')}`);
+    if (d.default === undefined || d.default === null) throw new Error(`${where}: no default (every setting has one)`);
+    try {
+      parse(name, String(d.default), d);
+    } catch (e) {
+      throw new Error(`${where}: its default is refused: ${e.message}`);
+    }
+    const given = env[name] !== undefined && String(env[name]).trim() !== '';
+    texts[name] = given ? String(env[name]).trim() : String(d.default);
+    values[name] = parse(name, texts[name], d);
+  }
+  return { values: Object.freeze(values), texts: Object.freeze(texts) };
 }
 
 // kubernetesApi(env, benchKubeconfig): {kubeconfig, source}: the kubeconfig file the scenarios use
@@ -251,10 +141,19 @@ export function kubernetesApi(env, benchKubeconfig) {
   };
 }
 
-// loadConfig(env, overrides): the validated configuration. `overrides` holds experiment-specific
-// defaults (e.g. {BENCH_PATH: '/bytes/1m'} for throughput); a variable set in env always wins.
-export function loadConfig(env, overrides) {
-  checkUnknownVariables(env);
+// loadConfig(env, overrides, settings): the validated configuration. `overrides` holds
+// experiment-specific defaults (e.g. {BENCH_PATH: '/bytes/1m'} for throughput); a variable set in env
+// always wins. `settings` declares the entry script's own settings (scriptSettings): their values are
+// `settings`, their texts `settingTexts` (the summary's settings.script).
+export function loadConfig(env, overrides, settings) {
+  checkUnknownVariables(env, Object.keys(settings || {}));
+  for (const key of Object.keys(overrides || {})) {
+    if (!(key in DEFAULTS)) {
+      throw new Error(`the script's default for ${key}: not one of bench's variables (allowed are `
+        + `${Object.keys(DEFAULTS).join(', ')}); declare a setting of its own with experiment({settings})`);
+    }
+  }
+  const own = scriptSettings(env, settings);
   const raw = Object.assign({}, DEFAULTS, overrides || {});
   for (const key of Object.keys(DEFAULTS)) {
     if (env[key] !== undefined && env[key] !== '') raw[key] = env[key];
@@ -282,6 +181,8 @@ export function loadConfig(env, overrides) {
   const gatewayNamespace = String(raw.BENCH_GATEWAY_NAMESPACE).trim() === ''
     ? namespace : parseDnsName('BENCH_GATEWAY_NAMESPACE', raw.BENCH_GATEWAY_NAMESPACE);
   return Object.freeze({
+    settings: own.values,
+    settingTexts: own.texts,
     targetUrl,
     targetHost,
     path: parsePath('BENCH_PATH', raw.BENCH_PATH),

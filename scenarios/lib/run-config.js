@@ -8,15 +8,16 @@ import { SharedArray } from 'k6/data';
 
 const config = __VU === 0 ? require('./config.js') : null;
 
-// runConfig(env, overrides): loadConfig(env, overrides) (config.js) of this run, the same
-// deep-frozen object in every VU.
+// runConfig(env, overrides, settings): loadConfig(env, overrides, settings) (config.js) of this run,
+// the same deep-frozen object in every VU: the script's own settings too (cfg.settings), so no VU but
+// VU 0 needs a parser.
 // This VU's handle on the shared copy (k6 makes a SharedArray in the init stage only).
 let shared = null;
 
-export function runConfig(env, overrides) {
+export function runConfig(env, overrides, settings) {
   shared = new SharedArray('bench-run-config', () => {
     if (!config) throw new Error('bench: the configuration must be validated in VU 0 first');
-    return [config.loadConfig(env, overrides)];
+    return [config.loadConfig(env, overrides, settings)];
   });
   return shared[0];
 }

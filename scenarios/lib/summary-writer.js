@@ -223,6 +223,8 @@ export function buildSummary(data, report, runTags) {
     },
     runner: runnerFor(data, bench.runtimeStats(), bench.cpuThrottling()),
   };
+  // the entry script's own settings (experiment({settings})), as the run used them
+  if (cfg.settingTexts && Object.keys(cfg.settingTexts).length > 0) summary.settings.script = cfg.settingTexts;
   summary.requests.dropped_because = droppedBecause(summary);
   if (report.extend) report.extend(data, summary);
   return summary;
@@ -337,6 +339,7 @@ export function formatText(s) {
   if (st.churn_pattern || s.scale_events > 0) {
     lines.push(`churn ${st.churn_pattern || '-'}   scale events ${s.scale_events}`);
   }
+  if (st.script) lines.push(`script settings   ${Object.keys(st.script).map((k) => `${k}=${st.script[k]}`).join('   ')}`);
   lines.push('');
   const r = s.requests;
   lines.push(table(['Requests', 'target/s', 'achieved/s', 'total', 'dropped'],

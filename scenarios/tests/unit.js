@@ -6,6 +6,11 @@ import { Counter } from 'k6/metrics';
 import {
   loadConfig, parseDuration, parseChurnPattern, parseLabelSelector, parseBool, parseUrl, DEFAULTS,
 } from '../lib/config.js';
+import * as parse from '../lib/parse.js';
+import { parseDuration as durationAlone } from '../lib/duration.js';
+import { newChurnContext, isChurnOver } from '../lib/churn-context.js';
+import { experiment as steadyExperiment } from '../lib/experiment.js';
+import { experiment as churnExperiment } from '../lib/churn-experiment.js';
 import { classifyError, ERROR_CAUSES, ERROR_CLASSES } from '../lib/errors.js';
 import { newConvergenceTracker } from '../lib/convergence.js';
 import {
@@ -635,8 +640,149 @@ function routeTests() {
   });
 }
 
+// A script's own settings (experiment({settings})), as loadConfig validates them.
+const SPIKE_SETTINGS = {
+  BENCH_SPIKE_REPLICAS: { type: 'count', default: 10, max: 1000 },
+  BENCH_SPIKE_HOLD: { type: 'duration', default: '20s' },
+};
+
+function scriptSettingTests() {
+  check('script settings: defaults when unset or empty, the variable when set, texts for the summary', () => {
+    const d = loadConfig({}, {}, SPIKE_SETTINGS);
+    eq([d.settings, d.settingTexts], [{ BENCH_SPIKE_REPLICAS: 10, BENCH_SPIKE_HOLD: 20000 },
+      { BENCH_SPIKE_REPLICAS: '10', BENCH_SPIKE_HOLD: '20s' }]);
+    const s = loadConfig({ BENCH_SPIKE_REPLICAS: ' 12 ', BENCH_SPIKE_HOLD: '' }, {}, SPIKE_SETTINGS);
+    eq([s.settings, s.settingTexts.BENCH_SPIKE_REPLICAS], [{ BENCH_SPIKE_REPLICAS: 12, BENCH_SPIKE_HOLD: 20000 }, '12']);
+    eq([loadConfig({}).settings, loadConfig({}).settingTexts], [{}, {}], 'no declarations');
+  });
+  check('script settings: a declared name is not an unknown variable; an undeclared one still is', () => {
+    eq(loadConfig({ BENCH_SPIKE_HOLD: '1s' }, {}, SPIKE_SETTINGS).settings.BENCH_SPIKE_HOLD, 1000);
+    throwsWith(() => loadConfig({ BENCH_SPIKE_HOLD: '1s' }), /unknown variable BENCH_SPIKE_HOLD: allowed are BENCH_TARGET_URL/);
+    throwsWith(() => loadConfig({ BENCH_SPIKE_HOLDS: '1s' }, {}, SPIKE_SETTINGS),
+      /unknown variable BENCH_SPIKE_HOLDS: allowed are .*BENCH_SPIKE_REPLICAS, BENCH_SPIKE_HOLD$/);
+  });
+  check('script settings: a bad value names the variable, the value and what is allowed', () => {
+    throwsWith(() => loadConfig({ BENCH_SPIKE_REPLICAS: '1001' }, {}, SPIKE_SETTINGS),
+      /^invalid BENCH_SPIKE_REPLICAS="1001": expected a whole number from 1 to 1000$/);
+    throwsWith(() => loadConfig({ BENCH_SPIKE_HOLD: '20x' }, {}, SPIKE_SETTINGS),
+      /^invalid BENCH_SPIKE_HOLD="20x": expected a positive duration/);
+  });
+  check('script settings: bad declarations are refused at init with what to do', () => {
+    throwsWith(() => loadConfig({}, {}, { SPIKE: { type: 'count', default: 1 } }), /setting SPIKE: a setting's name is BENCH_/);
+    throwsWith(() => loadConfig({}, {}, { BENCH_RATE: { type: 'count', default: 1 } }),
+      /BENCH_RATE is one of bench's own variables; give the script a default for it with experiment\(\{defaults\}\)/);
+    throwsWith(() => loadConfig({}, {}, { BENCH_X: { type: 'number', default: 1 } }), /type "number"; expected one of count, duration/);
+    throwsWith(() => loadConfig({}, {}, { BENCH_X: { type: 'duration' } }), /BENCH_X: no default/);
+    throwsWith(() => loadConfig({}, {}, { BENCH_X: { type: 'duration', default: 'soon' } }),
+      /BENCH_X: its default is refused: invalid BENCH_X="soon"/);
+    throwsWith(() => loadConfig({}, { BENCH_PATHS: '/x' }), /the script's default for BENCH_PATHS: not one of bench's variables/);
+  });
+  check('parsers: lib/parse.js gives entry scripts the parsers config.js uses, duration from its own module', () => {
+    eq([parse.parseDuration === durationAlone, parse.parseDuration === parseDuration, parse.parseBool === parseBool],
+      [true, true, true], 'one function each, wherever it is imported from');
+    eq([parse.parseDuration('X', '1m30s'), parse.parsePositiveInt('X', '7', 10), parse.parsePath('X', '/bytes/4k')],
+      [90000, 7, '/bytes/4k']);
+    throwsWith(() => parse.parseDuration('BENCH_SPIKE_HOLD', '-1s'), /^invalid BENCH_SPIKE_HOLD="-1s": expected a positive/);
+  });
+  check('summary: the script\'s settings in settings.script and a text line, none without declarations', () => {
+    const cfg = loadConfig({ BENCH_SPIKE_HOLD: '2s' }, {}, SPIKE_SETTINGS);
+    const s = buildSummary(fakeData(), fakeReport({ cfg }), {});
+    eq(s.settings.script, { BENCH_SPIKE_REPLICAS: '10', BENCH_SPIKE_HOLD: '2s' });
+    if (!/\nscript settings   BENCH_SPIKE_REPLICAS=10   BENCH_SPIKE_HOLD=2s\n/.test(formatText(s))) {
+      throw new Error(`no script settings line in:\n${formatText(s)}`);
+    }
+    eq('script' in buildSummary(fakeData(), fakeReport(), {}).settings, false);
+  });
+}
+
+// fakeChurn(endAt): a churn context (churn-context.js) on a fake clock: waitUntil moves the clock,
+// changes are recorded as [at, action, replicas].
+function fakeChurn(endAt, settings) {
+  const log = [];
+  let now = 0;
+  const t = newChurnContext({
+    cfg: { settings: settings || {} },
+    endAt,
+    now: () => now,
+    waitUntil(until) { now = Math.max(now, until); },
+    change(action, replicas) {
+      log.push(replicas === undefined ? [now, action] : [now, action, replicas]);
+      return true;
+    },
+  });
+  return { t, log, now: () => now };
+}
+
+// runFake(script, endAt): script(null, t) as churn.js runs it: CHURN_OVER ends it quietly.
+function runFake(script, endAt, settings) {
+  const f = fakeChurn(endAt, settings);
+  try {
+    script(null, f.t);
+  } catch (e) {
+    if (!isChurnOver(e)) throw e;
+    f.over = true;
+  }
+  return f;
+}
+
+function experimentTests() {
+  check('experiment: a definition that cannot work is refused before anything is built, saying what to do', () => {
+    throwsWith(() => steadyExperiment({ name: 'x', churn: () => {} }),
+      /^experiment x: a churn needs experiment\(\) from lib\/churn-experiment\.js/);
+    throwsWith(() => churnExperiment({ name: 'x' }), /^experiment x: churn must be a function \(k8s, t\) => \{ \.\.\. \}; /);
+    throwsWith(() => steadyExperiment({}), /^experiment\(\{name, \.\.\.\}\): the experiment needs a name$/);
+  });
+}
+
+function churnContextTests() {
+  check('churn function: steps run once in order, holds in strings or ms, nothing after it returns', () => {
+    const f = runFake((k8s, t) => {
+      t.scale(5);
+      t.hold('15s');
+      t.scale(t.settings.BENCH_SPIKE_REPLICAS);
+      t.hold(t.settings.BENCH_SPIKE_HOLD);
+      t.scale(5);
+    }, 60000, { BENCH_SPIKE_REPLICAS: 10, BENCH_SPIKE_HOLD: 20000 });
+    eq([f.log, f.over, f.now()], [[[0, 'scale', 5], [15000, 'scale', 10], [35000, 'scale', 5]], undefined, 35000]);
+  });
+  check('churn function: an endless loop stops where the load ends, the hold cut at the end', () => {
+    const f = runFake((k8s, t) => {
+      for (;;) {
+        t.scale(5);
+        t.hold('12s');
+        t.scale(7);
+        t.hold(10000);
+      }
+    }, 30000);
+    eq([f.log, f.over, f.now()], [[[0, 'scale', 5], [12000, 'scale', 7], [22000, 'scale', 5]], true, 30000]);
+  });
+  check('churn function: rollout and killPod count as changes; none at or after the end', () => {
+    const f = runFake((k8s, t) => {
+      t.hold('1s');
+      t.rollout();
+      t.hold('1s');
+      t.killPod();
+      t.hold('1s');
+      t.killPod();
+    }, 3000);
+    eq([f.log, f.over], [[[1000, 'rollout'], [2000, 'podkill']], true]);
+    eq(runFake((k8s, t) => t.scale(3), 0).log, [], 'a churn starting after the end changes nothing');
+  });
+  check('churn function: bad arguments are refused with what is allowed', () => {
+    const { t } = fakeChurn(60000);
+    throwsWith(() => t.scale(1001), /^t\.scale\(1001\): expected a whole number of replicas from 0 to 1000$/);
+    throwsWith(() => t.scale('5'), /^t\.scale\("5"\)/);
+    throwsWith(() => t.hold('soon'), /^invalid t\.hold\(\)="soon": expected a positive duration/);
+    throwsWith(() => t.hold(-5), /^t\.hold\(-5\): expected a duration like '15s' or milliseconds$/);
+    eq(t.remainingMs(), 60000);
+  });
+}
+
 export default function () {
   configTests();
+  scriptSettingTests();
+  experimentTests();
+  churnContextTests();
   routeTests();
   errorTests();
   convergenceTests();

@@ -80,6 +80,23 @@ would mix with the earlier run's (lookup answers on install/upgrade, not in helm
 {{- $lt.runId }}
 {{- end }}
 
+{{/* bench.settingText VALUE: a scenario setting's value as text: bench.text, or "" when unset (null),
+which the scenarios read as their own default. */}}
+{{- define "bench.settingText" -}}
+{{- if not (kindIs "invalid" .) }}{{ include "bench.text" . }}{{ end }}
+{{- end }}
+
+{{/* bench.loadtest.effective (dict "root" $ "key" VALUES_KEY "value" VALUE): what the scenario will use
+for a setting the chart itself needs (the VU ceiling, NOTES): VALUE when set, else the contract's
+default of the variable whose valuesKey is KEY (scenarios/contract.json; an entry script's own
+default is not known to the chart). */}}
+{{- define "bench.loadtest.effective" -}}
+{{- $text := include "bench.settingText" .value }}
+{{- if $text }}{{ $text }}{{ else }}
+{{- range (fromJson (.root.Files.Get "scenarios/contract.json")).variables.list }}{{ if eq (toString .valuesKey) $.key }}{{ .default }}{{ end }}{{ end }}
+{{- end }}
+{{- end }}
+
 {{/* bench.text VALUE: a value as text for an env var or argument. Helm reads a values file's numbers as
 float64, which print as 1e+06 from 1,000,000 up: whole numbers print as integers (%d). */}}
 {{- define "bench.text" -}}
@@ -229,7 +246,9 @@ chart's appVersion: the traefik preset pins v3.6.12 on a chart whose appVersion 
 {{- $_ := set $env "controller_version" (toString ($tag | default .Chart.AppVersion)) }}
 {{- end }}
 {{- end }}
-{{- toJson (mergeOverwrite $env ($lt.environment | default dict)) }}
+{{- /* toJson escapes < > & as \u003c \u003e \u0026 (JSON alike): written plainly, as the initializer's
+line takes no backslash but the one before a quote (loadtest/_shell.tpl) */}}
+{{- toJson (mergeOverwrite $env ($lt.environment | default dict)) | replace "\\u003c" "<" | replace "\\u003e" ">" | replace "\\u0026" "&" }}
 {{- end }}
 
 {{/* bench.nodeSelectorText MAP: "key=value,..." sorted, or "any" for an empty node selector. */}}

@@ -2,6 +2,7 @@
 the kit is built on, figures stated alike wherever they are copied, one namespace in every command,
 the runner image in every install, the chart's dependency count, and default runner resources that
 follow the kit's own sizing. Each check has a red case that feeds it a broken copy."""
+import json
 import math
 import re
 import shutil
@@ -201,8 +202,20 @@ def test_per_core_check_fails_on_a_stale_rate():
 
 # ---- the default runner holds the default rate by the kit's own sizing ----
 
+def scenario_setting(loadtest, key):
+    """loadtest.<key> as the runners get it: empty = the scenario's default, scenarios/contract.json's
+    (what the chart's own sizing uses too, bench.loadtest.effective)."""
+    if loadtest.get(key) not in (None, ""):
+        return loadtest[key]
+    contract = json.loads((CHART_SRC / "scenarios" / "contract.json").read_text())
+    text = next(v["default"] for v in contract["variables"]["list"] if v["valuesKey"] == f"loadtest.{key}")
+    return int(text) if text.isdigit() else text
+
+
 def runner_problems(values, figures, base_mb, per_vu_mb):
-    loadtest = values["loadtest"]
+    loadtest = dict(values["loadtest"])
+    for key in ("rate", "timeout", "connections"):
+        loadtest[key] = scenario_setting(loadtest, key)
     res = loadtest["runner"]["resources"]
     per_core = int(figures["keep_alive"].replace(",", ""))
     cores = math.ceil(loadtest["rate"] / per_core)

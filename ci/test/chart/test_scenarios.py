@@ -7,6 +7,7 @@ it), and `k6 inspect --execution-requirements`. This proves the lib/ imports res
 mounted tree and that each entry script accepts the chart's BENCH_* values in its init context.
 """
 import json
+import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -17,6 +18,13 @@ from conftest import CHART_SRC, Case, load_docs, output_of, run
 # refuses plain http)
 TRAEFIK = Case("values/traefik", ("values/traefik.yaml",))
 ENTRY_SCRIPTS = sorted(p.name for p in (CHART_SRC / "scenarios").glob("*.js"))
+
+
+def initializer_env_flags(env):
+    """The -e flags as k6 gets them from k6-operator v1.5.0's initializer: its `sh -c` line carries
+    each env value as -e NAME="value" (the shell undoes the chart's \\" escapes)."""
+    line = "printf '%s\\0'" + "".join(f' -e {e["name"]}="{e["value"]}"' for e in env if "value" in e)
+    return subprocess.run(["sh", "-c", line], capture_output=True, text=True, check=True).stdout.split("\0")[:-1]
 
 
 def archive_arguments(arguments):
@@ -48,8 +56,7 @@ def testrun_mount(helms, work):
         path = mount / item["path"]
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(configmap["data"][item["key"]])
-    env_flags = [a for e in init["env"] if "value" in e for a in ("-e", f"{e['name']}={e['value']}")]
-    return mount, env_flags, archive_arguments(testrun["spec"]["arguments"])
+    return mount, initializer_env_flags(init["env"]), archive_arguments(testrun["spec"]["arguments"])
 
 
 def archive_and_inspect(k6, mount, env_flags, arguments, work, script):
@@ -93,3 +100,97 @@ def test_every_sample_carries_the_experiment_through_the_testrun_command_line(k6
     wrong = {name: sc.get("tags", {}).get("experiment") for name, sc in options["scenarios"].items()
              if sc.get("tags", {}).get("experiment") != experiment}
     assert not wrong, f"scenarios of {script} not tagged experiment={experiment}: {wrong}"
+
+
+# ---- the chart passes what the user set, and a script's own defaults hold otherwise ----
+
+CONTRACT = json.loads((CHART_SRC / "scenarios" / "contract.json").read_text())
+# Every variable the user sets through a values key: (the script's own default, unlike bench's; the
+# config field it lands in; that default parsed; a user's value; parsed).
+SCRIPT_DEFAULTS = {
+    "BENCH_PATH": ("/bytes/4k", "cfg.path", "/bytes/4k", "/bytes/1k", "/bytes/1k"),
+    "BENCH_RATE": ("7", "cfg.rate", 7, 11, 11),
+    "BENCH_DURATION": ("9s", "cfg.durationMs", 9000, "13s", 13000),
+    "BENCH_CONNECTIONS": ("3", "cfg.connections", 3, 5, 5),
+    "BENCH_TIMEOUT": ("1500ms", "cfg.timeoutMs", 1500, "3s", 3000),
+    "BENCH_KEEPALIVE": ("false", "cfg.keepalive", False, True, True),
+    "BENCH_INSECURE_TLS": ("false", "cfg.insecureTls", False, True, True),
+    "BENCH_CHURN_PATTERN": ("3:1s", "cfg.churnPatternText", "3:1s", "4:2s,6:2s", "4:2s,6:2s"),
+    "BENCH_PODKILL_INTERVAL": ("4s", "cfg.podkillIntervalMs", 4000, "6s", 6000),
+    "BENCH_ROLL_INTERVAL": ("5s", "cfg.rollIntervalMs", 5000, "7s", 7000),
+    "BENCH_ROUTE_KIND": ("ingress", "cfg.routes.kindText", "ingress", "httproute", "httproute"),
+    "BENCH_ROUTE_COUNT": ("4", "cfg.routes.count", 4, 6, 6),
+    "BENCH_ROUTE_INTERVAL": ("3s", "cfg.routes.intervalMs", 3000, "4s", 4000),
+    "BENCH_ROUTE_TIMEOUT": ("30s", "cfg.routes.timeoutMs", 30000, "40s", 40000),
+    "BENCH_ROUTE_DOMAIN": ("own.example", "cfg.routes.domain", "own.example", "user.example", "user.example"),
+}
+# Values the chart derives when the key is empty, from the release (the scenarios' defaults cannot
+# know its names) or for the runner's sizing: documented in values.yaml, not the script's to choose.
+CHART_DERIVED = {"BENCH_MAX_CONNECTIONS", "BENCH_ROUTE_BACKENDS"}
+
+
+def test_every_values_key_of_a_scenario_setting_is_covered():
+    keyed = {v["name"] for v in CONTRACT["variables"]["list"] if v["valuesKey"] and v["chartSets"]}
+    assert sorted(keyed - CHART_DERIVED) == sorted(SCRIPT_DEFAULTS)
+
+
+def script_with_own_defaults():
+    """An entry script whose defaults differ from bench's for every key above, plus a setting of its
+    own; it prints what its configuration resolved to."""
+    defaults = {name: d[0] for name, d in SCRIPT_DEFAULTS.items()}
+    fields = ", ".join(f"{name}: {d[1]}" for name, d in SCRIPT_DEFAULTS.items())
+    return f"""import {{ runConfig }} from './lib/run-config.js';
+const cfg = runConfig(__ENV, {json.dumps(defaults)}, {{ BENCH_OWN_LEVEL: {{ type: 'count', default: 2 }} }});
+console.log(`SCRIPT_CONFIG ${{JSON.stringify({{ {fields}, BENCH_OWN_LEVEL: cfg.settings.BENCH_OWN_LEVEL }})}}`);
+export const options = {{ vus: 1, iterations: 1 }};
+export default function () {{}}
+"""
+
+
+def resolved(result):
+    lines = [l for l in (result.stdout + result.stderr).splitlines() if l.startswith("SCRIPT_CONFIG ")]
+    assert result.returncode == 0 and lines, output_of(result)
+    return json.loads(lines[-1].split(" ", 1)[1])
+
+
+def through_the_testrun(helms, k6, work, name, values):
+    """(what the initializer's `k6 archive` resolved, what a runner's `k6 run` resolved) for the
+    script above mounted as the TestRun mounts scenarios/, with the env the chart gives each."""
+    path = work / f"{name}-values.yaml"
+    path.write_text(json.dumps(values))
+    helm = helms[3]
+    result = helm.template(*helm.values_args(TRAEFIK), "-f", path)
+    assert result.returncode == 0, output_of(result)
+    testrun = next(d for d in load_docs(result.stdout) if d["kind"] == "TestRun")
+    mount = work / "k6mount"  # testrun_mount's tree: the same lib/ the TestRun mounts
+    script = mount / f"{name}.js"
+    script.write_text(script_with_own_defaults())
+    init_env = initializer_env_flags(testrun["spec"]["initializer"]["env"])
+    archived = run([k6, "archive", "--log-format", "raw", script, *init_env, "-O", work / f"{name}.tar",
+                    *archive_arguments(testrun["spec"]["arguments"])], cwd=work)
+    # a runner's k6 reads its pod's environment; a clean one, as in the runner image
+    pod_env = {e["name"]: e["value"] for e in testrun["spec"]["runner"]["env"] if "value" in e}
+    ran = run([k6, "run", "--quiet", "--log-format", "raw", "--no-summary", script], cwd=work,
+              env=dict(pod_env, PATH="/usr/bin:/bin", HOME=str(work)))
+    return resolved(archived), resolved(ran)
+
+
+def test_a_scripts_own_defaults_hold_when_the_user_sets_nothing(helms, k6, testrun_mount, work):
+    """The chart passes every scenario setting empty unless its key is set: the script's defaults hold
+    in the initializer (k6 archive, -e flags) and in the runners (the pod's environment) alike."""
+    want = {name: d[2] for name, d in SCRIPT_DEFAULTS.items()} | {"BENCH_OWN_LEVEL": 2}
+    initializer, runner = through_the_testrun(helms, k6, work, "own-defaults", {})
+    assert (initializer, runner) == (want, want)
+
+
+def test_what_the_user_sets_wins_over_the_scripts_defaults(helms, k6, testrun_mount, work):
+    values = {"loadtest": {"settings": {"BENCH_OWN_LEVEL": 9}, "routes": {}, "churn": {}}}
+    for name, d in SCRIPT_DEFAULTS.items():
+        key = next(v["valuesKey"] for v in CONTRACT["variables"]["list"] if v["name"] == name).split(".")[1:]
+        node = values["loadtest"]
+        for k in key[:-1]:
+            node = node.setdefault(k, {})
+        node[key[-1]] = d[3]
+    want = {name: d[4] for name, d in SCRIPT_DEFAULTS.items()} | {"BENCH_OWN_LEVEL": 9}
+    initializer, runner = through_the_testrun(helms, k6, work, "user-set", values)
+    assert (initializer, runner) == (want, want)

@@ -6,6 +6,7 @@ spec.arguments unquoted. The refusals are rows of charts/bench/tests/hostile-val
 (test_bad_values.py); here, what the chart accepts goes through a real `sh -c` line built the same way
 and must reach k6 byte for byte, with no command run.
 """
+import json
 import shlex
 import subprocess
 
@@ -44,6 +45,11 @@ loadtest:
     K6_ODD: {yaml.safe_dump(ENV_CHARS, default_style='"').strip()}
     K6_SPACES: "a  b   c"
   extraArguments: --tag odd=a_b.c/d:e=f,g@h+i%j-k --no-thresholds
+  environment:
+    node_type: c6i
+    odd: {yaml.safe_dump(ENV_CHARS, default_style='"').strip()}
+  settings:
+    BENCH_OWN_LEVEL: a b/c:d
 """
 
 
@@ -77,9 +83,15 @@ def test_accepted_values_reach_k6_byte_for_byte_through_the_initializer_shell(he
     assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["argv", "bin", "values.yaml"]  # nothing else ran
     got = argv.read_text().split("\0")[:-1]
-    sent = [f'{e["name"]}={e["value"]}' for e in run["spec"]["initializer"]["env"] if "value" in e]
     received = [got[i + 1] for i, a in enumerate(got) if a == "-e"]
-    assert received == sent
+    # every variable the runners get by value reaches k6 archive with the runners' value, but the
+    # NodePort URL (the initializer cannot expand $(NODE_IP): a fixed address there)
+    runner_values = [f'{e["name"]}={e["value"]}' for e in run["spec"]["runner"]["env"]
+                     if "value" in e and e["name"] != "BENCH_URL_NODEPORT"]
+    assert [r for r in received if not r.startswith("BENCH_URL_NODEPORT=")] == runner_values
+    (environment,) = [json.loads(r.split("=", 1)[1]) for r in received if r.startswith("BENCH_ENVIRONMENT=")]
+    assert (environment["node_type"], environment["odd"]) == ("c6i", ENV_CHARS)
+    assert "BENCH_OWN_LEVEL=a b/c:d" in received
     assert f"K6_ODD={ENV_CHARS}" in received and "K6_SPACES=a  b   c" in received
     assert "--tag" in got and "odd=a_b.c/d:e=f,g@h+i%j-k" in got
     # and the runners get the same values (exec form: no shell, Kubernetes expands only $(VAR), refused)

@@ -1,4 +1,4 @@
-"""The matrix runner (dashboards/report/matrix.sh) and several runners: one matrix of five runs
+"""The matrix runner (dashboards/report/matrix.sh) and several runners: one matrix of six runs
 through helm upgrades of this release, each merged from Prometheus (benchreport results, every
 runner), compared in one report. Run once by the first case here:
   clusterip  static, ClusterIP, 1 runner      (the paths comparison and the 1-runner reference)
@@ -6,6 +6,7 @@ runner), compared in one report. Run once by the first case here:
   three      static, ClusterIP, 3 runners     (the same total rate and connections as clusterip)
   churn2     dynamic (5 <-> 7 churn), 2 runners
   knee2      max-rps, ClusterIP, 2 runners
+  spike      scenarios/spike.js (scenarios/README.md's example): 5 -> 10 -> 5 once, its own setting
 """
 import json
 import shutil
@@ -24,6 +25,8 @@ VARIANTS = {
     "churn2": "loadtest.scenario=dynamic,loadtest.parallelism=2,loadtest.duration=40s",
     "knee2": "loadtest.scenario=max-rps,loadtest.target=clusterip,loadtest.parallelism=2,"
              "loadtest.rate=600,loadtest.duration=20s,loadtest.connections=60",
+    "spike": "loadtest.scenario=spike,loadtest.parallelism=1,loadtest.rate=300,loadtest.duration=30s,"
+             "loadtest.settings.BENCH_SPIKE_HOLD=8s",
 }
 
 
@@ -56,12 +59,12 @@ def test_matrix_compares_clusterip_and_pod_paths(matrix):
     assert urls[0] != urls[1] and all(u.startswith("http://") for u in urls), urls
     assert v["clusterip"].summary["requests"]["total"] > 0 and v["pod"].summary["requests"]["total"] > 0
     report = json.loads((out / "report" / "report.json").read_text())
-    assert len(report["runs"]) == 5 and all(r["timeseries"] for r in report["runs"]), \
+    assert len(report["runs"]) == len(VARIANTS) and all(r["timeseries"] for r in report["runs"]), \
         [(r.get("label"), bool(r.get("timeseries"))) for r in report["runs"]]
     assert "<svg" in (out / "report" / "report.html").read_text()
     # the pod variant is the control: every other run's added latency per percentile
     added = report["added_latency"]
-    assert added["direct"] == v["pod"].summary["testid"] and len(added["runs"]) == 4, added
+    assert added["direct"] == v["pod"].summary["testid"] and len(added["runs"]) == len(VARIANTS) - 1, added
     assert all(row["p99"]["added_ms"] is not None and row["p99"]["error_ms"] > 0 for row in added["runs"].values()), added
 
 
@@ -145,3 +148,16 @@ def test_controller_cost_from_the_kubelets_cadvisor(matrix):
         assert cost["cpu_seconds_per_1k_requests"] == pytest.approx(cost["cpu_seconds"] * 1000 / total, rel=0.01), \
             (name, cost, total)
     assert "## Controller cost" in (out / "report" / "report.md").read_text()
+
+
+def test_spike_the_readme_example_through_the_chart(matrix):
+    """scenarios/spike.js through the chart, nothing but loadtest.settings.BENCH_SPIKE_HOLD set for it:
+    its own default path and peak hold (the chart passes its other settings empty), its churn runs
+    once (three scale events), and Prometheus has its samples under experiment=spike."""
+    _, v = matrix
+    (own,) = v["spike"].runners
+    assert (own["scenario"], own["settings"]["path"], own["settings"]["script"], own["scale_events"]) == (
+        "spike", "/bytes/4k", {"BENCH_SPIKE_REPLICAS": "10", "BENCH_SPIKE_HOLD": "8s"}, 3), own["settings"]
+    m = v["spike"].summary
+    assert (m["scenario"], m["scale_events"]) == ("spike", 3) and m["requests"]["total"] > 0, m
+    assert m["convergence_ms"]["added"]["count"] > 0, m["convergence_ms"]

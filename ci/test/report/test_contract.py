@@ -87,3 +87,10 @@ def test_written_summary_valid(report, work, merged_parts, churn_merged, merged_
 def test_schema_rejects(report, real_runs, mutation):
     """The schema rejects a real summary with each crafted mutation."""
     contract_check(report, "rejects", real_runs["a"].summary_path, mutation)
+
+
+def test_values_comments_are_read_per_key():
+    """What chart-variables reads to find each empty key's stated default (empty = `<default>`)."""
+    text = "a:\n  # -- x; empty = `1`.\n  b: ''\n  c:\n    # -- y\n    # more\n    d: 1\ne: 2\n"
+    assert contract.values_comments(text) == {"a": "", "a.b": "-- x; empty = `1`.", "a.c": "", "a.c.d": "-- y more",
+                                              "e": ""}

@@ -155,13 +155,19 @@ def test_role_runner_may(kube, checks):
 
 # ---- dynamic ----
 
-@pytest.fixture(scope="module")
-def dynamic(kube, k6, servers):
-    proc, path = kube.watch("dynamic", REPLICAS)
-    run = k6("dynamic", "dynamic.js", churn_env(kube, servers, BENCH_CHURN_PATTERN="3:1s,5:1s", BENCH_DURATION="4500ms"))
+def watched_run(kube, k6, servers, name, script, **env):
+    """A churn run with a watch of the backend's replicas around it (run.watch: what it printed)."""
+    proc, path = kube.watch(name, REPLICAS)
+    run = k6(name, script, churn_env(kube, servers, **env))
     kube.stop(proc)
     run.watch = path
     return run
+
+
+@pytest.fixture(scope="module")
+def dynamic(kube, k6, servers):
+    return watched_run(kube, k6, servers, "dynamic", "dynamic.js", BENCH_CHURN_PATTERN="3:1s,5:1s",
+                       BENCH_DURATION="4500ms")
 
 
 def test_dynamic_exit_0_with_at_least_4_scale_events(dynamic):
@@ -188,6 +194,72 @@ def test_dynamic_churn_pattern_in_the_summary(dynamic):
 
 def test_dynamic_normal_end_left_no_restore_record(dynamic, kube):
     assert kube.backend_state() == (2, "none")
+
+
+# ---- the README's example: scenarios/spike.js, a churn function run once ----
+
+def readme_example():
+    """The ```js block under scenarios/README.md's "Write your own experiment"."""
+    text = (ROOT / "scenarios" / "README.md").read_text()
+    m = re.search(r"^## Write your own experiment$.*?^```js\n(.*?)^```$", text, re.S | re.M)
+    assert m, "no ```js block under '## Write your own experiment' in scenarios/README.md"
+    return m[1]
+
+
+def test_spike_the_readme_example_is_the_shipped_file():
+    assert readme_example() == (ROOT / "scenarios" / "spike.js").read_text()
+
+
+def report_python():
+    """The report venv's python (it has jsonschema; dashboards/report/venv.sh builds it when missing)."""
+    r = subprocess.run(["bash", "-c", '. "$0/ci/lib/common.sh" && . "$0/dashboards/report/venv.sh" && '
+                        'ensure_report_venv >&2 && printf %s "$REPORT_PYTHON"', ROOT], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout, f"ensure_report_venv failed:\n{r.stdout}{r.stderr}"
+    return r.stdout
+
+
+@pytest.fixture(scope="module")
+def spike(kube, k6, servers):
+    return watched_run(kube, k6, servers, "spike", "spike.js", BENCH_SPIKE_HOLD="1s", BENCH_DURATION="4s")
+
+
+def test_spike_exit_0_three_scale_events(spike):
+    assert spike.rc == 0, spike.stderr[-3000:]
+    assert spike.summary["scale_events"] == 3
+
+
+def test_spike_the_api_server_saw_5_10_5_once_then_the_backend_put_back(spike, kube):
+    assert changes(spike.watch) == ["2", "5", "10", "5", "2"]
+    assert kube.backend_state() == (2, "none")
+
+
+def test_spike_its_own_settings_and_default_path_in_the_summary(spike):
+    s = spike.summary
+    assert (s["scenario"], s["settings"]["path"], s["settings"]["script"]) == (
+        "spike", "/bytes/4k", {"BENCH_SPIKE_REPLICAS": "10", "BENCH_SPIKE_HOLD": "1s"})
+    assert "script settings   BENCH_SPIKE_REPLICAS=10   BENCH_SPIKE_HOLD=1s" in spike.table
+
+
+def test_spike_every_load_request_on_bytes_4k_and_counted_like_nginx(spike):
+    load = [r for r in spike.access if r.from_k6]
+    assert load and {r.uri for r in load} == {"/bytes/4k"}
+    assert spike.summary["requests"]["total"] == len(load)
+
+
+def test_spike_the_churn_log_says_each_change(spike):
+    assert [l.split(" at +")[0] for l in spike.stderr.splitlines() if l.startswith("churn: scale ")] == [
+        "churn: scale replicas=5", "churn: scale replicas=10", "churn: scale replicas=5"]
+
+
+def test_spike_summary_is_a_valid_bench_summary_v1(spike):
+    r = subprocess.run([report_python(), ROOT / "ci" / "test" / "contract.py", "valid", spike.dir / "summary.json"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_spike_a_bad_setting_stops_k6_naming_it(k6, kube, servers):
+    run = k6("spike-bad", "spike.js", churn_env(kube, servers, BENCH_SPIKE_REPLICAS="1001"))
+    assert run.rc != 0 and 'invalid BENCH_SPIKE_REPLICAS="1001": expected a whole number from 1 to 1000' in run.stderr
 
 
 # ---- two runners at once: the load splits, only one may churn ----

@@ -13,14 +13,18 @@ duration pattern: number + unit, repeated). */}}
 {{/* bench.loadtest.maxConnections: the runners' VU ceiling (BENCH_MAX_CONNECTIONS).
 loadtest.maxConnections when set; else enough VUs to keep sending through a stall in which every
 request waits the whole timeout: rate x timeout (1000 req/s x 2 s = 2000), at least
-loadtest.connections, at most 100000 (the scenarios' bound). k6 starts extra VUs only when all are
+loadtest.connections, at most 100000 (the scenarios' bound); rate, timeout and connections the
+user left empty count with the scenarios' defaults (bench.loadtest.effective). k6 starts extra VUs only when all are
 busy, so a healthy target never uses them. */}}
 {{- define "bench.loadtest.maxConnections" -}}
 {{- $lt := .Values.loadtest }}
 {{- if $lt.maxConnections }}
 {{- int $lt.maxConnections }}
 {{- else }}
-{{- $inFlight := ceil (divf (mulf (float64 $lt.rate) (float64 (include "bench.durationMs" $lt.timeout))) 1000.0) | int64 }}
-{{- min 100000 (max (int64 $lt.connections) $inFlight) }}
+{{- $rate := include "bench.loadtest.effective" (dict "root" . "key" "loadtest.rate" "value" $lt.rate) }}
+{{- $timeout := include "bench.loadtest.effective" (dict "root" . "key" "loadtest.timeout" "value" $lt.timeout) }}
+{{- $connections := include "bench.loadtest.effective" (dict "root" . "key" "loadtest.connections" "value" $lt.connections) }}
+{{- $inFlight := ceil (divf (mulf (float64 $rate) (float64 (include "bench.durationMs" $timeout))) 1000.0) | int64 }}
+{{- min 100000 (max (int64 $connections) $inFlight) }}
 {{- end }}
 {{- end }}

@@ -1,6 +1,9 @@
 {{/* bench.loadtest.pod (dict "root" $ "initializer" BOOL): pod spec of the TestRun's runners and
-initializer. The initializer gets a fixed BENCH_URL_NODEPORT: k6-operator pastes the initializer's
-env into a `sh -c` line, where Kubernetes' $(NODE_IP) would run as a command substitution. */}}
+initializer. Both get every BENCH_* variable (k6-operator gives the initializer's env values to `k6
+archive` and `k6 inspect` as -e NAME="value" on a `sh -c` line, so a script builds the same options
+in both), with two differences the line forces: BENCH_URL_NODEPORT is a fixed address there, since
+Kubernetes' $(NODE_IP) would run as a command substitution, and BENCH_ENVIRONMENT's quotes are
+escaped. References (valueFrom, envFrom) reach the runners only. */}}
 {{- define "bench.loadtest.pod" -}}
 {{- $root := .root }}
 {{- $lt := $root.Values.loadtest }}
@@ -74,19 +77,21 @@ env:
   - {name: BENCH_ROUTE_TIMEOUT, value: {{ $lt.routes.timeout | quote }}}
   - {name: BENCH_ROUTE_DOMAIN, value: {{ $lt.routes.domain | quote }}}
   - {name: BENCH_ROUTE_BACKENDS, value: {{ include "bench.routes.backends" $root | quote }}}
-  - {name: BENCH_RATE, value: {{ include "bench.text" $lt.rate | quote }}}
-  - {name: BENCH_DURATION, value: {{ $lt.duration | quote }}}
-  - {name: BENCH_CONNECTIONS, value: {{ include "bench.text" $lt.connections | quote }}}
+  # scenario settings: empty unless the user set the key, so the scenario's own default wins
+  # (scenarios/contract.json states the defaults; the entry script may give its own)
+  - {name: BENCH_RATE, value: {{ include "bench.settingText" $lt.rate | quote }}}
+  - {name: BENCH_DURATION, value: {{ include "bench.settingText" $lt.duration | quote }}}
+  - {name: BENCH_CONNECTIONS, value: {{ include "bench.settingText" $lt.connections | quote }}}
   - {name: BENCH_MAX_CONNECTIONS, value: {{ include "bench.loadtest.maxConnections" $root | quote }}}
-  - {name: BENCH_TIMEOUT, value: {{ $lt.timeout | quote }}}
-  - {name: BENCH_KEEPALIVE, value: {{ $lt.keepalive | toString | quote }}}
-  - {name: BENCH_INSECURE_TLS, value: {{ $lt.insecureTls | toString | quote }}}
+  - {name: BENCH_TIMEOUT, value: {{ include "bench.settingText" $lt.timeout | quote }}}
+  - {name: BENCH_KEEPALIVE, value: {{ include "bench.settingText" $lt.keepalive | quote }}}
+  - {name: BENCH_INSECURE_TLS, value: {{ include "bench.settingText" $lt.insecureTls | quote }}}
   - {name: BENCH_NAMESPACE, value: {{ $root.Release.Namespace | quote }}}
   - {name: BENCH_DEPLOYMENT, value: {{ include "bench.backend.fullname" $root | quote }}}
   - {name: BENCH_POD_SELECTOR, value: {{ printf "app.kubernetes.io/name=%s,app.kubernetes.io/instance=%s,app.kubernetes.io/component=backend" (include "bench.name" $root) $root.Release.Name | quote }}}
-  - {name: BENCH_CHURN_PATTERN, value: {{ $lt.churn.pattern | quote }}}
-  - {name: BENCH_PODKILL_INTERVAL, value: {{ $lt.churn.podkillInterval | quote }}}
-  - {name: BENCH_ROLL_INTERVAL, value: {{ $lt.churn.rollInterval | quote }}}
+  - {name: BENCH_CHURN_PATTERN, value: {{ include "bench.settingText" $lt.churn.pattern | quote }}}
+  - {name: BENCH_PODKILL_INTERVAL, value: {{ include "bench.settingText" $lt.churn.podkillInterval | quote }}}
+  - {name: BENCH_ROLL_INTERVAL, value: {{ include "bench.settingText" $lt.churn.rollInterval | quote }}}
   - {name: BENCH_TESTID, value: {{ include "bench.runId" $root | quote }}}
   - {name: BENCH_SUMMARY_DIR, value: /tmp}
   # the garbage collector held off so its pauses stay out of the tails (loadtest.runner.gc)
@@ -97,10 +102,13 @@ env:
   - {name: K6_PROMETHEUS_RW_SERVER_URL, value: {{ $remoteWrite | quote }}}
   - {name: K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM, value: "true"}
   {{- end }}
-  {{- if not .initializer }}
-  # what the run ran on, for the summary's settings.environment (runners only: the initializer
-  # pastes its env into a `sh -c` line, where JSON quotes would break it)
-  - {name: BENCH_ENVIRONMENT, value: {{ include "bench.loadtest.environment" $root | quote }}}
+  # what the run ran on, for the summary's settings.environment; the initializer's copy has its JSON
+  # quotes escaped (\"), the one form of a quote its `sh -c` line keeps as a quote (_shell.tpl)
+  {{- $environment := include "bench.loadtest.environment" $root }}
+  - {name: BENCH_ENVIRONMENT, value: {{ ternary (include "bench.shell.escapeQuotes" $environment) $environment .initializer | quote }}}
+  # the entry script's own settings (loadtest.settings), as every BENCH_* above: runners and initializer
+  {{- range $name, $value := $lt.settings }}
+  - {name: {{ $name }}, value: {{ include "bench.text" $value | quote }}}
   {{- end }}
   {{- range $name, $value := $lt.extraEnv }}
   {{- if kindIs "map" $value }}

@@ -9,7 +9,15 @@ testrun.yaml checks every rendered initializer env value and argument as a backs
 Kubernetes' own $(VAR) expansion (env values, command, args) would also rewrite a value on the
 runner, while the initializer's shell runs it as a command substitution: `$` is refused everywhere.
 spec.runner.envFrom and valueFrom entries never reach the line (k6-operator pastes only .env
-values, and this chart gives valueFrom entries to the runners only). */}}
+values, and this chart gives valueFrom entries to the runners only).
+One escape is used, for BENCH_ENVIRONMENT's JSON (bench.shell.escapeQuotes): inside double quotes sh
+reads \" as a plain ", so a value whose every " is written \" and which holds no other \, $ or `
+reaches k6 as the JSON; the backstop checks what is left once each \" is taken out. */}}
+
+{{/* bench.shell.escapeQuotes TEXT: TEXT with every " written \" (see above). */}}
+{{- define "bench.shell.escapeQuotes" -}}
+{{- replace "\"" "\\\"" . }}
+{{- end }}
 
 {{/* Character classes (regexp bracket contents). url: RFC 3986 characters without the sub-delims sh
 treats specially ($ ' ( ) * ; !); percent-encode anything else. env: printable ASCII without

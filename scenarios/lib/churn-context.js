@@ -1,0 +1,59 @@
+// The `t` a churn function gets (experiment({churn: (k8s, t) => { ... }}), churn-experiment.js): the
+// changes bench knows how to make, measure and undo, and a hold that keeps measuring. Pure (no k6
+// imports): churn.js gives it the clock, the wait and the changes, and the unit tests give it fakes.
+//
+//   t.scale(replicas)   set the Deployment's spec.replicas (0-1000)      bench_scale_events{action=scale}
+//   t.rollout()         a rolling restart (kubectl rollout restart)       {action=rollout}
+//   t.killPod()         delete one Ready backend pod                      {action=podkill}
+//   t.hold(duration)    wait '15s' (or a number of ms, as a setting of type duration holds),
+//                       probing and polling all the while
+//   t.settings          the script's own settings, validated (durations in ms); t.cfg: the whole run's
+//   t.remainingMs()     time left until the load ends
+//
+// A change returns whether it changed anything. When the load ends the churn stops: the hold or
+// change that reaches the end throws CHURN_OVER, which churn.js catches, so `for (;;)` loops end too.
+import { parseDuration } from './duration.js';
+
+const CHURN_OVER = new Error('bench: the load ended, so the churn stops (the backend is put back)');
+
+export function isChurnOver(err) {
+  return err === CHURN_OVER;
+}
+
+// newChurnContext({cfg, endAt, now(), waitUntil(ms), change(action, replicas)}): endAt and
+// waitUntil's argument are times in ms (now()'s clock); change makes one change and returns whether
+// it changed anything.
+export function newChurnContext(o) {
+  function stopAtEnd() {
+    if (o.now() >= o.endAt) throw CHURN_OVER;
+  }
+  return Object.freeze({
+    cfg: o.cfg,
+    settings: o.cfg.settings || {},
+    scale(replicas) {
+      if (!Number.isInteger(replicas) || replicas < 0 || replicas > 1000) {
+        throw new Error(`t.scale(${JSON.stringify(replicas)}): expected a whole number of replicas from 0 to 1000`);
+      }
+      stopAtEnd();
+      return o.change('scale', replicas);
+    },
+    rollout() {
+      stopAtEnd();
+      return o.change('rollout');
+    },
+    killPod() {
+      stopAtEnd();
+      return o.change('podkill');
+    },
+    hold(duration) {
+      const ms = typeof duration === 'number' ? duration : parseDuration('t.hold()', duration);
+      if (!(ms >= 0)) throw new Error(`t.hold(${JSON.stringify(duration)}): expected a duration like '15s' or milliseconds`);
+      const until = o.now() + ms;
+      o.waitUntil(Math.min(until, o.endAt));
+      if (until >= o.endAt) throw CHURN_OVER;
+    },
+    remainingMs() {
+      return Math.max(0, o.endAt - o.now());
+    },
+  });
+}
