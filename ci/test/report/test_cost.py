@@ -55,3 +55,28 @@ def test_default_pod_regex_is_the_contracts(report, prometheus, merged, work):
     dashboard = json.loads((ROOT / "dashboards/controllers.json").read_text())
     pod_var = next(v for v in dashboard["templating"]["list"] if v["name"] == "controller_pod")
     assert pod_var["query"] == contract["controllerPods"]["podRegex"], pod_var
+
+
+# ---- the CPU arithmetic on raw cAdvisor samples (benchreport.cost) ----
+
+def samples(*points):
+    return {"metric": {}, "values": [[t, str(v)] for t, v in points]}
+
+
+def test_cpu_of_a_run_shorter_than_the_scrape_interval():
+    """0.1 core between scrapes 30 s apart, a 15 s run inside: 1.5 CPU-seconds."""
+    from benchreport.cost import _cpu_seconds
+    s = samples((0, 0), (30, 3), (60, 6), (90, 9))
+    assert _cpu_seconds([s], 40, 55) == pytest.approx(1.5)
+
+
+def test_cpu_sums_containers_and_counts_a_counter_reset():
+    from benchreport.cost import _cpu_seconds
+    steady = samples((0, 0), (10, 1), (20, 2))               # 0.1 core
+    restarted = samples((0, 10), (10, 12), (15, 1), (20, 3))  # +2, reset to 1, +2: 5 in 20 s
+    assert _cpu_seconds([steady, restarted], 0, 20) == pytest.approx(2 + 5)
+
+
+def test_cpu_unknown_with_one_sample():
+    from benchreport.cost import _cpu_seconds
+    assert _cpu_seconds([samples((5, 1))], 0, 20) is None
