@@ -105,8 +105,10 @@ def test_no_namespace_object_with_a_release_namespace(operator_render):
 
 
 def test_in_namespace_default_the_operator_goes_to_release_system(operator_render):
-    """bench-system, created once by this chart."""
-    docs = load_docs(operator_render("traefik", "default").stdout)
+    """bench-system, created once by this chart (default only when asked for: validate.yaml)."""
+    refused = operator_render("traefik", "default")
+    assert refused.returncode != 0 and "allowDefaultNamespace" in refused.stderr, refused.stderr
+    docs = load_docs(operator_render("traefik", "default", "--set", "allowDefaultNamespace=true").stdout)
     assert [d["metadata"]["name"] for d in docs if d["kind"] == "Namespace"] == [f"{RELEASE}-system"]
     managers = [d for d in docs if d["kind"] == "Deployment" and "k6-operator" in d["metadata"]["name"]]
     assert managers and managers[0]["metadata"]["namespace"] == f"{RELEASE}-system", [m["metadata"] for m in managers]
