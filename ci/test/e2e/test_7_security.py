@@ -70,10 +70,18 @@ def replace_as(kube, runner, deployment):
     return r.returncode, r.stdout + r.stderr
 
 
-def test_runner_may_scale_and_restart_the_backend_but_not_change_its_pod(kube, secure_run, runner_sa):
+def runner_of(kube):
+    """The runner's ServiceAccount as this module's release names it (the session's runner_sa
+    fixture would read the release of test_1, uninstalled by test_6)."""
+    (testrun,) = [o for o in kube.hook_objects() if o["kind"] == "TestRun"]
+    return testrun["spec"]["runner"]["serviceAccountName"]
+
+
+def test_runner_may_scale_and_restart_the_backend_but_not_change_its_pod(kube, secure_run):
     """As the runner's ServiceAccount, server-side dry runs of the backend Deployment: replicas and
     the rollout-restart annotation pass; a new image, ServiceAccount or command is denied by the
     backend policy with its message (authorisation alone would let all of them through)."""
+    runner_sa = runner_of(kube)
     backend = kube.kubectl_json("-n", kube.namespace, "get", "deployment", kube.backend_deployment())
     for k in ("resourceVersion", "uid", "creationTimestamp", "generation", "managedFields"):
         backend["metadata"].pop(k, None)
@@ -107,8 +115,8 @@ def test_runner_may_scale_and_restart_the_backend_but_not_change_its_pod(kube, s
     assert problems == []
 
 
-def test_podkill_may_delete_backend_pods_only(kube, secure_run, runner_sa):
-    ns = kube.namespace
+def test_podkill_may_delete_backend_pods_only(kube, secure_run):
+    ns, runner_sa = kube.namespace, runner_of(kube)
     pods = kube.kubectl_json("-n", ns, "get", "pods")["items"]
     backend = [p["metadata"]["name"] for p in pods
                if (p["metadata"].get("labels") or {}).get("app.kubernetes.io/component") == "backend"]
