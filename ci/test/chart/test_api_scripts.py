@@ -2,11 +2,15 @@
 API server on 127.0.0.1 over TLS: the `helm test` TestRun check (check-testrun.sh, issue 26 finding
 8) and the pre-delete hook's steps (delete-and-wait.sh, delete-routes.sh).
 
+Each case runs twice: with Debian's tools, and with BusyBox's applets (sh, grep, sed, tr, cut, sort,
+cat, sleep, dirname) and curl alone on PATH, as in the hook's default image, curlimages/curl (Alpine).
+
 The stand-in answers from a table {(method, path): (status, body)} (a list of answers is served in
 turn, the last one repeated) and records every request, so a case can say what the script asked
 for. api.sh takes BENCH_API_URL and BENCH_SA_DIR (a token and the stand-in's CA) for this.
 """
 import json
+import shutil
 import ssl
 import subprocess
 import threading
@@ -25,9 +29,12 @@ RUNNER_IMAGE = "registry.example/bench/k6:v0.51.0"
 STARTER_IMAGE = "ghcr.io/grafana/k6-operator:starter-v1.5.0"
 
 
+APPLETS = ("sh", "grep", "sed", "tr", "cut", "sort", "cat", "sleep", "dirname")
+
+
 class StandIn:
-    def __init__(self, workdir):
-        self.answers, self.requests = {}, []
+    def __init__(self, workdir, path):
+        self.answers, self.requests, self.path = {}, [], path
         key, cert = workdir / "key.pem", workdir / "ca.crt"
         subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
                         "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
@@ -66,15 +73,26 @@ class StandIn:
         self.answers[(method, path)] = list(answers)
 
     def run(self, script, *args, **env):
-        base = {"PATH": "/usr/bin:/bin", "BENCH_API_URL": self.url, "BENCH_SA_DIR": str(self.sa_dir),
+        base = {"PATH": self.path, "BENCH_API_URL": self.url, "BENCH_SA_DIR": str(self.sa_dir),
                 "BODY": str(self.sa_dir / "body.json")}
-        return subprocess.run(["sh", SCRIPTS / script, *args], env={**base, **env},
+        return subprocess.run([shutil.which("sh", path=self.path), SCRIPTS / script, *args], env={**base, **env},
                               capture_output=True, text=True, timeout=60)
 
 
-@pytest.fixture
-def api(tmp_path):
-    stand_in = StandIn(tmp_path)
+@pytest.fixture(params=["debian", "busybox"])
+def api(request, tmp_path):
+    path = "/usr/bin:/bin"
+    if request.param == "busybox":
+        busybox = shutil.which("busybox")
+        if not busybox:
+            pytest.skip("no busybox (Debian package busybox, ci/test/chart/packages.txt)")
+        bin_dir = tmp_path / "busybox-bin"
+        bin_dir.mkdir()
+        for applet in APPLETS:
+            (bin_dir / applet).symlink_to(busybox)
+        (bin_dir / "curl").symlink_to(shutil.which("curl"))
+        path = str(bin_dir)
+    stand_in = StandIn(tmp_path, path)
     yield stand_in
     stand_in.server.shutdown()
 
