@@ -105,8 +105,13 @@ def test_no_namespace_object_with_a_release_namespace(operator_render):
 
 
 def test_in_namespace_default_the_operator_goes_to_release_system(operator_render):
-    """bench-system, created once by this chart."""
-    docs = load_docs(operator_render("traefik", "default").stdout)
+    """bench-system, created once by this chart (default only when asked for: validate.yaml)."""
+    refused = operator_render("traefik", "default")
+    assert refused.returncode != 0 and "allowDefaultNamespace" in refused.stderr, refused.stderr
+    result = operator_render("traefik", "default", "--set", "allowDefaultNamespace=true",
+                             "--set", "k6-operator.rbac.namespaced=false")
+    assert result.returncode == 0, result.stderr
+    docs = load_docs(result.stdout)
     assert [d["metadata"]["name"] for d in docs if d["kind"] == "Namespace"] == [f"{RELEASE}-system"]
     managers = [d for d in docs if d["kind"] == "Deployment" and "k6-operator" in d["metadata"]["name"]]
     assert managers and managers[0]["metadata"]["namespace"] == f"{RELEASE}-system", [m["metadata"] for m in managers]
@@ -142,3 +147,22 @@ def test_the_readme_command_for_the_crds_alone(helm, with_operator, kubeconform,
     path = work / f"k6-crds-v{helm.major}.yaml"
     path.write_text(result.stdout)
     assert kubeconform(path).returncode == 0, output_of(kubeconform(path))
+
+
+def test_the_operator_holds_no_cluster_wide_right(operator_render):
+    """k6-operator.rbac.namespaced (bench's default): the manager's rules are Roles in the release
+    namespace and it watches that namespace only (WATCH_NAMESPACE), so no ClusterRole or
+    ClusterRoleBinding of the subchart exists (none to orphan on `kubectl delete namespace`, none that
+    reads every Secret of the cluster); the chart's own default, false, renders them (control)."""
+    def cluster_rbac(docs):
+        return sorted(d["metadata"]["name"] for d in docs if d["kind"] in ("ClusterRole", "ClusterRoleBinding")
+                      and ("k6-operator" in d["metadata"]["name"] or d["metadata"]["name"].startswith("privateloadzone")))
+    docs = load_docs(operator_render().stdout)
+    assert cluster_rbac(docs) == []
+    roles = [d for d in docs if d["kind"] == "Role" and d["metadata"]["name"].endswith("k6-operator-manager-role")]
+    assert roles and roles[0]["metadata"]["namespace"] == "bench", [r["metadata"] for r in roles]
+    (manager,) = [d for d in docs if d["kind"] == "Deployment" and "k6-operator" in d["metadata"]["name"]]
+    env = {e["name"]: e.get("value") for c in manager["spec"]["template"]["spec"]["containers"] for e in c.get("env") or []}
+    assert env.get("WATCH_NAMESPACE") == "bench", env
+    control = load_docs(operator_render("traefik", "bench", "--set", "k6-operator.rbac.namespaced=false").stdout)
+    assert "bench-k6-operator-manager-rolebinding" in cluster_rbac(control)

@@ -13,7 +13,7 @@ import subprocess
 import pytest
 import yaml
 
-from conftest import KUBE_VERSION, NAMESPACE, load_docs
+from conftest import KUBE_VERSION, NAMESPACE, ROOT, load_docs
 
 
 def render(helm, tmp_path, values_text, *args):
@@ -200,3 +200,16 @@ def test_release_name_limit(helm, length, ok):
         for doc in load_docs(result.stdout):
             assert len(doc["metadata"]["name"]) <= 63
             assert len(doc["metadata"]["name"] + "-initializer") <= 63 or doc["kind"] != "TestRun"
+
+
+def test_grafana_sidecar_kept_to_the_release_namespace():
+    """kube-prometheus-stack 77.6.0 sets grafana.sidecar.dashboards.searchNamespace: ALL, and the
+    grafana chart 9.4.4 then grants a ClusterRole reading every ConfigMap and Secret of the cluster
+    (rbac.namespaced: false). bench's defaults keep both to the release namespace: a Role, and the
+    sidecar's NAMESPACE = the release namespace (the grafana chart passes searchNamespace through
+    tpl). The subcharts cannot be rendered offline, so this holds the values that do it."""
+    values = yaml.safe_load((ROOT / "charts" / "bench" / "values.yaml").read_text())
+    grafana = values["kube-prometheus-stack"]["grafana"]
+    assert grafana["rbac"]["namespaced"] is True
+    assert grafana["sidecar"]["dashboards"]["searchNamespace"] == "{{ .Release.Namespace }}"
+    assert "searchNamespace" not in grafana["sidecar"].get("datasources", {}), "datasources must stay in the release namespace too"

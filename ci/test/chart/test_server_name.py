@@ -63,6 +63,8 @@ def clients(docs):
                     out.append((f"runner {key}", env[key], server_name(env[key], env.get("BENCH_TARGET_HOST"))))
         elif d["kind"] == "Pod" and (d["metadata"].get("annotations") or {}).get("helm.sh/hook") == "test":
             env = {e["name"]: e.get("value", "") for e in d["spec"]["containers"][0]["env"]}
+            if "URL" not in env:
+                continue  # the TestRun check (bench-test-testrun) talks to the API server only
             url = env["URL"]
             if env.get("CONNECT_TO"):
                 host, port, service, service_port = env["CONNECT_TO"].split(":")

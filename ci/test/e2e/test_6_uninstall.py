@@ -1,6 +1,8 @@
 """helm uninstall leaves nothing the chart created, in the cases a user meets: after a finished run,
 during a run, and with a runner image that cannot be pulled (the pre-delete hook runs a curl image,
 not the runner). These end the part: the release is gone afterwards."""
+import time
+
 import pytest
 
 from cluster_lib import wait_for
@@ -58,4 +60,21 @@ def test_uninstall_with_an_unpullable_runner_image_removes_everything(kube, main
     wait_for_pod(kube, "app=k6", "a k6 pod waiting with ErrImageNeverPull",
                  lambda p: any(s.get("state", {}).get("waiting", {}).get("reason") == "ErrImageNeverPull"
                                for s in statuses(p, "containerStatuses", "initContainerStatuses")), 120)
+    assert_helm_test_names_the_image(kube, "bench/never-built:none")
     assert uninstall_leftovers(kube) == []
+
+
+def assert_helm_test_names_the_image(kube, image):
+    """The TestRun never starts, and Helm does not wait for it (a hook): `helm test` with the
+    TestRun check fails at once (well inside tests.testRun.startSeconds, 180 s), naming the pull
+    failure, the image and the key to change (issue 26, finding 8)."""
+    name = f"{kube.release}-test-testrun"
+    start = time.monotonic()
+    r = kube.helm("test", kube.release, "-n", kube.namespace, "--filter", f"name={name}", "--logs",
+                  "--timeout", "5m", check=False)
+    took = time.monotonic() - start
+    log = kube.kubectl("-n", kube.namespace, "logs", name, check=False).stdout
+    assert r.returncode != 0, f"helm test passed although the TestRun cannot start:\n{r.stdout}"
+    assert "ErrImageNeverPull" in log and f'"{image}"' in log, log
+    assert "set loadtest.runner.image" in log, log
+    assert took < 180, f"helm test took {took:.0f} s"

@@ -7,13 +7,8 @@
 # An object already absent counts as deleted. Nothing is pasted into this script.
 set -eu
 
-SA=/var/run/secrets/kubernetes.io/serviceaccount
-case $KUBERNETES_SERVICE_HOST in
-  *:*) API="https://[$KUBERNETES_SERVICE_HOST]:$KUBERNETES_SERVICE_PORT" ;;
-  *) API="https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT" ;;
-esac
+. "$(dirname "$0")/api.sh"
 LIST=${LEFTOVERS:-/cleanup/leftovers.txt}
-BODY=/tmp/leftover.json
 
 deleted=0 absent=0
 # (a last line without its newline still counts)
@@ -23,8 +18,7 @@ while read -r collection name || [ -n "$collection" ]; do
   case "$collection/$name" in
     *[!a-z0-9./-]*) echo "refusing a malformed line: $collection $name"; exit 1 ;;
   esac
-  status=$(curl -sS -o "$BODY" -w '%{http_code}' --max-time 10 --cacert "$SA/ca.crt" \
-    -H "Authorization: Bearer $(cat "$SA/token")" -X DELETE "$API$collection/$name")
+  status=$(call DELETE "$collection/$name")
   case $status in
     200|202) deleted=$((deleted + 1)); echo "deleted $collection/$name" ;;
     404) absent=$((absent + 1)) ;;
