@@ -228,7 +228,7 @@ def check_chart_variable_types(helm, chart):
         v, value, _ = case
         f = pathlib.Path(tmp, f"case-{i}.json")  # JSON: a string stays a string ("1e3")
         f.write_text(json.dumps(values_doc(v["valuesKey"], value)))
-        return subprocess.run([helm, "template", "bench", chart, "-f", str(base_file), "-f", str(f)],
+        return subprocess.run([helm, "template", "bench", chart, "-n", "bench", "-f", str(base_file), "-f", str(f)],
                               capture_output=True, text=True)
 
     bad = []

@@ -19,6 +19,8 @@ import { convergence, replicasDesired, replicasReady, scaleEvents } from '../../
 import {
   routeChanges, routeErrors, routePreReady, routePropagation, routesCreated, routesServing,
 } from '../../../../scenarios/lib/route-metrics.js';
+import { recordRunInfo } from '../../../../scenarios/lib/run-info.js';
+import { parseDuration } from '../../../../scenarios/lib/duration.js';
 
 const target = __ENV.BENCH_TARGET_URL || 'http://127.0.0.1:8080';
 const closed = __ENV.BENCH_CLOSED_URL || 'http://127.0.0.1:9';
@@ -45,6 +47,12 @@ export const options = {
 };
 
 // Mostly 200s; every 50th request a 404 (http_4xx), every 50th+13 a refused connection.
+// The run's settings as every scenario's setup() writes them (scenarios/lib/run-info.js).
+export function setup() {
+  recordRunInfo({ rate, durationMs: parseDuration('BENCH_DURATION', duration), connections: 10, timeoutMs: 2000,
+    keepalive: true, path: '/' }, target);
+}
+
 export function load() {
   const i = exec.scenario.iterationInTest;
   let url = `${target}/`;
