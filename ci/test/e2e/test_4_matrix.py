@@ -145,7 +145,8 @@ def test_controller_cost_from_the_kubelets_cadvisor(matrix):
         assert cost["unknown_reason"] is None, (name, cost)
         assert any("traefik" in p for p in cost["pods"]), (name, cost["pods"])
         assert cost["cpu_seconds"] > 0 and cost["memory_peak_bytes"] > 10 * 2**20, (name, cost)
-        assert cost["cpu_seconds_per_1k_requests"] == pytest.approx(cost["cpu_seconds"] * 1000 / total, rel=0.01), \
+        # both rounded to 4 significant digits
+        assert cost["cpu_seconds_per_1k_requests"] == pytest.approx(cost["cpu_seconds"] * 1000 / total, rel=0.002), \
             (name, cost, total)
     assert "## Controller cost" in (out / "report" / "report.md").read_text()
 
@@ -153,11 +154,13 @@ def test_controller_cost_from_the_kubelets_cadvisor(matrix):
 def test_spike_the_readme_example_through_the_chart(matrix):
     """scenarios/spike.js through the chart, nothing but loadtest.settings.BENCH_SPIKE_HOLD set for it:
     its own default path and peak hold (the chart passes its other settings empty), its churn runs
-    once (three scale events), and Prometheus has its samples under experiment=spike."""
+    once, and Prometheus has its samples under experiment=spike."""
     _, v = matrix
     (own,) = v["spike"].runners
+    # the backend already runs 5 replicas here, so the script's first scale(5) changes nothing:
+    # two scale events, 5 -> 10 and 10 -> 5
     assert (own["scenario"], own["settings"]["path"], own["settings"]["script"], own["scale_events"]) == (
-        "spike", "/bytes/4k", {"BENCH_SPIKE_REPLICAS": "10", "BENCH_SPIKE_HOLD": "8s"}, 3), own["settings"]
+        "spike", "/bytes/4k", {"BENCH_SPIKE_REPLICAS": "10", "BENCH_SPIKE_HOLD": "8s"}, 2), own["settings"]
     m = v["spike"].summary
-    assert (m["scenario"], m["scale_events"]) == ("spike", 3) and m["requests"]["total"] > 0, m
+    assert (m["scenario"], m["scale_events"]) == ("spike", 2) and m["requests"]["total"] > 0, m
     assert m["convergence_ms"]["added"]["count"] > 0, m["convergence_ms"]

@@ -73,9 +73,10 @@ def controller_cost(prom, first, last, requests, namespace_regex=".*", pod_regex
         return cost
     cpu = _cpu_seconds(samples, first, last)
     if cpu is not None:
-        cost["cpu_seconds"] = round(cpu, 3)
+        # 4 significant digits: an idle controller spends milliseconds, a busy one minutes
+        cost["cpu_seconds"] = float(f"{cpu:.4g}")
         if requests:
-            cost["cpu_seconds_per_1k_requests"] = round(cpu * 1000 / requests, 4)
+            cost["cpu_seconds_per_1k_requests"] = float(f"{cpu * 1000 / requests:.4g}")
     if memory:
         cost["memory_peak_bytes"] = round(float(memory[0]["value"][1]))
     if cost["cpu_seconds"] is None or cost["memory_peak_bytes"] is None:
