@@ -90,21 +90,29 @@ def test_three_runners_one_merged_result(matrix):
     assert min(own_p99) / b <= m["latency_ms"]["p99"] <= max(own_p99) * b, (m["latency_ms"]["p99"], own_p99, b)
 
 
-def test_three_runners_merged_p99_near_one_runner(matrix):
-    """The 3-runner and the 1-runner run at the same total rate and connections on the same path:
-    merged p99 within a factor of 2 of the 1-runner p99, or 2 ms apart when both are small. Wide:
-    two runs one after the other on a 2-core machine that also runs the cluster; it catches a merge
-    off by a runner count (3x) or a unit (1000x). A run whose runner the kit flagged (CPU-bound,
-    throttled, paused itself) has a p99 of its own pauses: nothing to compare, skipped."""
+def test_three_runners_merged_latency_near_one_runner(matrix):
+    """The 3-runner and the 1-runner run at the same total rate and connections on the same path.
+    The merged p50 is within a factor of 2 of the 1-runner p50 (or 0.5 ms apart when both are
+    small): it catches a merge off by a runner count (3x) or a unit (1000x). The p99 is only held
+    to a factor of 5: three k6 processes on a 2-core machine that also runs the cluster and the
+    other test lane really do have longer tails than one (seen: 2.07 ms against 6.02 ms), and
+    the merge's own p99 is checked against the runners' p99s of the same run in
+    test_three_runners_one_merged_result. A run whose runner the kit flagged (CPU-bound,
+    throttled, paused itself) has percentiles of its own pauses: nothing to compare, skipped."""
     _, v = matrix
     one, three = v["clusterip"].summary, v["three"].summary
     flagged = [s["testid"] for s in (one, three)
                if s["runner"].get("cpu_bound") or s["runner"].get("cpu_throttled") or s["runner"].get("runtime_bound")]
-    a, b = one["latency_ms"]["p99"], three["latency_ms"]["p99"]
+    p50 = one["latency_ms"]["p50"], three["latency_ms"]["p50"]
+    p99 = one["latency_ms"]["p99"], three["latency_ms"]["p99"]
     if flagged:
         pytest.skip(f"not compared: the runner of {' '.join(flagged)} was flagged short of CPU or paused "
-                    f"(its p99 holds its own pauses; p99 1 runner {a} ms, 3 runners merged {b} ms)")
-    assert a > 0 and b > 0 and (abs(a - b) <= 2 or (b <= 2 * a and a <= 2 * b)), \
+                    f"(p50 1 runner {p50[0]} ms, 3 runners merged {p50[1]} ms)")
+    a, b = p50
+    assert a > 0 and b > 0 and (abs(a - b) <= 0.5 or (b <= 2 * a and a <= 2 * b)), \
+        f"p50 at 300 req/s on ClusterIP: 1 runner {a} ms, 3 runners merged {b} ms"
+    a, b = p99
+    assert a > 0 and b > 0 and b <= 5 * a and a <= 5 * b, \
         f"p99 at 300 req/s on ClusterIP: 1 runner {a} ms, 3 runners merged {b} ms"
 
 
