@@ -58,8 +58,15 @@ matrix: ## One run per variant, then a comparison: VARIANTS="name:key=value ..."
 	bash dashboards/report/matrix.sh --out "$(or $(OUT),out/matrix)" $(ARGS) $(VARIANTS)
 
 .PHONY: results
-results: ## Merge one run's runners from Prometheus: TESTID=<id> PROMETHEUS=<url>
-	bash dashboards/report/report.sh results --testid "$(TESTID)" --prometheus "$(PROMETHEUS)" --out "$(or $(OUT),out/$(TESTID))" $(ARGS)
+# the release whose provenance (chart, values, cluster, images) results records; RELEASE= records none
+RELEASE ?= bench
+results: ## Merge a run's runners from Prometheus: TESTID=<id> PROMETHEUS=<url> [RELEASE=..]
+	bash dashboards/report/report.sh results --testid "$(TESTID)" --prometheus "$(PROMETHEUS)" --out "$(or $(OUT),out/$(TESTID))" \
+	  $(if $(RELEASE),--release "$(RELEASE)" --namespace "$(or $(NAMESPACE),bench)") $(ARGS)
+
+.PHONY: rerun
+rerun: ## Run a recorded run again: SUMMARY=out/<id>/summary.json [OUT=...] [ARGS=...]
+	bash dashboards/report/rerun.sh --summary "$(SUMMARY)" --out "$(or $(OUT),out/rerun)" $(ARGS)
 
 ##@ Tests
 .PHONY: test test-chart test-scenarios test-dashboards test-cluster test-e2e test-report

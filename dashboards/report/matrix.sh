@@ -140,7 +140,7 @@ run_variant() {
   [ -s "$dir/testrun.json" ] || die "variant $name: no TestRun with label bench/testid=$testid appeared"
   log "variant $name: merging every runner of $testid from $PROM_URL"
   bash "$BENCH_ROOT/dashboards/report/report.sh" results --testid "$testid" --prometheus "$PROM_URL" --out "$dir" \
-    --wait-settled 60 "${series[@]}" "${BUDGETS[@]}" > "$dir/results.log" 2>&1 \
+    --wait-settled 60 --release "$RELEASE" --namespace "$NAMESPACE" "${series[@]}" "${BUDGETS[@]}" > "$dir/results.log" 2>&1 \
     || die "variant $name: results failed: $(tail -n 20 "$dir/results.log")"
   log "variant $name: $(head -n 1 "$dir/results.log")"
 }
@@ -171,7 +171,7 @@ main() {
     esac
   done
   [ -n "$OUT" ] || die "--out DIR is required (where the summaries and the report go)"
-  [ ${#variants[@]} -ge 2 ] || die "give at least two variants NAME:SPEC to compare (got ${#variants[@]})"
+  [ ${#variants[@]} -ge 1 ] || die "give at least one variant NAME:SPEC (two or more are compared)"
   [[ $cooldown =~ ^[0-9]+$ ]] || die "--cooldown '$cooldown' is not a whole number of seconds"
   [[ $MATRIX_TIMEOUT =~ ^[0-9]+$ ]] || die "--timeout '$MATRIX_TIMEOUT' is not a whole number of seconds"
   [[ $repeats =~ ^[0-9]+$ ]] && [ "$repeats" -ge 1 ] && [ "$repeats" -le 20 ] \

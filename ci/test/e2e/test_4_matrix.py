@@ -9,6 +9,7 @@ runner), compared in one report. Run once by the first case here:
   spike      scenarios/spike.js (scenarios/README.md's example): 5 -> 10 -> 5 once, its own setting
 """
 import json
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -172,3 +173,44 @@ def test_spike_the_readme_example_through_the_chart(matrix):
     m = v["spike"].summary
     assert (m["scenario"], m["scale_events"]) == ("spike", 2) and m["requests"]["total"] > 0, m
     assert m["convergence_ms"]["added"]["count"] > 0, m["convergence_ms"]
+
+
+def test_provenance_read_from_the_release_and_the_cluster(matrix):
+    """Every merged run records what reruns it, read with helm and kubectl from the release and the
+    cluster (benchreport/provenance.py): the chart version of this checkout, the values the variant
+    gave (the run id left out), the API server's and the node's versions, Traefik's image with the
+    digest the node resolved, the runner count; nothing unreadable with the harness' rights."""
+    _, v = matrix
+    chart = re.search(r"^version:\s*(\S+)", (ROOT / "charts/bench/Chart.yaml").read_text(), re.M).group(1)
+    for name, variant in v.items():
+        p = variant.summary["provenance"]
+        assert p["unreadable"] == {} and p["chart"]["version"] == chart and p["revision"] >= 1, (name, p)
+        assert "runId" not in p["values"]["loadtest"], (name, p["values"]["loadtest"])
+        assert p["kubernetes_version"].startswith("v1.") and p["nodes"]["count"] == 1, (name, p["nodes"])
+        assert p["nodes"]["kinds"][0]["kubelet"] == p["kubernetes_version"], (name, p)
+        traefik = [i for i in p["controller_images"] if "traefik" in i["pod"]]
+        assert traefik and all(i["image_id"] for i in traefik), (name, p["controller_images"])
+    three = v["three"].summary["provenance"]
+    assert three["values"]["loadtest"]["parallelism"] == 3 and three["runners"]["count"] == 3, three
+    assert v["pod"].summary["provenance"]["values"]["loadtest"]["target"] == "pod"
+
+
+def test_rerun_from_a_summary_repeats_the_run(kube, matrix):
+    """make rerun (dashboards/report/rerun.sh): the clusterip run again from its summary alone, with
+    a new run id: the same scenario, target, rate, connections and duration, merged and reported."""
+    out, v = matrix
+    first = v["clusterip"].summary
+    again = out.parent / f"{out.name}-rerun"
+    shutil.rmtree(again, ignore_errors=True)
+    result = kube.run(["bash", ROOT / "dashboards" / "report" / "rerun.sh", "--summary",
+                       out / "clusterip" / "summary.json", "--out", again, "--prometheus", kube.prom_url,
+                       "--cooldown", "0", "--timeout", "600"])
+    Path(f"{again}.log").write_text(result.stdout + result.stderr)
+    assert result.returncode == 0, f"rerun.sh exited {result.returncode}:\n{result.stderr[-3000:]}"
+    second = json.loads((again / "rerun" / "summary.json").read_text())
+    assert second["testid"] != first["testid"] and second["requests"]["total"] > 0, second["testid"]
+    keys = ("target_url", "rate", "connections", "duration_s", "path")
+    assert (second["scenario"], [second["settings"][k] for k in keys]) == \
+        (first["scenario"], [first["settings"][k] for k in keys]), (second["settings"], first["settings"])
+    assert second["provenance"]["values"] == first["provenance"]["values"]
+    assert (again / "report" / "report.html").is_file()

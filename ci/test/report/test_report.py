@@ -519,7 +519,7 @@ def test_bad_input(report, bad_inputs, runs, work, case):
 # ---- matrix runner: argument checks (a cluster run is documented in dashboards/report/README.md) ----
 
 MATRIX = {
-    "one variant": (["a:loadtest.rate=1"], "at least two variants"),
+    "no variant": ([], "give at least one variant NAME:SPEC"),
     "bad variant name": (["A B:x=1", "b:loadtest.rate=1"], "variant 'A B:x=1' is not NAME:SPEC"),
     "bad spec item": (["a:oops", "b:loadtest.rate=1"], "item 'oops' in variant spec 'oops' is neither"),
     "missing values file": (["a:nope.yaml", "b:loadtest.rate=1"],

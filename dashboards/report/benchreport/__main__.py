@@ -1,11 +1,13 @@
 """bench report: summary.json files (+ Prometheus) -> report.html, report.md, report.json, charts/.
-`results` (results.py): one run id + Prometheus -> the merged summary.json of all runners, then its report."""
+`results` (results.py): one run id + Prometheus -> the merged summary.json of all runners, then its report.
+`rerun` (provenance.py): a merged summary -> the values file that runs it again."""
 
 import argparse
 import sys
 
 from .prometheus import DEFAULT_LOOKBACK_S
 from .report import ReportRequest, write_report
+from .provenance import rerun_main
 from .results import main as results_main
 from .verdict import ALL_BUDGET_KEYS, DEFAULT_BUDGETS
 
@@ -39,6 +41,8 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["results"]:
         return results_main(argv[1:])
+    if argv[:1] == ["rerun"]:
+        return rerun_main(argv[1:])
     return write_report(ReportRequest(**vars(parse_args(argv))))
 
 

@@ -4,13 +4,14 @@ Usage (make results TESTID=... PROMETHEUS=... OUT=...):
   python -m benchreport results --testid ID --prometheus URL --out DIR
       [--runner-summary summary.json ...] [--rate N] [--duration 180s] [--wait-settled SECONDS]
       [--series ID --repeat N] [--controller-namespace REGEX] [--controller-pods REGEX]
-      [--budget KEY=VALUE ...] [--fail-on-verdict] [--lookback SECONDS]
+      [--release NAME [--namespace NS]] [--budget KEY=VALUE ...] [--fail-on-verdict] [--lookback SECONDS]
   python -m benchreport results --list --prometheus URL
 Prometheus holds what every runner measured and what the run was asked to do: each runner's setup()
 writes the settings as the tags of k6_bench_run_info (scenarios/lib/run-info.js). In this order,
 later winning: those, a runner's own summary (--runner-summary: its environment), --rate/--duration;
 a setting none of them gives stays null (the duration is then measured from the samples, with a
-note)."""
+note). With --release, the summary's provenance records what reruns it (provenance.py: the user's
+helm and kubectl read the release, its cluster and the controller's image digests)."""
 
 import argparse
 import json
@@ -22,10 +23,13 @@ import time
 from .cost import controller_cost
 from .merge import MergeError, merge_run
 from .prometheus import DEFAULT_LOOKBACK_S, Prometheus, PrometheusError, selector
+from .provenance import collect as collect_provenance
 from .report import ReportRequest, write_report
 from .summary import SCHEMA, SETTINGS_ORDER
 
 RUN_ID = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")  # charts/bench values.schema.json
+RELEASE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,51}[a-z0-9])?$")  # a Helm release name: at most 53
+NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 DURATION = re.compile(r"^(?:([0-9]+(?:\.[0-9]+)?)h)?(?:([0-9]+(?:\.[0-9]+)?)m(?!s))?(?:([0-9]+(?:\.[0-9]+)?)s)?(?:([0-9]+)ms)?$")
 
 
@@ -131,6 +135,11 @@ def parse_args(argv):
     p.add_argument("--controller-pods", metavar="REGEX",
                    help="pod-name regex of the controller's pods (default: the controller dashboard's, "
                         "scenarios/contract.json controllerPods)")
+    p.add_argument("--release", metavar="NAME",
+                   help="the Helm release that ran it: the summary then records its provenance (chart and "
+                        "subchart versions, the values given, Kubernetes, nodes, the controller's image "
+                        "digests, runners), read with your helm and kubectl; make rerun runs it again")
+    p.add_argument("--namespace", default="bench", metavar="NS", help="the release's namespace (default: %(default)s)")
     p.add_argument("--budget", action="append", default=[], metavar="KEY=VALUE", help="as for the report")
     p.add_argument("--fail-on-verdict", action="store_true", help="exit 1 when the run does not PASS")
     args = p.parse_args(argv)
@@ -146,6 +155,10 @@ def parse_args(argv):
         p.error(f"--series {args.series!r} is not a series id: letters, digits, '-', '_', '.', at most 63")
     if args.repeat is not None and args.repeat < 1:
         p.error(f"--repeat {args.repeat} must be a whole number from 1")
+    for name, pattern, most in (("release", RELEASE, 53), ("namespace", NAMESPACE, 63)):
+        value = getattr(args, name)
+        if value is not None and not pattern.match(value):
+            p.error(f"--{name} {value!r} is not a {name} name: lowercase letters, digits and '-', at most {most}")
     if args.rate is not None and args.rate <= 0:
         p.error(f"--rate {args.rate:g} must be a positive number of requests per second")
     return args
@@ -203,6 +216,9 @@ def main(argv):
             prom, summary["merge"]["first_sample_unix"], summary["merge"]["last_sample_unix"],
             summary["requests"]["total"], namespace_regex=args.controller_namespace,
             pod_regex=args.controller_pods)
+        if args.release:
+            summary["provenance"] = collect_provenance(args.release, args.namespace, args.controller_namespace,
+                                                       summary["controller_cost"]["pod_regex"])
     except (SettingsError, MergeError, PrometheusError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -217,6 +233,8 @@ def main(argv):
           f"errors {sum(summary['errors'].values())}, dropped {r['dropped_iterations']} -> {path}")
     for note in summary["merge"]["notes"]:
         print(f"note: {note}")
+    for part, reason in ((summary.get("provenance") or {}).get("unreadable") or {}).items():
+        print(f"note: provenance: {part} not recorded: {reason}")
     if summary["controller_cost"]["unknown_reason"]:
         print(f"note: controller cost unknown: {summary['controller_cost']['unknown_reason']}")
     return write_report(ReportRequest([path], args.out, prometheus=args.prometheus,
