@@ -22,7 +22,7 @@ import sys
 SCHEMA_NOTE = "helm get values: the values given at install, i.e. what differs from the chart's defaults"
 # Keys whose values are secrets: left out of the summary (which users publish) and of a rerun.
 REDACT = re.compile(r"(password|passwd|token|api[-_]?key|private[-_]?key|credentials?|client[-_]?secret)$", re.I)
-CHART_LABEL = re.compile(r"^\s*helm\.sh/chart:\s*['\"]?([A-Za-z0-9._-]+?)-(v?[0-9][0-9A-Za-z.+-]*)['\"]?\s*$")
+CHART_LABEL = re.compile(r"^\s*helm\.sh/chart:\s*['\"]?([A-Za-z0-9._-]+?)-(v?[0-9][0-9A-Za-z.+_-]*)['\"]?\s*$")
 NAMESPACE = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 COMMAND_TIMEOUT_S = 60
 
