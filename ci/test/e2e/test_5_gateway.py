@@ -4,6 +4,7 @@ Gateway provider (values/traefik-gateway.yaml) on the local-cluster values. Trae
 the release here, so its address is given. The Ingress is left out: on one entry point Traefik's
 Ingress router for the same host wins (priority = its rule's length, 38, against 13 for the
 HTTPRoute's Host + PathPrefix("/")), and the load would not take the HTTPRoute."""
+import json
 import shutil
 from dataclasses import dataclass
 
@@ -167,6 +168,20 @@ def test_route_propagation_every_route_served_one_sample_each(kube, propagation_
     samples = kube.prom_value(f"histogram_count(sum(k6_bench_route_propagation_seconds{{{t}}}))", propagation_run.end)
     created = kube.prom_value(f"sum(k6_bench_routes_created_total{{{t}}})", propagation_run.end)
     assert (samples, created) == (ROUTE_COUNT, ROUTE_COUNT), f"Prometheus: {samples} samples, {created} routes created"
+
+
+def test_route_propagation_controller_cost_per_route(kube, propagation_run):
+    """make results on the propagation run: Traefik's CPU-seconds and peak memory per route created,
+    from the kubelet's cAdvisor and the run's bench_routes_created series; the report has the columns."""
+    out = kube.work / "runs" / f"{propagation_run.testid}-results"
+    r = kube.run(["bash", ROOT / "dashboards" / "report" / "report.sh", "results", "--testid", propagation_run.testid,
+                  "--prometheus", kube.prom_url, "--out", out, "--wait-settled", "60"])
+    assert r.returncode == 0, f"results exited {r.returncode}:\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}"
+    cost = json.loads((out / "summary.json").read_text())["controller_cost"]
+    assert cost["routes"] == ROUTE_COUNT and cost["unknown_reason"] is None, cost
+    assert cost["cpu_seconds_per_route"] == pytest.approx(cost["cpu_seconds"] / ROUTE_COUNT, rel=0.002), cost
+    assert cost["memory_peak_bytes_per_route"] == round(cost["memory_peak_bytes"] / ROUTE_COUNT), cost
+    assert "CPU-seconds per route" in (out / "report.md").read_text()
 
 
 def test_route_propagation_routes_deleted_after_the_run(kube, propagation_run):

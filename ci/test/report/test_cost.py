@@ -3,10 +3,11 @@ Prometheus (this part's Prometheus has only k6's) every figure is null and the r
 query and the flags; the report shows it. The figures themselves come from the kubelet's real
 cAdvisor on the local cluster (ci/test/e2e/test_4_matrix.py)."""
 import json
+import re
 
 import pytest
 
-from conftest import ROOT, output_of
+from conftest import ROOT, TD, output_of
 
 CONTRACT = ROOT / "ci/test/contract.py"
 
@@ -80,3 +81,28 @@ def test_cpu_sums_containers_and_counts_a_counter_reset():
 def test_cpu_unknown_with_one_sample():
     from benchreport.cost import _cpu_seconds
     assert _cpu_seconds([samples((5, 1))], 0, 20) is None
+
+
+def test_cost_per_route_columns_only_for_route_runs(report, work):
+    """A route experiment's cost (controller_cost.routes and the per-route figures) adds three
+    columns to the table; a load run beside it shows its per-route cells empty. The figures come
+    from real cAdvisor series on the local cluster (ci/test/e2e/test_5_gateway.py)."""
+    routes = json.loads((TD / "routes-ab.json").read_text())
+    routes["controller_cost"] = {
+        "namespace_regex": ".*", "pod_regex": "traefik.*", "pods": ["bench-traefik/traefik-1"], "cpu_seconds": 2.5,
+        "cpu_seconds_per_1k_requests": 0.5, "memory_peak_bytes": 64 * 2**20, "routes": 20,
+        "cpu_seconds_per_route": 0.125, "memory_peak_bytes_per_route": round(64 * 2**20 / 20), "unknown_reason": None}
+    load = json.loads((TD / "traefik.json").read_text())
+    load["controller_cost"] = dict(routes["controller_cost"], routes=None, cpu_seconds_per_route=None,
+                                   memory_peak_bytes_per_route=None)
+    for name, summary in (("cost-routes", routes), ("cost-load", load)):
+        (work / f"{name}.json").write_text(json.dumps(summary))
+        v = report.script(CONTRACT, "valid", work / f"{name}.json")
+        assert v.returncode == 0, output_of(v)
+    out = work / "out/cost-per-route"
+    r = report("--out", str(out), str(work / "cost-routes.json"), str(work / "cost-load.json"))
+    assert r.returncode == 0, output_of(r)
+    md = (out / "report.md").read_text()
+    header = next(line for line in md.splitlines() if line.startswith("| run | requests | CPU-seconds"))
+    assert "| routes | CPU-seconds per route | peak memory per route (MiB) |" in header, header
+    assert re.search(r"^\| route-propagation \|.*\| 20 \| 0\.125 \| 3\.2 \|", md, re.M), md

@@ -47,8 +47,9 @@ def _cpu_seconds(series, first, last):
     return total if seen else None
 
 
-def controller_cost(prom, first, last, requests, namespace_regex=".*", pod_regex=None):
-    """The summary's controller_cost for the load between unix times first and last."""
+def controller_cost(prom, first, last, requests, namespace_regex=".*", pod_regex=None, routes=None):
+    """The summary's controller_cost for the load between unix times first and last; with ROUTES (the
+    route experiments' route count) also per route, as gateway-api-bench normalises it."""
     pod_regex = pod_regex or default_pod_regex()
     sel = f'{{namespace=~"{_quote(namespace_regex)}", pod=~"{_quote(pod_regex)}", {CONTAINERS_ONLY}}}'
     window = max(1, int(round(last - first)))
@@ -56,7 +57,8 @@ def controller_cost(prom, first, last, requests, namespace_regex=".*", pod_regex
     # 15 to 60 s, often less often than a short run lasts.
     margin = 2 * 60
     cost = {"namespace_regex": namespace_regex, "pod_regex": pod_regex, "pods": [], "cpu_seconds": None,
-            "cpu_seconds_per_1k_requests": None, "memory_peak_bytes": None, "unknown_reason": None}
+            "cpu_seconds_per_1k_requests": None, "memory_peak_bytes": None, "unknown_reason": None,
+            "routes": routes or None, "cpu_seconds_per_route": None, "memory_peak_bytes_per_route": None}
     try:
         pods = prom.query(f"group by (namespace, pod) (last_over_time({CPU}{sel}[{window + margin}s]))", last)
         cost["pods"] = sorted(f'{p["metric"].get("namespace", "")}/{p["metric"].get("pod", "")}' for p in pods)
@@ -77,8 +79,12 @@ def controller_cost(prom, first, last, requests, namespace_regex=".*", pod_regex
         cost["cpu_seconds"] = float(f"{cpu:.4g}")
         if requests:
             cost["cpu_seconds_per_1k_requests"] = float(f"{cpu * 1000 / requests:.4g}")
+        if routes:
+            cost["cpu_seconds_per_route"] = float(f"{cpu / routes:.4g}")
     if memory:
         cost["memory_peak_bytes"] = round(float(memory[0]["value"][1]))
+        if routes:
+            cost["memory_peak_bytes_per_route"] = round(cost["memory_peak_bytes"] / routes)
     if cost["cpu_seconds"] is None or cost["memory_peak_bytes"] is None:
         cost["unknown_reason"] = (f"the controller's pods {', '.join(cost['pods'])} have too few "
                                   f"{CPU if cost['cpu_seconds'] is None else MEMORY} samples around the run "

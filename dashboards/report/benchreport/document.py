@@ -175,19 +175,25 @@ def _controller_cost_blocks(runs):
     costed = [r for r in _file_runs(runs) if r.controller_cost]
     if not costed:
         return []
+    per_route = any(r.controller_cost.get("routes") for r in costed)
+    mib = lambda b: fmt(round(b / 2**20, 2)) if b is not None else fmt(None)  # noqa: E731
     rows = []
     for r in costed:
         c = r.controller_cost
-        mib = c["memory_peak_bytes"] / 2**20 if c.get("memory_peak_bytes") is not None else None
         rows.append([r.label, fmt(r.total_requests), fmt(c.get("cpu_seconds")), fmt(c.get("cpu_seconds_per_1k_requests")),
-                     fmt(round(mib, 1) if mib is not None else None), ", ".join(c.get("pods") or []) or "none",
-                     c.get("unknown_reason") or ""])
+                     mib(c.get("memory_peak_bytes"))]
+                    + ([fmt(c.get("routes")), fmt(c.get("cpu_seconds_per_route")), mib(c.get("memory_peak_bytes_per_route"))]
+                       if per_route else [])
+                    + [", ".join(c.get("pods") or []) or "none", c.get("unknown_reason") or ""])
+    headers = ["run", "requests", "CPU-seconds", "CPU-seconds per 1,000 requests", "peak memory (MiB)"] \
+        + (["routes", "CPU-seconds per route", "peak memory per route (MiB)"] if per_route else []) \
+        + ["pods", "unknown because"]
     return [Block("h2", "Controller cost"),
             Block("p", "What the controller's pods spent during the load, from the kubelet's cAdvisor series "
                        "(container_cpu_usage_seconds_total, container_memory_working_set_bytes; pods chosen by "
-                       "the namespace and pod regexes of make results, the controller dashboard's by default)."),
-            Block("table", headers=["run", "requests", "CPU-seconds", "CPU-seconds per 1,000 requests",
-                                    "peak memory (MiB)", "pods", "unknown because"], rows=rows)]
+                       "the namespace and pod regexes of make results, the controller dashboard's by default)"
+                       + ("; per route for the route experiments, over the routes the run created." if per_route else ".")),
+            Block("table", headers=headers, rows=rows)]
 
 
 def _runners_table(run):

@@ -25,7 +25,7 @@ from .merge import MergeError, merge_run
 from .prometheus import DEFAULT_LOOKBACK_S, Prometheus, PrometheusError, selector
 from .provenance import collect as collect_provenance
 from .report import ReportRequest, write_report
-from .summary import SCHEMA, SETTINGS_ORDER
+from .summary import SCHEMA, SETTINGS_ORDER, prometheus_name
 
 RUN_ID = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")  # charts/bench values.schema.json
 RELEASE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,51}[a-z0-9])?$")  # a Helm release name: at most 53
@@ -182,6 +182,15 @@ def collect_settings(args, prom):
     return settings, scenario, controller
 
 
+def routes_created(prom, testid, last_sample):
+    """How many routes the run's route experiment created (bench_routes_created, every kind, read
+    at the run's last sample): None for a run that created none."""
+    name = prometheus_name("bench_routes_created")
+    result = prom.query(f"sum(last_over_time({name}{selector(testid)}[{int(DEFAULT_LOOKBACK_S)}s]))", last_sample + 5)
+    count = round(float(result[0]["value"][1])) if result else 0
+    return count or None
+
+
 def wait_settled(prom, testid, timeout_s):
     """Waits until the run's request total in Prometheus reads the same twice, 2 s apart."""
     query = f"sum(last_over_time(k6_http_reqs_total{selector(testid)}[{int(DEFAULT_LOOKBACK_S)}s]))"
@@ -215,7 +224,7 @@ def main(argv):
         summary["controller_cost"] = controller_cost(
             prom, summary["merge"]["first_sample_unix"], summary["merge"]["last_sample_unix"],
             summary["requests"]["total"], namespace_regex=args.controller_namespace,
-            pod_regex=args.controller_pods)
+            pod_regex=args.controller_pods, routes=routes_created(prom, args.testid, summary["merge"]["last_sample_unix"]))
         if args.release:
             summary["provenance"] = collect_provenance(args.release, args.namespace, args.controller_namespace,
                                                        summary["controller_cost"]["pod_regex"])

@@ -15,6 +15,13 @@ PERCENTILE_FRACTIONS = {p: float(p[1:]) / 100 for p in PERCENTILES}
 LATENCY_KEYS = ["min", "avg", "max"] + PERCENTILES
 ERROR_CLASSES = list(CONTRACT["errorClasses"]["causes"])
 CONVERGENCE_EVENTS = ["added", "removed"]
+
+
+def prometheus_name(metric):
+    """The Prometheus series name of k6 metric METRIC (scenarios/contract.json metrics)."""
+    return next(m["prometheus"] for m in CONTRACT["metrics"]["list"] if m["name"] == metric)
+
+
 CONVERGENCE_STATS = ["count", "p50", "max"]
 # Settings shown first, in this order; any other key the summary carries follows.
 # Top-level keys of bench.summary/v1; any other (e.g. a scenario's "throughput") is shown as extra.
