@@ -154,3 +154,23 @@ def test_bad_release_name_refused(report, work):
     r = report("results", "--testid", "x", "--prometheus", "http://127.0.0.1:9", "--out", str(work / "x"),
                "--release", "Bench_1")
     assert r.returncode == 2 and "--release 'Bench_1' is not a release name" in r.stderr, output_of(r)
+
+
+def test_report_shows_the_provenance(report, tmp_path, recorded):
+    """The settings table gains provenance rows: chart and release revision, subcharts, Kubernetes,
+    nodes, the controller's image digests, runners."""
+    summary = json.loads((ROOT / "ci/test/report/testdata/traefik.json").read_text())
+    summary["provenance"] = dict(recorded["provenance"], nodes={"count": 1, "kinds": [dict(
+        count=1, instance_type=None, arch="amd64", cpu="2", memory="24Gi", kubelet="v1.34.4", os_image="Debian 12",
+        roles=[])]}, controller_images=[{"namespace": "t", "pod": "traefik-1", "container": "traefik",
+                                         "image": "traefik:v3.6.12", "image_id": "sha256:" + "f" * 64}])
+    (tmp_path / "s.json").write_text(json.dumps(summary))
+    v = report.script(CONTRACT, "valid", tmp_path / "s.json")
+    assert v.returncode == 0, output_of(v)
+    r = report("--out", str(tmp_path / "out"), str(tmp_path / "s.json"))
+    assert r.returncode == 0, output_of(r)
+    md = (tmp_path / "out" / "report.md").read_text()
+    for row in (f"| provenance.chart | bench {chart_version()} (release bench revision 2) |",
+                f"| provenance.subcharts | traefik {locked()['traefik']} |", "| provenance.kubernetes | v1.34.4 |",
+                "| provenance.nodes | 1: 1 x untyped amd64 2 CPU 24Gi |", "| provenance.controller_images | sha256:fff"):
+        assert row in md, f"{row!r} not in the report:\n{md}"

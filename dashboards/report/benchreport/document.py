@@ -39,6 +39,32 @@ def _file_runs(runs):
     return [r for r in runs if not r.path_name]
 
 
+PROVENANCE_ROWS = ("chart", "subcharts", "kubernetes", "nodes", "controller_images", "runners")
+
+
+def _provenance_cell(p, key):
+    """One settings-table cell of a summary's provenance (make rerun runs it again from the file)."""
+    if not p:
+        return "n/a"
+    if key == "chart":
+        c = p.get("chart") or {}
+        return f"{c.get('name')} {c.get('version')} (release {p.get('release')} revision {p.get('revision')})" if c else "n/a"
+    if key == "subcharts":
+        return ", ".join(f"{n} {v}" for n, v in (p.get("subcharts") or {}).items()) or "none"
+    if key == "kubernetes":
+        return fmt(p.get("kubernetes_version"))
+    if key == "nodes":
+        n = p.get("nodes")
+        return "n/a" if not n else f"{n['count']}: " + "; ".join(
+            f"{k['count']} x {k.get('instance_type') or 'untyped'} {k.get('arch')} {k.get('cpu')} CPU {k.get('memory')}"
+            for k in n["kinds"])
+    if key == "controller_images":
+        images = p.get("controller_images")
+        return "n/a" if images is None else ", ".join(sorted({i.get("image_id") or i.get("image") or "?" for i in images})) or "none"
+    r = p.get("runners") or {}
+    return f"{fmt(r.get('count'))} x {r.get('image') or 'n/a'}" if r else "n/a"
+
+
 def _settings_table(runs):
     file_runs = _file_runs(runs)
     keys = [k for k in SETTINGS_ORDER if any(k in r.settings for r in file_runs)]
@@ -51,8 +77,10 @@ def _settings_table(runs):
              for k in ("rate_target", "rate_achieved", "total", "dropped_iterations")]
     extra = sorted({k for r in file_runs for k in r.extra})
     rows += [[k] + [fmt(r.extra.get(k)) for r in file_runs] for k in extra]
-    rows += [["scale_events"] + [fmt(r.scale_events) for r in file_runs],
-             ["summary file"] + [r.source for r in file_runs]]
+    rows += [["scale_events"] + [fmt(r.scale_events) for r in file_runs]]
+    if any(r.provenance for r in file_runs):
+        rows += [[f"provenance.{k}"] + [_provenance_cell(r.provenance, k) for r in file_runs] for k in PROVENANCE_ROWS]
+    rows += [["summary file"] + [r.source for r in file_runs]]
     return Block("table", headers=["setting"] + [r.label for r in file_runs], rows=rows)
 
 
