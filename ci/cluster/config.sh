@@ -37,3 +37,9 @@ BENCH_CLUSTER_DIR=${BENCH_CLUSTER_DIR:-/var/lib/bench-cluster}
 BENCH_CLUSTER_RUN=${BENCH_CLUSTER_RUN:-/run/bench-cluster}
 BENCH_CONTAINERD_SOCK=$BENCH_CLUSTER_RUN/containerd/containerd.sock
 BENCH_KUBECONFIG=$BENCH_CLUSTER_DIR/pki/admin.kubeconfig
+
+# Disk. The kubelet evicts every pod and taints the node (disk-pressure: nothing schedules) when
+# its filesystem has less than BENCH_EVICTION_FREE left; up refuses to start with less than
+# BENCH_MIN_FREE_GIB free there (the images, etcd, logs and runs of a test take about 3 GiB).
+BENCH_EVICTION_FREE=1Gi
+BENCH_MIN_FREE_GIB=${BENCH_MIN_FREE_GIB:-4}

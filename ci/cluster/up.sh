@@ -21,6 +21,18 @@ check_ports_free() {
   done
 }
 
+# Too little disk and the node comes up tainted disk-pressure: every pod then stays Pending with
+# "untolerated taint(s)". Say it before starting anything, naming the filesystem and what to free.
+check_disk_free() {
+  local path=$BENCH_CLUSTER_DIR avail_kib
+  [[ $BENCH_MIN_FREE_GIB =~ ^[0-9]+$ ]] || die "BENCH_MIN_FREE_GIB='$BENCH_MIN_FREE_GIB' is not a whole number of GiB"
+  until [ -e "$path" ]; do path=$(dirname "$path"); done
+  avail_kib=$(df -Pk "$path" | awk 'NR == 2 {print $4}')
+  [ "$avail_kib" -ge $((BENCH_MIN_FREE_GIB * 1024 * 1024)) ] || die "only $((avail_kib / 1024)) MiB free on \
+the filesystem of $path (df $path); the cluster needs $BENCH_MIN_FREE_GIB GiB (BENCH_MIN_FREE_GIB): free some \
+(old clones, ~/.cache/go-build) and run up again"
+}
+
 # Another Kubernetes (or a crashed bench cluster) would share the KUBE- chains; never mix them.
 check_no_foreign_cluster() {
   local chains
@@ -280,8 +292,9 @@ clusterDNS: [$BENCH_DNS_IP]
 clusterDomain: $BENCH_CLUSTER_DOMAIN
 resolvConf: $dir/resolv.conf
 podLogsDir: $BENCH_CLUSTER_DIR/pod-logs
-# A shared build machine: evict only when really short.
-evictionHard: {memory.available: 100Mi, nodefs.available: 2%, imagefs.available: 2%, nodefs.inodesFree: 2%}
+# A shared build machine: evict only when really short. Absolute, not a share: 2% of a 250 GB disk
+# is 5 GB, which a machine full of clones and Go caches crossed mid-test (ci/cluster/config.sh).
+evictionHard: {memory.available: 100Mi, nodefs.available: $BENCH_EVICTION_FREE, imagefs.available: $BENCH_EVICTION_FREE, nodefs.inodesFree: 2%}
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 serializeImagePulls: false
@@ -353,6 +366,7 @@ main() {
     bash "$BENCH_ROOT/ci/cluster/down.sh"
   fi
   check_ports_free
+  check_disk_free
   check_no_foreign_cluster
   mkdir -p "$BENCH_CLUSTER_DIR" "$BENCH_CLUSTER_RUN"
   local p

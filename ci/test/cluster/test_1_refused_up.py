@@ -44,5 +44,12 @@ def test_up_with_api_port_in_use_names_port_and_variable(cluster):
                        env={**os.environ, "BENCH_API_PORT": str(port)})
 
 
+def test_up_with_too_little_disk_names_the_filesystem_and_the_variable(cluster):
+    """More free space asked than any disk has: refused before anything starts, naming the free
+    MiB, the folder's filesystem and the variable (a full disk otherwise taints the node)."""
+    expect_refusal(script("up"), "the cluster needs 100000 GiB (BENCH_MIN_FREE_GIB)",
+                   env={**os.environ, "BENCH_MIN_FREE_GIB": "100000"})
+
+
 def test_refused_up_leaves_nothing_behind(cluster):
     assert leftovers() == []
