@@ -43,10 +43,15 @@ render_manifest() {
       -e "s/BENCH_NODE_NAME/$BENCH_NODE_NAME/g" "$1"
 }
 
-# wait_rollout NAMESPACE DEPLOYMENT: waits until the Deployment's pods are ready (clear error if not).
+# wait_rollout NAMESPACE DEPLOYMENT: waits until the Deployment's pods are ready (clear error if not:
+# the pods described and the node's taints, which a scheduling event counts but does not name).
 wait_rollout() {
-  kubectl -n "$1" rollout status "deployment/$2" --timeout=180s >&2 ||
-    { kubectl -n "$1" describe pods >&2; die "deployment $1/$2 did not become ready in 180 s (pods described above)"; }
+  local taints
+  kubectl -n "$1" rollout status "deployment/$2" --timeout=180s >&2 && return 0
+  kubectl -n "$1" describe pods >&2
+  taints=$(kubectl get nodes -o jsonpath='{range .items[*]}{.metadata.name}: {range .spec.taints[*]}{.key}={.effect} {end}{"\n"}{end}' 2>&1)
+  die "deployment $1/$2 did not become ready in 180 s (pods described above; node taints: ${taints:-none}; \
+disk-pressure means the node's filesystem is nearly full: df /var/lib)"
 }
 
 # wait_crd_established NAME: waits up to 60 s (right after apply the CRD has no status yet, which
