@@ -228,11 +228,11 @@ def run_overview():
                    "expr": "sum by (action) (increase(k6_bench_scale_events_total{%s}[$__rate_interval])) > 0" % RUN},
         "titleFormat": "{{action}}", "textFormat": "churn: {{action}}",
         "tagKeys": "action", "useValueForTime": False}
-    # The warm-up's window: every step at which its requests were being sent (Grafana joins
-    # consecutive steps of an annotation query into one region).
+    # The warm-up's window: every step at which its requests were being sent, as 1 (Grafana joins
+    # consecutive steps of an annotation query with a value of 1 or more into one region; 0 is none).
     warmup_annotation = {
         "datasource": DS, "enable": True, "iconColor": "purple", "name": "Warm-up",
-        "target": {"refId": "Warmup", "interval": "5s", "expr": f"{WARMUP_REQS} > 0"},
+        "target": {"refId": "Warmup", "interval": "5s", "expr": f"{WARMUP_REQS} > bool 0"},
         "titleFormat": "warm-up", "textFormat": "warm-up: at the target rate, left out of every figure",
         "useValueForTime": False}
     return dashboard(

@@ -137,7 +137,7 @@ class Prometheus:
         step = max(1.0, round((end - start) / TARGET_POINTS))
         # k6 remote-writes every 5 s by default: a rate needs a few samples in its window.
         window = f"{int(max(15, 3 * step))}s"
-        sel = selector(testid)
+        sel = selector(testid, measured=True)  # without the warm-up's series, as every figure
         load = selector(testid, load_only=True)
         ts.start, ts.end, ts.step = start, end, step
 
