@@ -4,6 +4,7 @@
 // Load: as static.js on BENCH_TARGET_URL, which must be https://, path BENCH_PATH (default here
 //   /bytes/0), `Connection: close` on every request (BENCH_KEEPALIVE is not used).
 // Churn: none.
+// Warm-up: BENCH_WARMUP, as static.js (its handshakes are left out too).
 // Thresholds: no dropped iterations.
 // Summary: requests.rate_achieved is the handshake rate; tls_handshake_ms has the handshake times.
 import { runConfig } from './lib/run-config.js';
@@ -26,9 +27,9 @@ const experiment = customExperiment(loadOnly(request), (lib) => {
     },
   });
   return {
-    scenarios: { load: lib.loadScenario(cfg, { exec: 'load', rate: cfg.rate, durationMs: cfg.durationMs }) },
+    scenarios: lib.measuredLoad(cfg, 'load'),
     report,
-    thresholds: { dropped_iterations: ['count==0'], [HANDSHAKE]: ['max>=0'] },
+    thresholds: Object.assign(lib.noDroppedIterations(cfg), { [HANDSHAKE]: ['max>=0'] }),
     targets: [[request, 'BENCH_TARGET_URL + BENCH_PATH']],
   };
 });

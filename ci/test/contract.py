@@ -14,6 +14,7 @@ Usage (ci/test/report/test_contract.py runs each as one case; exit 0 = equal, 1 
   contract.py k6-metrics DUMP           scenarios/lib/metrics.js + route-metrics.js names and types
   contract.py k6-variables DUMP         scenarios/lib/config.js DEFAULTS (every BENCH_* and its default)
   contract.py k6-variable-types DUMP    config.js loadConfig accepts and refuses each type's examples
+  contract.py k6-warmup DUMP            scenarios/lib/load.js WARMUP (the warm-up's scenario name and role)
   contract.py chart-variables           the TestRun's BENCH_* (_pod.tpl) and their values.yaml keys
   contract.py chart-variable-types HELM CHART
                                         helm template of CHART (an offline copy) accepts and refuses
@@ -144,6 +145,12 @@ def check_k6_variables(dump):
     d = load_dump(dump)
     return [b for b in (differ("scenarios/lib/config.js DEFAULTS (name, default; in order)",
                                list(d["variables"].items()), [(v["name"], v["default"]) for v in VARIABLES]),) if b]
+
+
+def check_k6_warmup(dump):
+    d = load_dump(dump)
+    want = {k: CONTRACT["warmup"][k] for k in ("scenario", "role")}
+    return [b for b in (differ("scenarios/lib/load.js WARMUP", d.get("warmup"), want),) if b]
 
 
 def type_examples(v):
@@ -462,7 +469,7 @@ def main(argv):
     checks = {
         "self": check_self, "k6-errors": check_k6_errors, "k6-percentiles": check_k6_percentiles,
         "k6-metrics": check_k6_metrics, "k6-variables": check_k6_variables,
-        "k6-variable-types": check_k6_variable_types,
+        "k6-variable-types": check_k6_variable_types, "k6-warmup": check_k6_warmup,
         "chart-variables": check_chart_variables, "chart-variable-types": check_chart_variable_types, "readme-variables": check_readme_variables,
         "dashboards-fixture": check_dashboards_fixture,
         "readme-metrics": check_readme_metrics, "readme-errors": check_readme_errors,

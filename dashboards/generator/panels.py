@@ -9,23 +9,29 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 OUT_DIR = ROOT / "dashboards"
 
 DS = {"type": "prometheus", "uid": "${datasource}"}
+# The percentiles the published results use, as (label, quantile), the error classes and the
+# warm-up's scenario and role: from scenarios/contract.json, their one statement.
+CONTRACT = json.loads((ROOT / "scenarios" / "contract.json").read_text())
+PERCENTILES = [(p["key"], p["quantile"]) for p in CONTRACT["percentiles"]["list"]]
+ERROR_CLASSES = list(CONTRACT["errorClasses"]["causes"])
+WARMUP = CONTRACT["warmup"]
 # Every k6 selector is scoped to the selected run(s), without setup()/teardown() requests (a
-# scenario's target probe in setup() is not part of the measured load; k6 tags it group="::setup").
-RUN = 'testid=~"$testid", group!~"::(setup|teardown)"'
+# scenario's target probe in setup() is not part of the measured load; k6 tags it group="::setup")
+# and without the warm-up (BENCH_WARMUP: at the target rate before the measured duration, in no
+# figure; dropped_iterations carries its scenario, not its role).
+RUN_ALL = 'testid=~"$testid", group!~"::(setup|teardown)"'
+RUN = RUN_ALL + f', scenario!="{WARMUP["scenario"]}"'
 # Per-request k6 metrics count the load scenarios only (role="load"), as summary.json does: the churn
 # VU's convergence probes (role="churn", about 50 req/s on fresh connections) are not measured load.
 LOAD = RUN + ', role="load"'
+# The warm-up's requests: only to mark its window (run overview).
+WARMUP_LOAD = RUN_ALL + f', role="{WARMUP["role"]}"'
 REQUEST_METRICS = {"k6_http_reqs_total", "k6_http_req_duration_seconds", "k6_data_sent_total",
                    "k6_data_received_total"}
 
 
 def selector(metric):
     return LOAD if metric in REQUEST_METRICS else RUN
-# The percentiles the published results use, as (label, quantile), and the error classes: from
-# scenarios/contract.json, their one statement.
-CONTRACT = json.loads((ROOT / "scenarios" / "contract.json").read_text())
-PERCENTILES = [(p["key"], p["quantile"]) for p in CONTRACT["percentiles"]["list"]]
-ERROR_CLASSES = list(CONTRACT["errorClasses"]["causes"])
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,13 +1,16 @@
 """Dashboard 1, run overview: one run live, offered vs achieved rate, latency percentiles to
 p99.9999, error classes, backend replicas and endpoint convergence on one time axis."""
 from panels import (  # the panel vocabulary
-    DS, Layout, PERCENTILES, RUN, dashboard, datasource_variable, distribution_panel, k6_quantile,
+    DS, Layout, PERCENTILES, RUN, WARMUP_LOAD, dashboard, datasource_variable, distribution_panel, k6_quantile,
     k6_rate, k6_total, stat, table, targets, testid_variable, timeseries, zero_total,
     zero_while_running)
 
 # The run's request and dropped-iteration rates, used by several rows.
 REQS = k6_rate("k6_http_reqs_total")
 DROPPED = k6_rate("k6_dropped_iterations_total")
+# The warm-up's requests (BENCH_WARMUP): drawn beside the measured ones, and the window they fill
+# marked on every panel (the annotation below); in no figure.
+WARMUP_REQS = k6_rate("k6_http_reqs_total", labels=WARMUP_LOAD)
 
 
 def load_row(lay):
@@ -17,8 +20,11 @@ def load_row(lay):
         "Request rate: offered vs achieved",
         "Achieved = completed requests per second (all runners). Offered = achieved + dropped "
         "iterations: in the open model every iteration is one request, so what k6 could not start "
-        "is the gap to the target rate.",
-        targets((REQS, "achieved"), (f"{REQS} + ({zero_while_running(DROPPED)})", "offered")),
+        "is the gap to the target rate. Warm-up: the requests of the warm-up before the measured "
+        "duration (loadtest.warmup), at the same rate and left out of every other panel and figure; "
+        "the Warm-up annotation marks its window.",
+        targets((REQS, "achieved"), (f"{REQS} + ({zero_while_running(DROPPED)})", "offered"),
+                (WARMUP_REQS, "warm-up (not measured)")),
         "reqps", minimum=0), 12, 8)
     lay.add(timeseries(
         "Dropped iterations",
@@ -222,8 +228,15 @@ def run_overview():
                    "expr": "sum by (action) (increase(k6_bench_scale_events_total{%s}[$__rate_interval])) > 0" % RUN},
         "titleFormat": "{{action}}", "textFormat": "churn: {{action}}",
         "tagKeys": "action", "useValueForTime": False}
+    # The warm-up's window: every step at which its requests were being sent, as 1 (Grafana joins
+    # consecutive steps of an annotation query with a value of 1 or more into one region; 0 is none).
+    warmup_annotation = {
+        "datasource": DS, "enable": True, "iconColor": "purple", "name": "Warm-up",
+        "target": {"refId": "Warmup", "interval": "5s", "expr": f"{WARMUP_REQS} > bool 0"},
+        "titleFormat": "warm-up", "textFormat": "warm-up: at the target rate, left out of every figure",
+        "useValueForTime": False}
     return dashboard(
         "bench-run-overview", "bench / run overview",
         "One benchmark run live: offered vs achieved rate, latency percentiles to p99.9999, error "
         "classes, backend replicas and endpoint convergence on one time axis.",
-        lay, [datasource_variable(), testid_variable(multi=False)], annotations=[scale_annotation])
+        lay, [datasource_variable(), testid_variable(multi=False)], annotations=[scale_annotation, warmup_annotation])

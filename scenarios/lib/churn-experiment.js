@@ -28,7 +28,8 @@ export function experiment(definition) {
   }
   const built = buildExperiment(definition, {
     vus: churnOnly(definition.churn),
-    scenarios: (cfg) => ({ churn: churnScenario(cfg) }),
+    // the churn starts with the measured load, after the warm-up
+    scenarios: (cfg) => ({ churn: churnScenario(cfg, cfg.warmupMs) }),
   });
   if (!vu0) return built.vus;
   const { checkApi, restoreInTeardown } = churnCalls();

@@ -111,13 +111,14 @@ export function churnCalls() {
   // only for cloud runs): a runner that ran its full duration leaves a record whose churn is still
   // within its time (record.until) to the runner that churns, which restores at its own end. A
   // failure is logged, not thrown: the record stays for the next run's setup.
-  // setupData.startedAt: when this runner's setup ended (k6 gives teardown no run duration of its own).
+  // setupData.startedAt: when this runner's setup ended (k6 gives teardown no run duration of its own);
+  // the load ends a warm-up and a duration later.
   function restoreInTeardown(cfg, setupData) {
     try {
       const k8s = connect(cfg);
       const record = readRestoreRecord(getDeployment(k8s, cfg));
       if (!record) return;
-      const stoppedEarly = !setupData || Date.now() < setupData.startedAt + cfg.durationMs;
+      const stoppedEarly = !setupData || Date.now() < setupData.startedAt + cfg.warmupMs + cfg.durationMs;
       if (!stoppedEarly && record.until && Date.now() < record.until) {
         console.log(`churn: teardown: the churn recorded on Deployment ${cfg.namespace}/${cfg.deployment} runs until `
           + `${new Date(record.until).toISOString()}; its runner restores the backend`);

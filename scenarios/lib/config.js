@@ -18,6 +18,25 @@ function fail(name, value, allowed) {
   throw new Error(`invalid ${name}=${JSON.stringify(value)}: ${allowed}`);
 }
 
+// parseWarmup(name, value, durationMs): the warm-up in ms, 0 for none ("0s", "0"). It runs before
+// the measured duration, so it may not be longer than it: a longer one is usually the two swapped.
+function parseWarmup(name, value, durationMs) {
+  const text = String(value).trim();
+  if (/^(0+(\.0+)?(ms|s|m|h)?)+$/.test(text)) return 0;
+  const allowed = 'expected 0s (no warm-up) or a duration like 500ms, 10s or 1m';
+  let ms;
+  try {
+    ms = parseDuration(name, text);
+  } catch (e) {
+    return fail(name, value, allowed);
+  }
+  if (ms > durationMs) {
+    fail(name, value, `${allowed}, at most BENCH_DURATION (${durationMs / 1000} s): the warm-up runs at the same rate `
+      + 'before the measured duration and is left out of every figure');
+  }
+  return ms;
+}
+
 // Defaults for every variable (scenarios/interfaces.md lists the same table).
 export const DEFAULTS = Object.freeze({
   BENCH_TARGET_URL: 'http://127.0.0.1:8080',
@@ -30,6 +49,7 @@ export const DEFAULTS = Object.freeze({
   BENCH_URL_GATEWAY: '', // base URL of the Gateway's data plane (target gateway, route experiments)
   BENCH_RATE: '1000',
   BENCH_DURATION: '60s',
+  BENCH_WARMUP: '0s', // at the target rate before BENCH_DURATION, left out of every figure; 0s = none
   BENCH_CONNECTIONS: '100',
   BENCH_MAX_CONNECTIONS: '', // empty = BENCH_CONNECTIONS
   BENCH_TIMEOUT: '2s',
@@ -177,6 +197,7 @@ export function loadConfig(env, overrides, settings) {
     fail('BENCH_TARGET_HOST', targetHost, 'expected a host name such as bench.local (optionally :port)');
   }
   const namespace = parseDnsName('BENCH_NAMESPACE', raw.BENCH_NAMESPACE);
+  const durationMs = parseDuration('BENCH_DURATION', raw.BENCH_DURATION);
   const api = kubernetesApi(env, raw.BENCH_KUBECONFIG);
   const gatewayNamespace = String(raw.BENCH_GATEWAY_NAMESPACE).trim() === ''
     ? namespace : parseDnsName('BENCH_GATEWAY_NAMESPACE', raw.BENCH_GATEWAY_NAMESPACE);
@@ -188,7 +209,9 @@ export function loadConfig(env, overrides, settings) {
     path: parsePath('BENCH_PATH', raw.BENCH_PATH),
     pathUrls,
     rate: parsePositiveInt('BENCH_RATE', raw.BENCH_RATE, 1000000),
-    durationMs: parseDuration('BENCH_DURATION', raw.BENCH_DURATION),
+    durationMs,
+    warmupMs: parseWarmup('BENCH_WARMUP', raw.BENCH_WARMUP, durationMs),
+    warmupText: String(raw.BENCH_WARMUP).trim(),
     connections,
     maxConnections,
     timeoutMs: parseDuration('BENCH_TIMEOUT', raw.BENCH_TIMEOUT),

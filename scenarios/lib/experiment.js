@@ -58,18 +58,16 @@ export function buildExperiment(definition, extra) {
   return {
     vus,
     vu0(hooks) {
-      const { loadScenario, baseOptions } = vu0.load;
+      const { measuredLoad, noDroppedIterations, baseOptions } = vu0.load;
       const { summaryThresholds, singleTargetReport, makeHandleSummary } = vu0.summary;
       const report = singleTargetReport(definition.name, cfg, definition.summary ? definition.summary(cfg) : {});
       const own = typeof definition.thresholds === 'function' ? definition.thresholds(cfg) : definition.thresholds;
-      const scenarios = Object.assign(
-        { load: loadScenario(cfg, { exec: 'load', rate: cfg.rate, durationMs: cfg.durationMs }) },
-        extra.scenarios ? extra.scenarios(cfg) : {},
-      );
+      // the measured load, after the warm-up if BENCH_WARMUP asks for one (load.js measuredLoad)
+      const scenarios = Object.assign(measuredLoad(cfg, 'load'), extra.scenarios ? extra.scenarios(cfg) : {});
       return {
         // dropped_iterations carries no role tag; a churn VU (per-vu-iterations) never drops one.
         options: baseOptions(report, scenarios,
-          summaryThresholds(report, Object.assign({ dropped_iterations: ['count==0'] }, own || {}))),
+          summaryThresholds(report, Object.assign(noDroppedIterations(cfg), own || {}))),
         setup: () => hooks.setup(cfg, request),
         teardown: (data) => hooks.teardown(cfg, data),
         handleSummary: makeHandleSummary(report),

@@ -43,6 +43,35 @@ export function loadScenario(cfg, opts) {
   };
 }
 
+// The warm-up (BENCH_WARMUP): its scenario's name and role tag (scenarios/contract.json "warmup",
+// parity: ci/test/contract.py k6-warmup). role=warmup keeps its samples out of every figure that
+// counts role=load: the summary's, make results' and the dashboards'.
+export const WARMUP = Object.freeze({ scenario: 'warmup', role: 'warmup' });
+
+// measuredLoad(cfg, exec): {warmup?, load}: the single measured load scenario `load` at cfg.rate for
+// cfg.durationMs and, with a warm-up, the scenario `warmup` before it at the same rate and
+// connection budget, from 0 until `load` starts. The warm-up has no graceful stop: its scenario ends
+// exactly when `load` starts, so k6 hands its VUs, with their open connections, straight on to
+// `load` (k6 reuses the VUs of scenarios that do not overlap; with a graceful stop they would, and
+// `load` would start on fresh VUs and new connections). A warm-up request still in flight at the
+// switch is cut short; it is a warm-up sample, left out like the rest.
+export function measuredLoad(cfg, exec) {
+  const load = loadScenario(cfg, { exec, rate: cfg.rate, durationMs: cfg.durationMs, startMs: cfg.warmupMs });
+  if (!(cfg.warmupMs > 0)) return { load };
+  const warmup = Object.assign(loadScenario(cfg, { exec, rate: cfg.rate, durationMs: cfg.warmupMs }), {
+    gracefulStop: '0s',
+    tags: { role: WARMUP.role },
+  });
+  return { [WARMUP.scenario]: warmup, load };
+}
+
+// noDroppedIterations(cfg): the threshold that fails a run (exit 99) whose measured load dropped
+// iterations. dropped_iterations carries no role tag: with a warm-up, the measured scenario `load`
+// is selected by name (a warm-up that could not hold the rate fails nothing; the summary says it).
+export function noDroppedIterations(cfg) {
+  return { [cfg.warmupMs > 0 ? 'dropped_iterations{scenario:load}' : 'dropped_iterations']: ['count==0'] };
+}
+
 // staircase(cfg, stepCount, exec): stepCount constant-arrival-rate scenarios one after the other,
 // cfg.rate/stepCount up to cfg.rate req/s, each cfg.durationMs/stepCount long (max-rps-style
 // sizing). Returns {scenarios, steps: [{scenario, rateTarget, durationMs, startMs}]}.
@@ -108,6 +137,7 @@ export function loadEndMs(scenarios) {
 // several runners from Prometheus rebuilds by_path and the knee from them (benchreport merge.py).
 export function baseOptions(report, scenarios, thresholds) {
   const cfg = report.cfg;
+  refuseUnusedWarmup(report, scenarios);
   const all = Object.assign({}, scenarios, { runner_lag: lagScenario(loadEndMs(scenarios)) });
   for (const [kind, list] of [['path', report.parts || []], ['step', report.steps || []]]) {
     for (const p of list) {
@@ -140,6 +170,18 @@ export function baseOptions(report, scenarios, thresholds) {
     setupTimeout: k6Duration(cfg.readyTimeoutMs + 60000),
     tags: runTags,
   };
+}
+
+// refuseUnusedWarmup(report, scenarios): a warm-up was asked for (BENCH_WARMUP) but the experiment
+// built none (measuredLoad): it runs its load in parts or steps one after the other, each its own
+// measurement, or beside route changes, and has no single start to warm up to (scenarios/contract.json
+// warmup.refusedBy lists them; the chart refuses loadtest.warmup with them too).
+function refuseUnusedWarmup(report, scenarios) {
+  const cfg = report.cfg;
+  if (!(cfg.warmupMs > 0) || Object.keys(scenarios).some((n) => (scenarios[n].tags || {}).role === WARMUP.role)) return;
+  throw new Error(`invalid BENCH_WARMUP=${JSON.stringify(cfg.warmupText)}: ${report.scenario} takes no warm-up (its load `
+    + 'runs in parts or steps one after the other, each measured on its own, or beside route changes); leave '
+    + 'BENCH_WARMUP empty or 0s (chart: loadtest.warmup)');
 }
 
 // checkTarget(t, variable, cfg): setup() guard. The target must answer with a 2xx or 3xx within

@@ -11,7 +11,7 @@ export const runInfo = new Gauge('bench_run_info');
 // recordRunInfo(cfg, targetUrl): the settings as tags (strings; an unset one is left out).
 export function recordRunInfo(cfg, targetUrl) {
   const tags = {
-    rate: cfg.rate, duration_s: cfg.durationMs / 1000, connections: cfg.connections,
+    rate: cfg.rate, duration_s: cfg.durationMs / 1000, warmup_s: cfg.warmupMs / 1000, connections: cfg.connections,
     timeout_s: cfg.timeoutMs / 1000, keepalive: cfg.keepalive, target_url: targetUrl, path: cfg.path,
     runners: Math.round(1 / runnerShare()),
   };

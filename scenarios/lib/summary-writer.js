@@ -1,7 +1,8 @@
 // The summary writer, loaded in VU 0 only (summary.js): the published-style table (summary.txt, stdout) and the same numbers as JSON
 // (summary.json, and on stdout between BENCH_SUMMARY_JSON_BEGIN / _END lines for log scrapers).
 // Schema bench.summary/v1: scenarios/interfaces.md. Only requests of load scenarios (tag role=load)
-// count; the churn VU's probes (role=churn) and setup checks do not.
+// count; the churn VU's probes (role=churn), the warm-up's requests (role=warmup, load.js
+// measuredLoad: only their number is reported, requests.warmup_requests) and setup checks do not.
 //
 // A report describes the run: {scenario, cfg, targetUrl, path, keepalive, rateTarget, durationMs,
 // churnPattern (string or null), parts: [{name, scenario, rateTarget, durationMs}] for by_path,
@@ -16,10 +17,13 @@ import {
 } from './lag.js';
 import './metrics.js';
 import { runnerShare } from './segment.js';
+import { WARMUP } from './load.js';
 import './churn-metrics.js';
 
 export const SCHEMA = 'bench.summary/v1';
 const LOAD = 'role:load';
+const WARMUP_REQUESTS = `http_reqs{role:${WARMUP.role}}`;
+const WARMUP_DROPPED = `dropped_iterations{scenario:${WARMUP.scenario}}`;
 const PERCENTILES = [['p50', 'p(50)'], ['p90', 'p(90)'], ['p99', 'p(99)'], ['p99.9', 'p(99.9)'],
   ['p99.99', 'p(99.99)'], ['p99.999', 'p(99.999)'], ['p99.9999', 'p(99.9999)']];
 
@@ -46,6 +50,10 @@ export function summaryThresholds(report, thresholds) {
   addThreshold(t, 'bench_endpoint_convergence{event:added}', 'max>=0');
   addThreshold(t, 'bench_endpoint_convergence{event:removed}', 'max>=0');
   addThreshold(t, 'bench_scale_events', 'count>=0');
+  if (report.cfg.warmupMs > 0) {
+    addThreshold(t, WARMUP_REQUESTS, 'count>=0');
+    addThreshold(t, WARMUP_DROPPED, 'count>=0');
+  }
   return t;
 }
 
@@ -87,11 +95,13 @@ export function errorCausesFor(data, filter) {
   return out;
 }
 
-// droppedKey: k6 tags dropped_iterations with the run tags and `scenario` only, never with a
+// droppedFor: k6 tags dropped_iterations with the run tags and `scenario` only, never with a
 // scenario's own tags (role), so role:load never matches it. Only the arrival-rate executors drop
-// iterations and every one of them is a load scenario: for role:load the plain metric is the count.
-function droppedKey(filter) {
-  return filter === LOAD ? 'dropped_iterations' : `dropped_iterations{${filter}}`;
+// iterations and every one of them but the warm-up is a load scenario: for role:load the count is
+// the plain metric's less the warm-up's.
+function droppedFor(data, filter) {
+  if (filter !== LOAD) return count(data, `dropped_iterations{${filter}}`);
+  return count(data, 'dropped_iterations') - count(data, WARMUP_DROPPED);
 }
 
 // requestsFor(data, filter, rateTarget, durationMs): rate_target is this runner's share of
@@ -102,7 +112,7 @@ export function requestsFor(data, filter, rateTarget, durationMs) {
     total,
     rate_target: round(rateTarget * runnerShare(), 1),
     rate_achieved: round(total / (durationMs / 1000), 1),
-    dropped_iterations: count(data, droppedKey(filter)),
+    dropped_iterations: droppedFor(data, filter),
   };
 }
 
@@ -199,6 +209,8 @@ export function buildSummary(data, report, runTags) {
       path: report.path,
       rate: report.rateTarget,
       duration_s: round(durationMs / 1000),
+      // before duration_s, at the same rate, left out of every figure here (load.js measuredLoad)
+      warmup_s: round(cfg.warmupMs / 1000),
       connections: cfg.connections,
       timeout_s: round(cfg.timeoutMs / 1000),
       keepalive: report.keepalive,
@@ -226,6 +238,7 @@ export function buildSummary(data, report, runTags) {
   // the entry script's own settings (experiment({settings})), as the run used them
   if (cfg.settingTexts && Object.keys(cfg.settingTexts).length > 0) summary.settings.script = cfg.settingTexts;
   summary.requests.dropped_because = droppedBecause(summary);
+  if (cfg.warmupMs > 0) summary.requests.warmup_requests = count(data, WARMUP_REQUESTS);
   if (report.extend) report.extend(data, summary);
   return summary;
 }
@@ -338,6 +351,10 @@ export function formatText(s) {
     + `timeout ${st.timeout_s} s   keep-alive ${st.keepalive ? 'on' : 'off'}   TLS ${st.tls ? 'on' : 'off'}`);
   if (st.churn_pattern || s.scale_events > 0) {
     lines.push(`churn ${st.churn_pattern || '-'}   scale events ${s.scale_events}`);
+  }
+  if (st.warmup_s > 0) {
+    lines.push(`warm-up ${st.warmup_s} s before it at the same rate: ${s.requests.warmup_requests} requests, left out of `
+      + 'every figure below');
   }
   if (st.script) lines.push(`script settings   ${Object.keys(st.script).map((k) => `${k}=${st.script[k]}`).join('   ')}`);
   lines.push('');

@@ -9,6 +9,7 @@ import * as churnMetrics from '../lib/churn-metrics.js';
 import * as routeMetrics from '../lib/route-metrics.js';
 import * as runInfo from '../lib/run-info.js';
 import { latencyFrom } from '../lib/summary-writer.js';
+import { WARMUP } from '../lib/load.js';
 
 const contract = JSON.parse(open('../contract.json'));
 // The k6 trend stats the contract names, each given a distinct value: latencyFrom must put value
@@ -62,6 +63,7 @@ export function handleSummary(data) {
   const dump = {
     variables: DEFAULTS,
     variableProbes: probeVariables(),
+    warmup: WARMUP,
     errorCauses: ERROR_CAUSES,
     errorClasses: ERROR_CLASSES,
     latencyKeys: Object.keys(latencyFrom(null)),

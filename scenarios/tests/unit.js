@@ -21,6 +21,7 @@ import {
 } from '../lib/lag.js';
 import { kubeCalls, RESTORE_ANNOTATION } from '../lib/kube.js';
 import { judgeStep, kneeRate } from '../lib/knee.js';
+import { baseOptions, measuredLoad, noDroppedIterations, staircase } from '../lib/load.js';
 import { buildRoute, preReadyBucket, routeHost, runLabel, ROUTE_LABEL } from '../lib/routes.js';
 
 const { matchesLabels, isPodReady, scaleDeployment, restartDeployment, restoreDeployment } = kubeCalls();
@@ -111,6 +112,16 @@ function configTests() {
   for (const bad of ['abc', '-5s', '0s', '10x', '', '5s5']) {
     check(`config: duration ${JSON.stringify(bad)} is refused with the variable name`, () => {
       throwsWith(() => loadConfig({ BENCH_DURATION: bad === '' ? ' ' : bad }), /BENCH_DURATION=.*positive duration/);
+    });
+  }
+  check('config: warm-up: none by default, 0 and 0s are none, else a duration up to BENCH_DURATION', () => {
+    eq([loadConfig({}).warmupMs, loadConfig({ BENCH_WARMUP: '0' }).warmupMs, loadConfig({ BENCH_WARMUP: '0ms' }).warmupMs,
+      loadConfig({ BENCH_WARMUP: '10s' }).warmupMs, loadConfig({ BENCH_WARMUP: '1m', BENCH_DURATION: '1m' }).warmupMs],
+    [0, 0, 0, 10000, 60000]);
+  });
+  for (const [bad, why] of [['-5s', 'expected 0s'], ['abc', 'expected 0s'], ['2m', 'at most BENCH_DURATION \\(60 s\\)']]) {
+    check(`config: warm-up ${JSON.stringify(bad)} is refused with the variable name`, () => {
+      throwsWith(() => loadConfig({ BENCH_WARMUP: bad }), new RegExp(`invalid BENCH_WARMUP="${bad}": .*${why}`));
     });
   }
   check('config: negative rate names BENCH_RATE and the allowed range', () => {
@@ -371,7 +382,7 @@ function summaryTests() {
     eq(Object.keys(s), ['schema', 'testid', 'scenario', 'controller', 'settings', 'requests', 'latency_ms', 'errors',
       'error_causes', 'convergence_ms', 'scale_events', 'by_path', 'throughput', 'runner'], 'keys');
     eq([s.schema, s.testid, s.scenario, s.controller], [SCHEMA, 'run-1', 'dynamic', 'traefik']);
-    eq(s.settings, { target_url: 'https://bench.local', path: '/', rate: 1000, duration_s: 10, connections: 100,
+    eq(s.settings, { target_url: 'https://bench.local', path: '/', rate: 1000, duration_s: 10, warmup_s: 0, connections: 100,
       timeout_s: 2, keepalive: true, tls: true, churn_pattern: '5:12s,7:10s', runner_share: 1,
       replays: 'counted_as_read_errors', environment: {} });
     eq([s.error_causes.http_5xx, s.error_causes.read], [{ status: 7 }, { other: 0, reset: 0, eof: 0, replayed: 0 }],
@@ -474,6 +485,23 @@ function summaryTests() {
     if (!m) throw new Error('no JSON between the markers');
     eq(JSON.parse(m[1]), JSON.parse(out['/tmp/x/summary.json']));
     eq(Object.keys(summaryOutputs(s, './')).sort(), ['./summary.json', './summary.txt', 'stdout']);
+  });
+  check('summary: a warm-up is a setting, its requests and drops are counted apart, the table says so', () => {
+    const cfg = loadConfig({ BENCH_RATE: '1000', BENCH_DURATION: '10s', BENCH_WARMUP: '2s' });
+    const report = fakeReport({ cfg });
+    const t = summaryThresholds(report, {});
+    for (const key of ['http_reqs{role:warmup}', 'dropped_iterations{scenario:warmup}']) {
+      if (!t[key]) throw new Error(`missing ${key}`);
+    }
+    const s = buildSummary(fakeData({ dropped_iterations: { values: { count: 30 } },
+      'dropped_iterations{scenario:warmup}': { values: { count: 25 } }, 'http_reqs{role:warmup}': { values: { count: 1975 } } }),
+    report, {});
+    eq([s.settings.warmup_s, s.requests.warmup_requests, s.requests.dropped_iterations, s.requests.total], [2, 1975, 5, 10000]);
+    if (!/warm-up 2 s before it at the same rate: 1975 requests, left out of every figure/.test(formatText(s))) {
+      throw new Error(formatText(s));
+    }
+    eq('warmup_requests' in buildSummary(fakeData(), fakeReport(), {}).requests, false, 'no warm-up, no count');
+    eq(Object.keys(summaryThresholds(fakeReport(), {})).some((k) => /warmup/.test(k)), false, 'no warm-up, no sub-metric');
   });
   check('summary: table aligns columns', () => {
     eq(table(['a', 'bb'], [['xyz', '1'], ['q', '100']]), 'a     bb\nxyz    1\nq    100');
@@ -731,6 +759,25 @@ function experimentTests() {
       /^experiment x: a churn needs experiment\(\) from lib\/churn-experiment\.js/);
     throwsWith(() => churnExperiment({ name: 'x' }), /^experiment x: churn must be a function \(k8s, t\) => \{ \.\.\. \}; /);
     throwsWith(() => steadyExperiment({}), /^experiment\(\{name, \.\.\.\}\): the experiment needs a name$/);
+  });
+  check('experiment: a warm-up is a scenario of its own before the measured load, handing its VUs on', () => {
+    const cfg = loadConfig({ BENCH_RATE: '100', BENCH_DURATION: '10s', BENCH_WARMUP: '3s' });
+    const s = measuredLoad(cfg, 'load');
+    eq(Object.keys(s), ['warmup', 'load']);
+    eq([s.warmup.executor, s.warmup.rate, s.warmup.duration, s.warmup.startTime, s.warmup.gracefulStop, s.warmup.tags],
+      [s.load.executor, 100, '3000ms', '0ms', '0s', { role: 'warmup' }]);
+    eq([s.load.startTime, s.load.duration, s.load.preAllocatedVUs, s.load.tags.role], ['3000ms', '10000ms', s.warmup.preAllocatedVUs, 'load']);
+    eq(noDroppedIterations(cfg), { 'dropped_iterations{scenario:load}': ['count==0'] });
+    const options = baseOptions({ scenario: 'static', cfg }, s, {});
+    eq(options.scenarios.runner_lag.duration, '13000ms', 'the lag is sampled over warm-up and load');
+    const none = loadConfig({ BENCH_RATE: '100', BENCH_DURATION: '10s' });
+    eq([Object.keys(measuredLoad(none, 'load')), measuredLoad(none, 'load').load.startTime, noDroppedIterations(none)],
+      [['load'], '0ms', { dropped_iterations: ['count==0'] }]);
+  });
+  check('experiment: an experiment that builds no warm-up refuses one, naming BENCH_WARMUP', () => {
+    const cfg = loadConfig({ BENCH_RATE: '100', BENCH_DURATION: '10s', BENCH_WARMUP: '3s' });
+    throwsWith(() => baseOptions({ scenario: 'max-rps', cfg }, staircase(cfg, 10, 'load').scenarios, {}),
+      /^invalid BENCH_WARMUP="3s": max-rps takes no warm-up .*leave BENCH_WARMUP empty or 0s/);
   });
 }
 

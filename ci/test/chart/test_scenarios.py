@@ -111,6 +111,7 @@ SCRIPT_DEFAULTS = {
     "BENCH_PATH": ("/bytes/4k", "cfg.path", "/bytes/4k", "/bytes/1k", "/bytes/1k"),
     "BENCH_RATE": ("7", "cfg.rate", 7, 11, 11),
     "BENCH_DURATION": ("9s", "cfg.durationMs", 9000, "13s", 13000),
+    "BENCH_WARMUP": ("2s", "cfg.warmupMs", 2000, "3s", 3000),
     "BENCH_CONNECTIONS": ("3", "cfg.connections", 3, 5, 5),
     "BENCH_TIMEOUT": ("1500ms", "cfg.timeoutMs", 1500, "3s", 3000),
     "BENCH_KEEPALIVE": ("false", "cfg.keepalive", False, True, True),

@@ -19,7 +19,8 @@ STATIC_SELECTORS = [
     "bench-run-overview/Latency*", "bench-run-overview/p99 latency by path", "bench-run-overview/Responses by HTTP status",
     "bench-run-overview/Errors*", "bench-run-overview/Error ratio", "bench-run-overview/Data sent and received",
     "bench-comparison/Results by run", "bench-comparison/Tail latency by run", "bench-comparison/Latency by percentile",
-    "bench-comparison/Achieved request rate by run", "bench-comparison/Errors*", "bench-comparison/p99 by run"]
+    "bench-comparison/Achieved request rate by run", "bench-comparison/Errors*", "bench-comparison/p99 by run",
+    "bench-run-overview/annotation Warm-up"]
 STATIC_PANELS = required_panels(STATIC_SELECTORS)
 
 
@@ -58,7 +59,7 @@ def test_emit_queries_accepted(emit_checked):
 def emit_counts(emit_checked):
     export = emit_checked.dir / "summary.json"
     return {m: summary_count(export, m) for m in
-            ("http_reqs{role:load}", "http_reqs", "bench_errors", "dropped_iterations")}
+            ("http_reqs{role:load}", "http_reqs{role:warmup}", "http_reqs", "bench_errors", "dropped_iterations")}
 
 
 def assert_equal(got, want, what):
@@ -69,6 +70,14 @@ def assert_equal(got, want, what):
 def test_churn_probe_requests(emit_counts):
     """The churn VU's probe requests are there to be left out: without them the next check proves less."""
     assert emit_counts["http_reqs"] > emit_counts["http_reqs{role:load}"], emit_counts
+
+
+def test_warmup_requests_there_and_left_out(emit_checked, emit_counts):
+    """The warm-up's requests (role=warmup) are in the data, their window marked (the Warm-up annotation has
+    data), and not in the results table's requests, which equal k6's role=load count (next case)."""
+    assert emit_counts["http_reqs{role:warmup}"] > 0, emit_counts
+    assert emit_counts["http_reqs"] > emit_counts["http_reqs{role:load}"] + emit_counts["http_reqs{role:warmup}"], emit_counts
+    assert_panel_has_data(emit_checked, "bench-run-overview", "annotation Warm-up")
 
 
 def test_results_table_requests(emit_checked, emit_counts):
@@ -106,13 +115,14 @@ def test_timeouts_provoked(prometheus, emit_data):
 
 @pytest.fixture(scope="session")
 def static_run(prometheus, nginx, emit_data, work):
-    """scenarios/static.js at 100 req/s with 50 connections for 10 s against nginx."""
+    """scenarios/static.js at 100 req/s with 50 connections for 10 s against nginx, after a 2 s warm-up."""
     d = work / "static"
     d.mkdir()
     testid, start = f"dash-static-{int(time.time())}", int(time.time())
     rc = k6_remote_write(prometheus, testid, ROOT / "scenarios/static.js", [],
                          {"BENCH_TARGET_URL": nginx.url, "BENCH_RATE": 100, "BENCH_DURATION": "10s",
-                          "BENCH_CONNECTIONS": 50, "BENCH_TESTID": testid, "BENCH_SUMMARY_DIR": d}, d / "k6.log")
+                          "BENCH_CONNECTIONS": 50, "BENCH_WARMUP": "2s", "BENCH_TESTID": testid,
+                          "BENCH_SUMMARY_DIR": d}, d / "k6.log")
     r = Run(testid, start, rc, d)
     summary = d / "summary.json"
     r.summary = json.loads(summary.read_text()) if summary.is_file() else None
@@ -155,9 +165,17 @@ def test_static_error_classes_at_zero(prometheus, static_checked):
 
 
 def test_static_results_table_requests(static_checked):
-    """static scenario: results table requests = summary.json requests.total."""
+    """static scenario: results table requests = summary.json requests.total (the warm-up's left out)."""
     assert_equal(report_value(static_checked.report, "bench-comparison", "Results by run", "F"),
                  static_checked.summary["requests"]["total"], "requests")
+
+
+def test_static_warmup_series(prometheus, static_checked):
+    """static scenario: its warm-up's requests are series of their own (scenario and role warmup), as many as
+    summary.json says it left out."""
+    sel = f'k6_http_reqs_total{{testid="{static_checked.testid}", scenario="warmup", role="warmup"}}'
+    assert_equal(query_value(prometheus.url, f"sum(max_over_time({sel}[10m]))"),
+                 static_checked.summary["requests"]["warmup_requests"], "warm-up requests")
 
 
 # ---- the README picture ----

@@ -207,11 +207,12 @@ def run_runners(prom, work, testid, script, targets, env):
 @pytest.fixture(scope="session")
 def merge_runners(prometheus, nginx, error_servers, work, real_runs):
     """report-merge: runner 1 loads nginx, runner 2 a server that refuses connections after the
-    setup check (connection errors), runner 3 one that resets them (read errors)."""
+    setup check (connection errors), runner 3 one that resets them (read errors); 2 s of warm-up
+    first (its requests and errors in no figure, the merge's as the runners' own)."""
     return run_runners(prometheus, work, "report-merge", ROOT / "scenarios/static.js",
                        [nginx.url, f"http://127.0.0.1:{error_servers['refuse']}",
                         f"http://127.0.0.1:{error_servers['reset']}"],
-                       {"BENCH_RATE": 150, "BENCH_DURATION": "10s", "BENCH_CONNECTIONS": 60})
+                       {"BENCH_RATE": 150, "BENCH_DURATION": "10s", "BENCH_WARMUP": "2s", "BENCH_CONNECTIONS": 60})
 
 
 PART_RUNS = {

@@ -37,7 +37,8 @@ def dump(runtime_tools, work):
     ("k6-metrics", "the metrics of scenarios/lib/metrics.js and route-metrics.js (names, k6 types) equal it"),
     ("k6-variables", "scenarios/lib/config.js DEFAULTS (every BENCH_* and its default) equal it"),
     ("k6-variable-types", "config.js accepts and refuses each BENCH_* type's examples and a count's max and max + 1"),
-], ids=["k6-errors", "k6-percentiles", "k6-metrics", "k6-variables", "k6-variable-types"])
+    ("k6-warmup", "scenarios/lib/load.js WARMUP (the warm-up's scenario name and role) equals it"),
+], ids=["k6-errors", "k6-percentiles", "k6-metrics", "k6-variables", "k6-variable-types", "k6-warmup"])
 def test_k6_copies(report, dump, check, what):
     contract_check(report, check, dump)
 

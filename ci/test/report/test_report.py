@@ -82,10 +82,22 @@ def test_merge_settings(merged):
     """results: every setting from the runners' k6_bench_run_info series (nothing given on the command line)."""
     r = json.loads((merged[2] / "summary.json").read_text())
     s = r["settings"]
-    assert (s["rate"], s["duration_s"], s["connections"], s["keepalive"], r["scenario"], r["controller"]) == \
-        (150, 10, 60, True, "static", "none"), s
+    assert (s["rate"], s["duration_s"], s["warmup_s"], s["connections"], s["keepalive"], r["scenario"],
+            r["controller"]) == (150, 10, 2, 60, True, "static", "none"), s
     assert s["runner_parallelism"] == 3 and s["target_url"].startswith("http://"), s
     assert r["requests"]["rate_target"] == 150, r["requests"]
+
+
+def test_merge_leaves_the_warmup_out(merged, merge_runners):
+    """results: the 2 s warm-up's requests (scenario and role warmup in Prometheus) are counted apart, as
+    each runner's own summary counts them, and are in no figure: the totals and the rate are the
+    measured 10 s at 150 req/s."""
+    r = json.loads((merged[2] / "summary.json").read_text())
+    own = [x.summary["requests"] for x in merge_runners]
+    assert r["requests"]["warmup_requests"] == sum(o["warmup_requests"] for o in own) >= 0.95 * 150 * 2, (r["requests"], own)
+    assert r["requests"]["total"] == sum(o["total"] for o in own) <= 150 * 10 * 1.02, (r["requests"], own)
+    # the latency histogram holds the measured requests only (the warm-up's are a fifth more)
+    assert abs(r["merge"]["latency_histogram_count"] - r["requests"]["total"]) <= 0.01 * r["requests"]["total"], r["merge"]
 
 
 def test_flags_win_over_the_run_info(merged_flags, merged, out):

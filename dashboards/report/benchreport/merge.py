@@ -20,7 +20,7 @@ import math
 import os
 import re
 
-from .prometheus import selector
+from .prometheus import WARMUP, selector
 from .summary import ERROR_CLASSES, PERCENTILES, SCHEMA
 
 LAG_JS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "scenarios", "lib", "lag.js")
@@ -151,7 +151,9 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
                          f"{', '.join(known[-20:]) if known else 'none'}")
     first, last = span
     q = RunQueries(prom, testid, first, last)
-    load, run, lag = selector(testid, load_only=True), selector(testid), selector(testid, role="lag")
+    # The warm-up's series (role and scenario "warmup") are in no figure: `load` selects role="load",
+    # `run` (series without a role: dropped iterations, scale events) leaves scenario="warmup" out.
+    load, run, lag = selector(testid, load_only=True), selector(testid, measured=True), selector(testid, role="lag")
     notes = []
 
     labels = q.vector(f"count by (experiment, controller) ({q.last('k6_http_reqs_total', load)})")
@@ -209,6 +211,10 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
             "notes": notes,
         },
     }
+    # as the runner's summary: how many requests the warm-up sent, left out of every figure above
+    warmup_requests = _int(q.scalar(f"sum({q.last('k6_http_reqs_total', selector(testid, role=WARMUP['role']))})"))
+    if warmup_requests or settings.get("warmup_s"):
+        summary["requests"]["warmup_requests"] = warmup_requests
     rn = summary["runner"]
     # as scenarios/lib/summary-writer.js droppedBecause: whose limit it was, when k6 dropped iterations
     summary["requests"]["dropped_because"] = (

@@ -7,10 +7,14 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 
+from .summary import CONTRACT
+
 # How far back to look for a run's samples when locating it in time.
 DEFAULT_LOOKBACK_S = 24 * 3600
 # Points per chart: enough to see a 10 s scale step in a few-minute run, few enough to stay small.
 TARGET_POINTS = 300
+# The warm-up's k6 scenario and role (scenarios/contract.json "warmup"): its samples are in no figure.
+WARMUP = CONTRACT["warmup"]
 
 
 class PrometheusError(RuntimeError):
@@ -33,12 +37,18 @@ class TimeSeries:
     notes: list = field(default_factory=list)
 
 
-def selector(testid, load_only=False, role=None):
+def selector(testid, load_only=False, role=None, measured=False):
     """The run's series; load_only keeps the load scenarios' requests (role="load", as summary.json
-    counts them), without the churn VU's convergence probes; role picks another role (lag)."""
+    counts them), without the churn VU's convergence probes or the warm-up's requests; role picks
+    another role (lag, warmup); measured leaves out the warm-up's series (scenario="warmup"), for
+    the series that carry no role (dropped_iterations)."""
     sel = 'testid="%s"' % testid.replace("\\", "\\\\").replace('"', '\\"')
     role = "load" if load_only else role
-    return "{%s%s}" % (sel, f', role="{role}"' if role else "")
+    if role:
+        sel += f', role="{role}"'
+    if measured:
+        sel += f', scenario!="{WARMUP["scenario"]}"'
+    return "{%s}" % sel
 
 
 class Prometheus:
@@ -127,7 +137,7 @@ class Prometheus:
         step = max(1.0, round((end - start) / TARGET_POINTS))
         # k6 remote-writes every 5 s by default: a rate needs a few samples in its window.
         window = f"{int(max(15, 3 * step))}s"
-        sel = selector(testid)
+        sel = selector(testid, measured=True)  # without the warm-up's series, as every figure
         load = selector(testid, load_only=True)
         ts.start, ts.end, ts.step = start, end, step
 

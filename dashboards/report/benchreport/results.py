@@ -80,6 +80,7 @@ def settings_from_prometheus(prom, testid, lookback_s):
         "path": tags.get("path") or None,
         "rate": number("rate"),
         "duration_s": number("duration_s"),
+        "warmup_s": number("warmup_s"),
         "connections": number("connections"),
         "timeout_s": number("timeout_s"),
         "keepalive": None if "keepalive" not in tags else tags["keepalive"] == "true",

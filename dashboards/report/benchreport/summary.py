@@ -28,7 +28,7 @@ CONVERGENCE_STATS = ["count", "p50", "max"]
 KNOWN_KEYS = {"schema", "testid", "scenario", "controller", "settings", "requests", "latency_ms",
               "errors", "error_causes", "convergence_ms", "scale_events", "by_path", "runners", "routes",
               "controller_cost", "provenance"}
-SETTINGS_ORDER = ["target_url", "path", "rate", "duration_s", "connections", "timeout_s",
+SETTINGS_ORDER = ["target_url", "path", "rate", "duration_s", "warmup_s", "connections", "timeout_s",
                   "keepalive", "tls", "churn_pattern"]
 
 

@@ -13,7 +13,9 @@ DEFAULT_BUDGETS = ["errors=0", "p99.99=100ms", "dropped_iterations=0"]
 # Runs whose achieved rate is below this share of the target did not get the load they were asked for.
 RATE_SHORTFALL = 0.95
 # Settings that must match for two runs to be compared: load shape and payload.
-COMPARABLE_SETTINGS = ["rate", "duration_s", "path", "connections", "keepalive", "tls", "timeout_s"]
+COMPARABLE_SETTINGS = ["rate", "duration_s", "warmup_s", "path", "connections", "keepalive", "tls", "timeout_s"]
+# What a summary without the key meant: one written before warm-ups existed had none.
+SETTING_WHEN_ABSENT = {"warmup_s": 0}
 
 _DURATION_UNITS_MS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0}
 LATENCY_BUDGET_KEYS = PERCENTILES + ["avg", "max"]
@@ -163,7 +165,9 @@ def comparability_warnings(runs):
         for key in COMPARABLE_SETTINGS:
             values = {}
             for run in runs:
-                values.setdefault(json.dumps(run.settings.get(key)), []).append(run.label)
+                value = run.settings.get(key)
+                value = SETTING_WHEN_ABSENT.get(key) if value is None else value
+                values.setdefault(json.dumps(value), []).append(run.label)
             if len(values) > 1:
                 detail = "; ".join(f"{v} in {', '.join(labels)}" for v, labels in values.items())
                 warnings.append(f"runs are not comparable: settings.{key} differs ({detail})")

@@ -81,6 +81,7 @@ env:
   # (scenarios/contract.json states the defaults; the entry script may give its own)
   - {name: BENCH_RATE, value: {{ include "bench.settingText" $lt.rate | quote }}}
   - {name: BENCH_DURATION, value: {{ include "bench.settingText" $lt.duration | quote }}}
+  - {name: BENCH_WARMUP, value: {{ include "bench.settingText" $lt.warmup | quote }}}
   - {name: BENCH_CONNECTIONS, value: {{ include "bench.settingText" $lt.connections | quote }}}
   - {name: BENCH_MAX_CONNECTIONS, value: {{ include "bench.loadtest.maxConnections" $root | quote }}}
   - {name: BENCH_TIMEOUT, value: {{ include "bench.settingText" $lt.timeout | quote }}}

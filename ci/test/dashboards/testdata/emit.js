@@ -5,6 +5,10 @@
 // a probe request per step, and one route of each kind created, served and changed per step. The
 // real churn series come from scenarios/ in the e2e run, the real route series from ci/test/scenarios/routes/.
 //
+// A warm-up (scenarios/lib/load.js measuredLoad: scenario and role warmup) sends clean requests for
+// the first WARMUP_S seconds, beside the load here: the dashboards must leave them out of every
+// figure and mark their window.
+//
 // Env: BENCH_TARGET_URL (nginx), BENCH_CLOSED_URL (a port nothing listens on), BENCH_STALL_URL (a
 // listener that never answers), BENCH_RATE, BENCH_DURATION.
 import http from 'k6/http';
@@ -27,6 +31,7 @@ const closed = __ENV.BENCH_CLOSED_URL || 'http://127.0.0.1:9';
 const stall = __ENV.BENCH_STALL_URL || '';
 const rate = parseInt(__ENV.BENCH_RATE || '50', 10);
 const duration = __ENV.BENCH_DURATION || '30s';
+const WARMUP_S = 5;
 
 
 export const options = {
@@ -36,6 +41,10 @@ export const options = {
       preAllocatedVUs: 10, maxVUs: 10, tags: { role: 'load' },
     },
     churn: { executor: 'constant-vus', exec: 'churn', vus: 1, duration, tags: { role: 'churn' } },
+    warmup: {
+      executor: 'constant-arrival-rate', exec: 'warmup', rate: 10, timeUnit: '1s', duration: `${WARMUP_S}s`,
+      preAllocatedVUs: 5, maxVUs: 5, gracefulStop: '0s', tags: { role: 'warmup' },
+    },
     // One VU for 5 requests/s to a server that never answers: timeouts, and dropped iterations.
     overload: {
       executor: 'constant-arrival-rate', exec: 'overload', rate: 5, timeUnit: '1s', duration,
@@ -43,14 +52,14 @@ export const options = {
     },
   },
   // The load-only request count in the summary export, to compare with the dashboards' totals.
-  thresholds: { 'http_reqs{role:load}': ['count>=0'] },
+  thresholds: { 'http_reqs{role:load}': ['count>=0'], 'http_reqs{role:warmup}': ['count>=0'] },
 };
 
 // Mostly 200s; every 50th request a 404 (http_4xx), every 50th+13 a refused connection.
 // The run's settings as every scenario's setup() writes them (scenarios/lib/run-info.js).
 export function setup() {
-  recordRunInfo({ rate, durationMs: parseDuration('BENCH_DURATION', duration), connections: 10, timeoutMs: 2000,
-    keepalive: true, path: '/' }, target);
+  recordRunInfo({ rate, durationMs: parseDuration('BENCH_DURATION', duration), warmupMs: WARMUP_S * 1000, connections: 10,
+    timeoutMs: 2000, keepalive: true, path: '/' }, target);
 }
 
 export function load() {
@@ -60,6 +69,10 @@ export function load() {
   if (i % 50 === 7) { url = `${target}/missing`; path = '/missing'; }
   if (i % 50 === 13) { url = `${closed}/`; path = 'closed'; }
   classify(http.get(url, { timeout: '2s', tags: { path } }));
+}
+
+export function warmup() {
+  http.get(`${target}/`, { timeout: '2s', tags: { path: '/' } });
 }
 
 export function overload() {

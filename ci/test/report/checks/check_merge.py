@@ -53,6 +53,15 @@ def main(merged_path, prom_url, runner_paths):
     prom_total = prometheus_scalar(prom_url, f'sum(max_over_time(k6_http_reqs_total{{testid="{testid}", role="load"}}[30m]))')
     check("merged requests = Prometheus' own count, max_over_time of the counters (within 1%)",
           prom_total is not None and abs(total - prom_total) <= 0.01 * prom_total, f"{total} vs {prom_total}")
+    if merged["settings"].get("warmup_s"):
+        own_warmup = sum(r["requests"]["warmup_requests"] for r in runners.values())
+        warmup = merged["requests"].get("warmup_requests")
+        check("warm-up requests = sum of the runners' own counts, none in the figures", own_warmup > 0
+              and warmup == own_warmup, f"{warmup} vs {own_warmup}")
+        prom_warmup = prometheus_scalar(prom_url, f'sum(max_over_time(k6_http_reqs_total{{testid="{testid}", '
+                                                  'scenario="warmup", role="warmup"}[30m]))')
+        check("warm-up requests = Prometheus' own count of scenario warmup", warmup == prom_warmup,
+              f"{warmup} vs {prom_warmup}")
     hist_count = merged["merge"]["latency_histogram_count"]
     check("merged latency histogram counts every request (within 1%)",
           abs(hist_count - total) <= 0.01 * total, f"{hist_count} vs {total}")
