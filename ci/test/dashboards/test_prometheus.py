@@ -12,7 +12,7 @@ from conftest import (CHECK, HERE, ROOT, Run, assert_panel_has_data, assert_repo
                       wait_for_value)
 
 K6_METRICS = json.loads((HERE / "fixtures/metrics.json").read_text())["sources"]["k6"]["metrics"]
-EMIT_SELECTORS = ["@k6", "@routes"]
+EMIT_SELECTORS = ["@k6", "@routes", "@controller-restart"]
 EMIT_PANELS = required_panels(EMIT_SELECTORS)
 STATIC_SELECTORS = [
     "bench-run-overview/Request rate*", "bench-run-overview/Dropped iterations", "bench-run-overview/VUs*",
