@@ -60,22 +60,27 @@ export function churnCalls() {
     return Boolean((cfg.settings || {}).BENCH_CONTROLLER_SELECTOR);
   }
 
-  // readyControllerPods(k8s, cfg): the names of the controller's Ready pods, sorted.
+  // readyControllerPods(k8s, cfg): the names of the controller's Ready pods, sorted. Refused without
+  // a selector: an empty one would select every pod of the namespace.
   function readyControllerPods(k8s, cfg) {
+    if (!controllerRun(cfg)) {
+      throw new Error('the controller\'s pods are unknown: declare the settings BENCH_CONTROLLER_SELECTOR and '
+        + 'BENCH_CONTROLLER_NAMESPACE as scenarios/controller-restart.js does');
+    }
     return listControllerPods(k8s, cfg).filter(isPodReady).map((p) => p.metadata.name).sort();
   }
 
-  // change(k8s, cfg, action, replicas, until): one change a churn function asked for (churn-context.js
-  // t.scale, t.rollout, t.killPod) -> {changed, what}.
-  function change(k8s, cfg, action, replicas, until) {
+  // change(k8s, cfg, action, arg, until): one change a churn function asked for (churn-context.js
+  // t.scale(arg replicas), t.rollout, t.killPod, t.killControllerPod(arg pod name)) -> {changed, what}.
+  function change(k8s, cfg, action, arg, until) {
     if (action === 'scale') {
-      return { changed: scaleDeployment(k8s, cfg, replicas, until), what: `replicas=${replicas}` };
+      return { changed: scaleDeployment(k8s, cfg, arg, until), what: `replicas=${arg}` };
     }
     if (action === 'rollout') return { changed: restartDeployment(k8s, cfg, Date.now(), until), what: 'rolling restart' };
     if (action === 'controller_podkill') {
-      const c = controllerOf(cfg);
-      deleteControllerPod(k8s, cfg, replicas);
-      return { changed: true, what: `deleted controller pod ${c.namespace}/${replicas}` };
+      if (!readyControllerPods(k8s, cfg).includes(arg)) return { changed: false, what: `no Ready controller pod ${arg}` };
+      deleteControllerPod(k8s, cfg, arg);
+      return { changed: true, what: `deleted controller pod ${controllerOf(cfg).namespace}/${arg}` };
     }
     // podkill: prefer a Ready pod (the one that hurts); else any pod not already terminating.
     const pods = listBackendPods(k8s, cfg).filter((p) => !p.metadata.deletionTimestamp);
@@ -283,14 +288,14 @@ export function churnCalls() {
       waitUntil,
       controllerPods: () => readyControllerPods(k8s, cfg),
       recovering: () => Boolean(recovery && recovery.busy()),
-      change(action, replicas) {
+      change(action, arg) {
         const at = Date.now();
         let r;
         try {
           // the controller's Ready pods before the delete: what its replacement must bring back
-          const readyBefore = action === 'controller_podkill' && recovery ? readyControllerPods(k8s, cfg).length : 0;
-          r = change(k8s, cfg, action, replicas, until);
-          if (action === 'controller_podkill' && recovery) recovery.deleted(replicas, readyBefore, at);
+          const readyBefore = action === 'controller_podkill' ? readyControllerPods(k8s, cfg).length : 0;
+          r = change(k8s, cfg, action, arg, until);
+          if (action === 'controller_podkill' && r.changed) recovery.deleted(arg, readyBefore, at);
         } catch (err) {
           abortRun(cfg, k8s, `${action} of Deployment ${cfg.namespace}/${cfg.deployment}`, err);
           throw err;
