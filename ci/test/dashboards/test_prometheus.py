@@ -207,4 +207,4 @@ def test_fails_on_unmatched_selector(prometheus, emit_data):
 def test_names_unknown_preset(prometheus, emit_data):
     """an unknown preset is named, with the presets there are."""
     check_fails(["--prometheus", prometheus.url, "--testid", emit_data.testid, "--require-data", "@nginx"],
-                "--require-data preset '@nginx' is unknown; presets: @k6, @routes, @traefik, @cadvisor")
+                "--require-data preset '@nginx' is unknown; presets: @k6, @routes, @controller-restart, @traefik, @cadvisor")
