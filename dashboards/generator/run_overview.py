@@ -170,12 +170,18 @@ def controller_restart_row(lay):
         "annotation, so the errors above line up with it.",
         targets((zero_total(k6_total("k6_bench_scale_events_total", "testid", f'{RUN}, action="controller_podkill"'),
                             "testid"), "deleted"), instant=True), "short", decimals=0), 8, 8)
-    lay.add(count_p50_p99_table(
-        "Controller recovery over range",
+    # k6 writes each runner's cumulative histogram; a deletion is a one-off sample at the series'
+    # start, which increase() over a range cannot see (no sample before it), so the panel plots the
+    # cumulative mean itself
+    recovery = "sum by (measure) (k6_bench_controller_recovery_seconds{%s})" % RUN
+    lay.add(timeseries(
+        "Controller recovery: mean time per deletion so far",
         "Per deleted controller pod, from its delete call: replaced = until its replacement was "
         "Ready; recovered = until the path answered every probe of the churn VU again (0 when none "
-        "failed). Count, p50 and max-ish (p99) over the dashboard range.",
-        "k6_bench_controller_recovery_seconds", "measure", "deletions"), 16, 8)
+        "failed). The mean over the deletions so far, by measure; the run's summary has their count, "
+        "p50 and max.",
+        targets((f"histogram_sum({recovery}) / histogram_count({recovery})", "{{measure}}")),
+        "s", minimum=0), 16, 8)
 
 
 def routes_row(lay):
