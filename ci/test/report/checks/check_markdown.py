@@ -133,16 +133,22 @@ RESTART_COLUMNS = {
 }
 
 
-def compare_controller_restart(md, runs):
-    """Every Controller restart row against controller_restart of its summary; (cells compared, problems)."""
-    restarts = []
+def whole_runs_with(runs, key):
+    """[(label, summary[key])] of the whole runs (no by_path entry) whose summary has key."""
+    out = []
     for run in runs:
         if run["path"]:
             continue
         with open(run["source"], encoding="utf-8") as f:
             summary = json.load(f)
-        if summary.get("controller_restart"):
-            restarts.append((run["label"], summary["controller_restart"]))
+        if summary.get(key):
+            out.append((run["label"], summary[key]))
+    return out
+
+
+def compare_controller_restart(md, runs):
+    """Every Controller restart row against controller_restart of its summary; (cells compared, problems)."""
+    restarts = whole_runs_with(runs, "controller_restart")
     if not restarts:
         return 0, []
     headers, rows = find_table(md, ["run", "namespace", "pods"])
@@ -165,14 +171,7 @@ def compare_controller_restart(md, runs):
 
 def compare_routes(md, runs):
     """Every Routes row (run, kind) against routes.by_kind of its summary; (cells compared, problems)."""
-    with_routes = []
-    for run in runs:
-        if run["path"]:
-            continue
-        with open(run["source"], encoding="utf-8") as f:
-            summary = json.load(f)
-        if summary.get("routes"):
-            with_routes.append((run["label"], summary["routes"]))
+    with_routes = whole_runs_with(runs, "routes")
     if not with_routes:
         return 0, []
     headers, rows = find_table(md, ["run", "experiment", "kind"])
