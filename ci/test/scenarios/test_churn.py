@@ -388,18 +388,21 @@ class FakeControllerDeployment:
         out = self.kube.kc("-n", NS_CTL, "get", "pods", "-l", CTL, "-o", "jsonpath={.items[*].metadata.name}").stdout
         return set(out.split())
 
-    def run(self):
-        known = self.names()
-        while not self.stopped.is_set():
-            now = self.names()
-            for gone in sorted(known - now):
-                self.events.append((time.monotonic(), "deleted", gone))
-                time.sleep(REPLACE_DELAY)
-                self.n += 1
-                self.pod(f"ctl-r{self.n}")
-                self.events.append((time.monotonic(), "ready", f"ctl-r{self.n}"))
-            known = self.names()
-            time.sleep(0.1)
+    def run(self, known):
+        """Until stopped: replaces each pod of KNOWN (the names before the run) and later ones that go."""
+        try:
+            while not self.stopped.is_set():
+                now = self.names()
+                for gone in sorted(known - now):
+                    self.events.append((time.monotonic(), "deleted", gone))
+                    time.sleep(REPLACE_DELAY)
+                    self.n += 1
+                    self.pod(f"ctl-r{self.n}")
+                    self.events.append((time.monotonic(), "ready", f"ctl-r{self.n}"))
+                known = self.names()
+                time.sleep(0.1)
+        except Exception as e:  # noqa: BLE001 - the test shows it with the events
+            self.events.append((time.monotonic(), "failed", repr(e)[:2000]))
 
 
 @pytest.fixture(scope="module")
@@ -409,12 +412,13 @@ def controller_restart(kube, k6, servers):
         fake.pod(name)
     fake.pod("ctl-bystander", labels="app.kubernetes.io/name=other")
     fake.pod("ctl-elsewhere", namespace=NS)  # the same labels in the release namespace
-    thread = threading.Thread(target=fake.run, daemon=True)
+    # the pods before k6 starts: a kubectl slowed by a loaded machine must not miss the first delete
+    thread = threading.Thread(target=fake.run, args=(fake.names(),), daemon=True)
     thread.start()
     try:
         run = k6("controller-restart", "controller-restart.js", churn_env(
             kube, servers, BENCH_CONTROLLER_NAMESPACE=NS_CTL, BENCH_CONTROLLER_SELECTOR=CTL,
-            BENCH_CONTROLLER_HOLD="1s", BENCH_DURATION="9s"))
+            BENCH_CONTROLLER_HOLD="1s", BENCH_DURATION="14s"))
     finally:
         fake.stopped.set()
         thread.join(30)
@@ -441,8 +445,9 @@ def test_controller_restart_pods_outside_the_selector_or_namespace_untouched(con
 def test_controller_restart_summary_times_each_replacement_no_request_lost_gate_passed(controller_restart):
     c = controller_restart.summary["controller_restart"]
     assert (c["namespace"], c["selector"], c["pods_deleted"], c["unrecovered"]) == (NS_CTL, CTL, 2, 0), c
-    # the fake Deployment replaces after REPLACE_DELAY; the runner sees it at its next 250 ms poll
-    assert c["replaced_ms"]["count"] == 2 and 900 <= c["replaced_ms"]["p50"] <= c["replaced_ms"]["max"] <= 4000, c
+    # the fake Deployment replaces after REPLACE_DELAY, plus its own kubectl calls (each a process:
+    # seconds on a loaded machine); the runner sees it at its next 250 ms poll
+    assert c["replaced_ms"]["count"] == 2 and 900 <= c["replaced_ms"]["p50"] <= c["replaced_ms"]["max"] <= 8000, c
     assert c["recovered_ms"] == {"count": 2, "p50": 0, "max": 0}, c
     assert c["requests_lost"] == 0 and c["gate"] == {"max_errors": 0, "passed": True}, c
     assert "zero-error gate: passed" in controller_restart.table
