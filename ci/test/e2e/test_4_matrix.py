@@ -4,7 +4,7 @@ runner), compared in one report. Run once by the first case here:
   clusterip  static, ClusterIP, 1 runner      (the paths comparison and the 1-runner reference)
   pod        static, pod IP, 1 runner
   three      static, ClusterIP, 3 runners     (the same total rate and connections as clusterip)
-  churn2     dynamic (5 <-> 7 churn), 2 runners
+  churn2     dynamic (5 <-> 7 churn), 2 runners, after a 5 s warm-up
   knee2      max-rps, ClusterIP, 2 runners
   spike      scenarios/spike.js (scenarios/README.md's example): 5 -> 10 -> 5 once, its own setting
   restart    controller-restart: the e2e Traefik's one pod deleted under load (the local values'
@@ -26,7 +26,7 @@ VARIANTS = {
     "clusterip": f"loadtest.target=clusterip,loadtest.parallelism=1,{STATIC}",
     "pod": f"loadtest.target=pod,loadtest.parallelism=1,{STATIC}",
     "three": f"loadtest.target=clusterip,loadtest.parallelism=3,{STATIC}",
-    "churn2": "loadtest.scenario=dynamic,loadtest.parallelism=2,loadtest.duration=40s",
+    "churn2": "loadtest.scenario=dynamic,loadtest.parallelism=2,loadtest.duration=35s,loadtest.warmup=5s",
     "knee2": "loadtest.scenario=max-rps,loadtest.target=clusterip,loadtest.parallelism=2,"
              "loadtest.rate=600,loadtest.duration=20s,loadtest.connections=60",
     "spike": "loadtest.scenario=spike,loadtest.parallelism=1,loadtest.rate=300,loadtest.duration=30s,"
@@ -124,9 +124,15 @@ def test_three_runners_merged_latency_near_one_runner(matrix):
 
 def test_two_runners_dynamic_churn_from_exactly_one(matrix):
     """k6 gives the churn scenario's single VU to one execution segment: one runner's own summary
-    has scale events, the other none, and the merged result names that one runner."""
+    has scale events, the other none, and the merged result names that one runner. The run's 5 s
+    warm-up (loadtest.warmup) is sent but counted apart, by each runner and by the merge alike."""
     _, v = matrix
     m, own = v["churn2"].summary, v["churn2"].runners
+    assert m["settings"]["warmup_s"] == 5 and all(r["settings"]["warmup_s"] == 5 for r in own), m["settings"]
+    warm = [r["requests"]["warmup_requests"] for r in own]
+    assert all(w > 0 for w in warm) and m["requests"]["warmup_requests"] == sum(warm), (m["requests"], warm)
+    # 35 s measured at 200 req/s: the warm-up's 5 s are not in the total
+    assert m["requests"]["total"] <= 200 * 35 * 1.02, m["requests"]
     events = [r["scale_events"] for r in own]
     assert len(events) == 2 and len([e for e in events if e > 0]) == 1, events
     assert m["merge"]["runners"] == 2, m["merge"]
