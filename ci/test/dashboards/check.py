@@ -44,9 +44,12 @@ PROMQL_KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right
 # Named selector sets for --require-data @NAME, so callers do not hard-code panel titles.
 PRESETS = {
     # every panel fed by k6 alone (load, latency, errors, churn telemetry), in all dashboards, except
-    # the route panels: only route-* experiments feed them ("!" takes a match back)
+    # the route panels: only route-* experiments feed them ("!" takes a match back), and the Warm-up
+    # annotation: only a run with loadtest.warmup feeds it
     "k6": ["bench-run-overview/*", "bench-comparison/*", "bench-controllers/Run:*",
-           "bench-controllers/variable testid", "!bench-run-overview/Route*"],
+           "bench-controllers/variable testid", "!bench-run-overview/Route*", "!bench-run-overview/annotation Warm-up"],
+    # the run overview's Warm-up annotation, fed by a run with a warm-up
+    "warmup": ["bench-run-overview/annotation Warm-up"],
     # the run overview's Routes row, fed by route-propagation, route-change and route-scale
     "routes": ["bench-run-overview/Route*"],
     # Traefik panels that have data whenever Traefik serves traffic (error panels need errors)
