@@ -9,13 +9,13 @@ runner), compared in one report. Run once by the first case here:
   spike      scenarios/spike.js (scenarios/README.md's example): 5 -> 10 -> 5 once, its own setting
 """
 import json
-import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from benchreport import provenance
 from cluster_lib import ROOT, summaries_from_prefixed_log
 
 STATIC = "loadtest.scenario=static,loadtest.duration=15s,loadtest.rate=300,loadtest.connections=60"
@@ -187,7 +187,7 @@ def test_provenance_read_from_the_release_and_the_cluster(matrix):
     gave (the run id left out), the API server's and the node's versions, Traefik's image with the
     digest the node resolved, the runner count; nothing unreadable with the harness' rights."""
     _, v = matrix
-    chart = re.search(r"^version:\s*(\S+)", (ROOT / "charts/bench/Chart.yaml").read_text(), re.M).group(1)
+    chart = provenance.chart_version(ROOT / "charts/bench")
     for name, variant in v.items():
         p = variant.summary["provenance"]
         assert p["unreadable"] == {} and p["chart"]["version"] == chart and p["revision"] >= 1, (name, p)
