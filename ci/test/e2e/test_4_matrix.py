@@ -202,21 +202,30 @@ def test_provenance_read_from_the_release_and_the_cluster(matrix):
 
 
 def test_rerun_from_a_summary_repeats_the_run(kube, matrix):
-    """make rerun (dashboards/report/rerun.sh): the clusterip run again from its summary alone, with
-    a new run id: the same scenario, target, rate, connections and duration, merged and reported."""
+    """make rerun (dashboards/report/rerun.sh --repeats 3): the clusterip run three times again from
+    its summary alone, each with a new run id under one series: the same scenario, target, rate,
+    connections, duration and values, merged from Prometheus; the report gives each figure of the
+    series as a median with a 95 % interval (three repeats are the fewest that give one)."""
     out, v = matrix
     first = v["clusterip"].summary
     again = out.parent / f"{out.name}-rerun"
     shutil.rmtree(again, ignore_errors=True)
     result = kube.run(["bash", ROOT / "dashboards" / "report" / "rerun.sh", "--summary",
                        out / "clusterip" / "summary.json", "--out", again, "--prometheus", kube.prom_url,
-                       "--cooldown", "0", "--timeout", "600"])
+                       "--cooldown", "0", "--timeout", "600", "--repeats", "3"])
     Path(f"{again}.log").write_text(result.stdout + result.stderr)
     assert result.returncode == 0, f"rerun.sh exited {result.returncode}:\n{result.stderr[-3000:]}"
-    second = json.loads((again / "rerun" / "summary.json").read_text())
-    assert second["testid"] != first["testid"] and second["requests"]["total"] > 0, second["testid"]
+    repeats = [json.loads((again / "rerun" / f"r{r}" / "summary.json").read_text()) for r in (1, 2, 3)]
     keys = ("target_url", "rate", "connections", "duration_s", "path")
-    assert (second["scenario"], [second["settings"][k] for k in keys]) == \
-        (first["scenario"], [first["settings"][k] for k in keys]), (second["settings"], first["settings"])
-    assert second["provenance"]["values"] == first["provenance"]["values"]
-    assert (again / "report" / "report.html").is_file()
+    for r, second in enumerate(repeats, 1):
+        assert second["testid"] != first["testid"] and second["requests"]["total"] > 0, second["testid"]
+        assert second["series"]["repeat"] == r and second["series"]["id"] == repeats[0]["series"]["id"], second["series"]
+        assert (second["scenario"], [second["settings"][k] for k in keys]) == \
+            (first["scenario"], [first["settings"][k] for k in keys]), (second["settings"], first["settings"])
+        assert second["provenance"]["values"] == first["provenance"]["values"]
+    report = json.loads((again / "report" / "report.json").read_text())
+    (series,) = report["series"].values()
+    assert series["runs"] == [s["testid"] for s in repeats], series["runs"]
+    p99 = series["figures"]["p99"]
+    assert p99["n"] == 3 and p99["low"] <= p99["median"] <= p99["high"] and p99["cv"] is not None, p99
+    assert "95 % interval" in (again / "report" / "report.html").read_text()

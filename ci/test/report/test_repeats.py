@@ -10,7 +10,7 @@ import statistics
 import pytest
 
 from benchreport import repeats
-from conftest import ROOT, TESTDATA, output_of, run
+from conftest import CHROMIUM_FLAGS, ROOT, TESTDATA, output_of, renders_cleanly, run
 
 CONTRACT = ROOT / "ci/test/contract.py"
 # series id -> (p99 centre in ms, repeats): "slower" is far from "base", "close" within its noise.
@@ -74,6 +74,21 @@ def test_series_within_the_noise_are_inconclusive_with_an_estimate(series_report
     assert c["verdict"] == "inconclusive" and c["low"] < 0 < c["high"], c
     assert c["repeats_needed"] > SERIES["close"][1], c
     assert f"| close | p99 | " in md and f"run more repeats (about {c['repeats_needed']} per series)" in md
+
+
+def test_intervals_shown_in_chromium(series_report, work):
+    """The series report renders in headless Chromium without a console message, and the rendered
+    page holds the Repeats table with base's p99 interval as the Markdown states it."""
+    series, md = series_report
+    html = work / "out/series/report.html"
+    problems = renders_cleanly(html, work / "screenshots/series.png")
+    assert not problems, "\n".join(problems)
+    dom = run(["timeout", "90", "chromium", *CHROMIUM_FLAGS, f"--user-data-dir={work / 'chromium.series'}",
+               "--dump-dom", f"file://{html}"]).stdout
+    row = next(line for line in md.splitlines() if line.startswith("| base | 5 | p99 (ms) |"))
+    interval = row.split("|")[5].strip()
+    assert "<h2>Repeats</h2>" in dom and "95 % interval" in dom, dom[:2000]
+    assert " to " in interval and interval in dom, (row, interval)
 
 
 def test_two_repeats_give_no_interval(series_report):
