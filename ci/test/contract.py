@@ -270,9 +270,14 @@ def check_chart_variables():
     count: the scenario's default); an empty key's comment states that default, empty = `<default>`."""
     import yaml  # the report venv has it (dashboards/report/requirements.txt)
     pod = (ROOT / "charts/bench/templates/loadtest/_pod.tpl").read_text()
-    got = sorted(set(re.findall(r"\{name: (BENCH_[A-Z_]+),", pod)))
-    bad = [differ("charts/bench/templates/loadtest/_pod.tpl: the BENCH_* the TestRun sets", got,
+    got = set(re.findall(r"\{name: (BENCH_[A-Z_]+),", pod))
+    # an entry script's own settings the chart sets from values keys of their own (controller-restart's
+    # from loadtest.controllerRestart): declared by a script, never bench's variables
+    declared = script_settings()
+    bad = [differ("charts/bench/templates/loadtest/_pod.tpl: the BENCH_* the TestRun sets", sorted(got - set(declared)),
                   sorted(v["name"] for v in VARIABLES if v["chartSets"]))]
+    bad += [f"charts/bench/templates/loadtest/_pod.tpl sets {n}, a setting of {declared[n]}, which is also one of "
+            "bench's variables" for n in sorted(got & set(declared)) if n in {v["name"] for v in VARIABLES}]
     values_text = (ROOT / "charts/bench/values.yaml").read_text()
     values = yaml.safe_load(values_text)
     comments = values_comments(values_text)
@@ -291,6 +296,15 @@ def check_chart_variables():
             bad.append(f"charts/bench/values.yaml: the comment of {v['valuesKey']} (empty: the scenario's default) "
                        f"does not say it: empty = `{v['default']}` ({v['name']})")
     return [b for b in bad if b]
+
+
+def script_settings():
+    """{name: entry script} of the settings the entry scripts declare (experiment({settings}))."""
+    out = {}
+    for js in sorted((ROOT / "scenarios").glob("*.js")):
+        for name in re.findall(r"^\s+(BENCH_[A-Z0-9_]+): \{ type: ", js.read_text(), re.M):
+            out[name] = f"scenarios/{js.name}"
+    return out
 
 
 def values_comments(text):

@@ -134,7 +134,7 @@ def churn_row(lay):
         "short", steps=True, minimum=0), 12, 8)
     lay.add(timeseries(
         "Scale events",
-        "Actions taken by the churn scenario (scale, rollout, podkill) per rate interval.",
+        "Actions taken by the churn scenario (scale, rollout, podkill, controller_podkill) per rate interval.",
         targets(("sum by (action) (increase(k6_bench_scale_events_total{%s}[$__rate_interval]))" % RUN,
                  "{{action}}")), "short", bars=True, minimum=0), 12, 8)
     conv = "k6_bench_endpoint_convergence_seconds"
@@ -145,18 +145,49 @@ def churn_row(lay):
         targets((f"histogram_sum(sum by (event) (rate({conv}{{{RUN}}}[$__rate_interval]))) / "
                  f"histogram_count(sum by (event) (rate({conv}{{{RUN}}}[$__rate_interval])))", "{{event}}")),
         "s", minimum=0), 12, 8)
-    lay.add(table(
+    lay.add(count_p50_p99_table(
         "Endpoint convergence over range",
         "Count, p50 and max-ish (p99) convergence per event over the dashboard range.",
-        targets((f"histogram_count(sum by (event) (increase({conv}{{{RUN}}}[$__range])))", ""),
-                (k6_quantile("0.5", conv, by="event", window="$__range"), ""),
-                (k6_quantile("0.99", conv, by="event", window="$__range"), ""),
+        conv, "event", "events"), 12, 8)
+
+
+def count_p50_p99_table(title, description, metric, by, count_name):
+    """A table of a native-histogram time trend over the dashboard range: per value of `by`, how
+    many samples (column count_name), p50 and p99."""
+    return table(
+        title, description,
+        targets((f"histogram_count(sum by ({by}) (increase({metric}{{{RUN}}}[$__range])))", ""),
+                (k6_quantile("0.5", metric, by=by, window="$__range"), ""),
+                (k6_quantile("0.99", metric, by=by, window="$__range"), ""),
                 instant=True, table=True),
-        "s", {"Value #A": "events", "Value #B": "p50", "Value #C": "p99"},
-        order=["event", "events", "p50", "p99"],
-        overrides=[{"matcher": {"id": "byName", "options": "events"},
-                    "properties": [{"id": "unit", "value": "short"}, {"id": "decimals", "value": 0}]}]),
-        12, 8)
+        "s", {"Value #A": count_name, "Value #B": "p50", "Value #C": "p99"},
+        order=[by, count_name, "p50", "p99"],
+        overrides=[{"matcher": {"id": "byName", "options": count_name},
+                    "properties": [{"id": "unit", "value": "short"}, {"id": "decimals", "value": 0}]}])
+
+
+def controller_restart_row(lay):
+    """Controller restart: pods deleted, replaced, recovered (controller-restart)"""
+    lay.row("Controller restart: pods deleted, replaced, recovered (controller-restart)")
+    lay.add(stat(
+        "Controller pods deleted",
+        "controller-restart (scenarios/controller-restart.js) deletes the controller's pods one at a "
+        "time; each deletion is also a Scale events entry (action controller_podkill) and an "
+        "annotation, so the errors above line up with it.",
+        targets((zero_total(k6_total("k6_bench_scale_events_total", "testid", f'{RUN}, action="controller_podkill"'),
+                            "testid"), "deleted"), instant=True), "short", decimals=0), 8, 8)
+    # k6 writes each runner's cumulative histogram; a deletion is a one-off sample at the series'
+    # start, which increase() over a range cannot see (no sample before it), so the panel plots the
+    # cumulative mean itself
+    recovery = "sum by (measure) (k6_bench_controller_recovery_seconds{%s})" % RUN
+    lay.add(timeseries(
+        "Controller recovery: mean time per deletion so far",
+        "Per deleted controller pod, from its delete call: replaced = until its replacement was "
+        "Ready; recovered = until the path answered every probe of the churn VU again (0 when none "
+        "failed). The mean over the deletions so far, by measure; the run's summary has their count, "
+        "p50 and max.",
+        targets((f"histogram_sum({recovery}) / histogram_count({recovery})", "{{measure}}")),
+        "s", minimum=0), 16, 8)
 
 
 def routes_row(lay):
@@ -212,7 +243,7 @@ def traffic_row(lay):
         "Bps", minimum=0), 24, 7)
 
 
-ROWS = [load_row, latency_row, errors_row, churn_row, routes_row, traffic_row]
+ROWS = [load_row, latency_row, errors_row, churn_row, controller_restart_row, routes_row, traffic_row]
 
 
 def run_overview():

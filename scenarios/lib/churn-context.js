@@ -5,6 +5,11 @@
 //   t.scale(replicas)   set the Deployment's spec.replicas (0-1000)      bench_scale_events{action=scale}
 //   t.rollout()         a rolling restart (kubectl rollout restart)       {action=rollout}
 //   t.killPod()         delete one Ready backend pod                      {action=podkill}
+//   t.controllerPods()  the names of the controller's Ready pods (BENCH_CONTROLLER_SELECTOR in
+//                       BENCH_CONTROLLER_NAMESPACE; controller-restart.js declares those settings)
+//   t.killControllerPod(name)  delete that controller pod                {action=controller_podkill}
+//   t.waitRecovered(duration)  hold until the last deleted controller pod is replaced and the path
+//                       answers again (recovery.js), at most `duration`; returns whether it recovered
 //   t.hold(duration)    wait '15s' (or a number of ms, as a setting of type duration holds),
 //                       probing and polling all the while
 //   t.settings          the script's own settings, validated (durations in ms); t.cfg: the whole run's
@@ -20,9 +25,16 @@ export function isChurnOver(err) {
   return err === CHURN_OVER;
 }
 
-// newChurnContext({cfg, endAt, now(), waitUntil(ms), change(action, replicas)}): endAt and
-// waitUntil's argument are times in ms (now()'s clock); change makes one change and returns whether
-// it changed anything.
+// newChurnContext({cfg, endAt, now(), waitUntil(ms, stop), change(action, arg), controllerPods(),
+// recovering()}): endAt and waitUntil's argument are times in ms (now()'s clock), waitUntil stops
+// early when stop() is true; change makes one change (arg: replicas, or a pod name) and returns
+// whether it changed anything; recovering() says a deleted controller pod is still being measured.
+function msOf(what, duration) {
+  const ms = typeof duration === 'number' ? duration : parseDuration(`${what}()`, duration);
+  if (!(ms >= 0)) throw new Error(`${what}(${JSON.stringify(duration)}): expected a duration like '15s' or milliseconds`);
+  return ms;
+}
+
 export function newChurnContext(o) {
   function stopAtEnd() {
     if (o.now() >= o.endAt) throw CHURN_OVER;
@@ -45,12 +57,27 @@ export function newChurnContext(o) {
       stopAtEnd();
       return o.change('podkill');
     },
+    controllerPods() {
+      return o.controllerPods();
+    },
+    killControllerPod(name) {
+      if (typeof name !== 'string' || name === '') {
+        throw new Error(`t.killControllerPod(${JSON.stringify(name)}): expected a pod name from t.controllerPods()`);
+      }
+      stopAtEnd();
+      return o.change('controller_podkill', name);
+    },
     hold(duration) {
-      const ms = typeof duration === 'number' ? duration : parseDuration('t.hold()', duration);
-      if (!(ms >= 0)) throw new Error(`t.hold(${JSON.stringify(duration)}): expected a duration like '15s' or milliseconds`);
-      const until = o.now() + ms;
+      const until = o.now() + msOf('t.hold', duration);
       o.waitUntil(Math.min(until, o.endAt));
       if (until >= o.endAt) throw CHURN_OVER;
+    },
+    waitRecovered(duration) {
+      const until = o.now() + msOf('t.waitRecovered', duration);
+      o.waitUntil(Math.min(until, o.endAt), () => !o.recovering());
+      if (!o.recovering()) return true;
+      if (until >= o.endAt) throw CHURN_OVER;
+      return false;
     },
     remainingMs() {
       return Math.max(0, o.endAt - o.now());

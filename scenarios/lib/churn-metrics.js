@@ -9,5 +9,8 @@ export const convergence = new Trend('bench_endpoint_convergence', true);
 // The backend Deployment's spec.replicas and status.readyReplicas, as the churn VU polls them.
 export const replicasDesired = new Gauge('bench_replicas_desired');
 export const replicasReady = new Gauge('bench_replicas_ready');
-// One per change the churn VU makes, tag action = scale | rollout | podkill.
+// One per change the churn VU makes, tag action = scale | rollout | podkill | controller_podkill.
 export const scaleEvents = new Counter('bench_scale_events');
+// controller-restart: per deleted controller pod, ms from the delete call until its replacement was
+// Ready (measure = replaced) and until the path answered again (measure = recovered): recovery.js.
+export const controllerRecovery = new Trend('bench_controller_recovery', true);

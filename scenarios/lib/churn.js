@@ -8,11 +8,14 @@
 //   bench_endpoint_convergence{event}  how fast the path follows endpoint changes (convergence.js):
 //                                      it probes the target every PROBE_INTERVAL_MS with a few
 //                                      requests on fresh connections and reads X-Bench-Pod
+//   bench_controller_recovery{measure} controller-restart: per deleted controller pod, until it was
+//                                      replaced and until the probes answered again (recovery.js)
 import bench from 'k6/x/bench';
 import exec from 'k6/execution';
 import { sleep } from 'k6';
-import { convergence, replicasDesired, replicasReady, scaleEvents } from './churn-metrics.js';
+import { controllerRecovery, convergence, replicasDesired, replicasReady, scaleEvents } from './churn-metrics.js';
 import { newConvergenceTracker } from './convergence.js';
+import { newRecoveryTracker } from './recovery.js';
 import { newChurnContext, isChurnOver } from './churn-context.js';
 import { k6Duration } from './request.js';
 import { kubeCalls } from './kube.js';
@@ -23,7 +26,9 @@ const PROBE_BATCH = 5; // requests per probe: about 50 req/s, tagged role=churn
 const POLL_FAILURES_TOLERATED = 8; // consecutive failed polls (2 s) before the run aborts
 const QUIET_MS = 1500; // after the last change: removed pods prove their silence
 const RESTORE_MARGIN_MS = 10000; // the churn's own restore after the quiet time, API retries included
+const RECOVERY_GIVE_UP_MS = 120000; // a deleted controller pod not recovered by then is unrecovered
 const EVENT_TAGS = { added: { event: 'added' }, removed: { event: 'removed' } };
+const MEASURE_TAGS = { replaced: { measure: 'replaced' }, recovered: { measure: 'recovered' } };
 
 // churnScenario: the single-VU, single-iteration scenario that runs the churn for the whole load
 // duration (the iteration keeps one API client, as xk6-kubernetes v0.9.0 requires).
@@ -47,16 +52,36 @@ export function churnScenario(cfg, startMs) {
 export function churnCalls() {
   const {
     connect, getDeployment, scaleDeployment, restartDeployment, restoreDeployment, readRestoreRecord, listBackendPods,
-    deletePod, isPodReady, describeApiError,
+    deletePod, isPodReady, describeApiError, controllerOf, listControllerPods, deleteControllerPod,
   } = kubeCalls();
 
-  // change(k8s, cfg, action, replicas, until): one change a churn function asked for (churn-context.js
-  // t.scale, t.rollout, t.killPod) -> {changed, what}.
-  function change(k8s, cfg, action, replicas, until) {
+  // controllerRun(cfg): the run deletes controller pods (controller-restart declares the settings).
+  function controllerRun(cfg) {
+    return Boolean((cfg.settings || {}).BENCH_CONTROLLER_SELECTOR);
+  }
+
+  // readyControllerPods(k8s, cfg): the names of the controller's Ready pods, sorted. Refused without
+  // a selector: an empty one would select every pod of the namespace.
+  function readyControllerPods(k8s, cfg) {
+    if (!controllerRun(cfg)) {
+      throw new Error('the controller\'s pods are unknown: declare the settings BENCH_CONTROLLER_SELECTOR and '
+        + 'BENCH_CONTROLLER_NAMESPACE as scenarios/controller-restart.js does');
+    }
+    return listControllerPods(k8s, cfg).filter(isPodReady).map((p) => p.metadata.name).sort();
+  }
+
+  // change(k8s, cfg, action, arg, until): one change a churn function asked for (churn-context.js
+  // t.scale(arg replicas), t.rollout, t.killPod, t.killControllerPod(arg pod name)) -> {changed, what}.
+  function change(k8s, cfg, action, arg, until) {
     if (action === 'scale') {
-      return { changed: scaleDeployment(k8s, cfg, replicas, until), what: `replicas=${replicas}` };
+      return { changed: scaleDeployment(k8s, cfg, arg, until), what: `replicas=${arg}` };
     }
     if (action === 'rollout') return { changed: restartDeployment(k8s, cfg, Date.now(), until), what: 'rolling restart' };
+    if (action === 'controller_podkill') {
+      if (!readyControllerPods(k8s, cfg).includes(arg)) return { changed: false, what: `no Ready controller pod ${arg}` };
+      deleteControllerPod(k8s, cfg, arg);
+      return { changed: true, what: `deleted controller pod ${controllerOf(cfg).namespace}/${arg}` };
+    }
     // podkill: prefer a Ready pod (the one that hurts); else any pod not already terminating.
     const pods = listBackendPods(k8s, cfg).filter((p) => !p.metadata.deletionTimestamp);
     const ready = pods.filter(isPodReady);
@@ -94,14 +119,34 @@ export function churnCalls() {
   // from the recorded state.
   function checkApi(cfg) {
     let k8s;
+    let d;
     try {
       k8s = connect(cfg);
       restoreLeftBehind(k8s, cfg);
-      const d = getDeployment(k8s, cfg);
+      d = getDeployment(k8s, cfg);
       listBackendPods(k8s, cfg);
-      return { initialReplicas: d.spec.replicas };
     } catch (err) {
       throw new Error(describeApiError(cfg, `reading Deployment ${cfg.namespace}/${cfg.deployment}`, err));
+    }
+    if (controllerRun(cfg)) checkController(k8s, cfg);
+    return { initialReplicas: d.spec.replicas };
+  }
+
+  // checkController: controller-restart's setup guard: the controller's pods can be listed and one
+  // at least is Ready (else there is nothing to delete, or the selector names no pod).
+  function checkController(k8s, cfg) {
+    const c = controllerOf(cfg);
+    const where = `pods matching BENCH_CONTROLLER_SELECTOR=${Object.keys(c.selector).map((k) => `${k}=${c.selector[k]}`).join(',')} `
+      + `in namespace ${c.namespace} (BENCH_CONTROLLER_NAMESPACE)`;
+    let ready;
+    try {
+      ready = readyControllerPods(k8s, cfg);
+    } catch (err) {
+      throw new Error(describeApiError(cfg, `listing the controller's ${where}`, err));
+    }
+    if (ready.length === 0) {
+      throw new Error(`controller-restart: no Ready controller pod: none of the ${where} is Ready; set the controller's `
+        + 'pods in loadtest.controllerRestart (the presets do)');
     }
   }
 
@@ -157,10 +202,26 @@ export function churnCalls() {
     for (const m of tracker.take()) convergence.add(m.ms, EVENT_TAGS[m.event]);
   }
 
-  // probe(tracker, probeTarget): one batch of PROBE_BATCH probes on new connections (k6/x/bench
-  // probe), each response's pod (X-Bench-Pod) fed to the tracker.
-  function probe(tracker, probeTarget) {
-    for (const pod of bench.probe(probeTarget.prepared, PROBE_BATCH)) tracker.seen(pod, Date.now());
+  // probe(tracker, probeTarget, recovery): one batch of PROBE_BATCH probes on new connections
+  // (k6/x/bench probe), each response's pod (X-Bench-Pod) fed to the tracker; the recovery tracker
+  // (controller-restart) learns whether every probe was answered by a backend pod.
+  function probe(tracker, probeTarget, recovery) {
+    const pods = bench.probe(probeTarget.prepared, PROBE_BATCH);
+    const t = Date.now();
+    let ok = true;
+    for (const pod of pods) {
+      tracker.seen(pod, t);
+      if (!pod) ok = false;
+    }
+    if (recovery) recovery.probed(ok, t);
+  }
+
+  function emitRecovery(recovery) {
+    for (const m of recovery.take()) {
+      controllerRecovery.add(m.replaced_ms, MEASURE_TAGS.replaced);
+      controllerRecovery.add(m.recovered_ms, MEASURE_TAGS.recovered);
+      console.log(`churn: controller pod replaced after ${m.replaced_ms} ms, the path answering again after ${m.recovered_ms} ms`);
+    }
   }
 
   // runChurn(cfg, script, probeTarget): the churn VU's iteration: script(k8s, t), the entry script's
@@ -178,6 +239,7 @@ export function churnCalls() {
       return;
     }
     const tracker = newConvergenceTracker({ quietMs: 1500 });
+    const recovery = controllerRun(cfg) ? newRecoveryTracker({ quietMs: QUIET_MS, giveUpMs: RECOVERY_GIVE_UP_MS }) : null;
     const start = Date.now();
     const end = start + cfg.durationMs;
     const until = end + QUIET_MS + RESTORE_MARGIN_MS;
@@ -195,6 +257,10 @@ export function churnCalls() {
           replicasReady.add((d.status && d.status.readyReplicas) || 0);
           const ready = listBackendPods(k8s, cfg).filter(isPodReady).map((p) => p.metadata.name);
           tracker.podsReady(ready, Date.now());
+          if (recovery) {
+            const pods = listControllerPods(k8s, cfg);
+            recovery.controllerPods(pods.filter(isPodReady).map((p) => p.metadata.name), pods.map((p) => p.metadata.name), Date.now());
+          }
           pollFailures = 0;
         } catch (err) {
           pollFailures += 1;
@@ -202,25 +268,35 @@ export function churnCalls() {
           if (pollFailures >= POLL_FAILURES_TOLERATED) abortRun(cfg, k8s, 'polling the Deployment and pods', err);
         }
       }
-      probe(tracker, probeTarget);
+      probe(tracker, probeTarget, recovery);
       tracker.tick(Date.now());
       emitConvergence(tracker);
+      if (recovery) {
+        recovery.tick(Date.now());
+        emitRecovery(recovery);
+      }
       const wait = PROBE_INTERVAL_MS - (Date.now() - now);
       if (wait > 0) sleep(wait / 1000);
     }
-    function waitUntil(t) {
-      do measure(); while (Date.now() < t);
+    // waitUntil(t, done): measures until t, or until done() says so.
+    function waitUntil(t, done) {
+      do measure(); while (Date.now() < t && !(done && done()));
     }
     const t = newChurnContext({
       cfg,
       endAt: end,
       now: Date.now,
       waitUntil,
-      change(action, replicas) {
+      controllerPods: () => readyControllerPods(k8s, cfg),
+      recovering: () => Boolean(recovery && recovery.busy()),
+      change(action, arg) {
         const at = Date.now();
         let r;
         try {
-          r = change(k8s, cfg, action, replicas, until);
+          // the controller's Ready pods before the delete: what its replacement must bring back
+          const readyBefore = action === 'controller_podkill' ? readyControllerPods(k8s, cfg).length : 0;
+          r = change(k8s, cfg, action, arg, until);
+          if (action === 'controller_podkill' && r.changed) recovery.deleted(arg, readyBefore, at);
         } catch (err) {
           abortRun(cfg, k8s, `${action} of Deployment ${cfg.namespace}/${cfg.deployment}`, err);
           throw err;
@@ -247,12 +323,17 @@ export function churnCalls() {
     // Let removed pods prove their silence, then close the books.
     const quietUntil = Date.now() + QUIET_MS;
     while (Date.now() < quietUntil) {
-      probe(tracker, probeTarget);
+      probe(tracker, probeTarget, recovery);
       sleep(PROBE_INTERVAL_MS / 1000);
     }
     tracker.finish(Date.now());
     emitConvergence(tracker);
     if (tracker.unconverged > 0) console.warn(`churn: ${tracker.unconverged} endpoint change(s) did not converge before the end`);
+    if (recovery) {
+      recovery.finish(Date.now());
+      emitRecovery(recovery);
+      if (recovery.unrecovered > 0) console.warn(`churn: ${recovery.unrecovered} deleted controller pod(s) not recovered before the end`);
+    }
     // Leave the Deployment as we found it (teardown tries again if this fails).
     try {
       restoreBackend(k8s, cfg, 'end of churn');

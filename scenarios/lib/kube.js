@@ -183,11 +183,31 @@ export function kubeCalls() {
     k8s.delete('Pod', name, cfg.namespace);
   }
 
+  // controllerOf(cfg) -> {namespace, selector}: the controller's pods controller-restart deletes, from
+  // its settings BENCH_CONTROLLER_NAMESPACE (empty = BENCH_NAMESPACE) and BENCH_CONTROLLER_SELECTOR.
+  function controllerOf(cfg) {
+    const s = cfg.settings || {};
+    return { namespace: s.BENCH_CONTROLLER_NAMESPACE || cfg.namespace, selector: s.BENCH_CONTROLLER_SELECTOR || {} };
+  }
+
+  // listControllerPods -> the controller's pods (controllerOf), terminating ones included.
+  function listControllerPods(k8s, cfg) {
+    const c = controllerOf(cfg);
+    return k8s.list('Pod', c.namespace).filter((pod) => matchesLabels(pod, c.selector));
+  }
+
+  function deleteControllerPod(k8s, cfg, name) {
+    k8s.delete('Pod', name, controllerOf(cfg).namespace);
+  }
+
   // describeApiError turns an API failure into a message that says what the runner needs.
   function describeApiError(cfg, what, err) {
+    const c = (cfg.settings || {}).BENCH_CONTROLLER_SELECTOR ? controllerOf(cfg) : null;
     return `${what} failed using ${cfg.apiSource}: ${err}. The runner needs get and update on Deployment `
       + `${cfg.namespace}/${cfg.deployment} (BENCH_NAMESPACE/BENCH_DEPLOYMENT, which must exist), list on `
-      + 'pods there, and delete on pods for podkill (scenarios/contract.json, runnerRole)';
+      + 'pods there, and delete on pods for podkill'
+      + (c ? `; for controller-restart list and delete on pods in namespace ${c.namespace} (BENCH_CONTROLLER_NAMESPACE)` : '')
+      + ' (scenarios/contract.json, runnerRole)';
   }
 
   return {
@@ -203,6 +223,9 @@ export function kubeCalls() {
     isPodReady,
     listBackendPods,
     deletePod,
+    controllerOf,
+    listControllerPods,
+    deleteControllerPod,
     describeApiError,
   };
 }

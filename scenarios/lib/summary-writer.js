@@ -6,8 +6,9 @@
 //
 // A report describes the run: {scenario, cfg, targetUrl, path, keepalive, rateTarget, durationMs,
 // churnPattern (string or null), parts: [{name, scenario, rateTarget, durationMs}] for by_path,
-// steps: parts that get sub-metrics but no by_path entry (max-rps), extend(data, summary): optional
-// hook for experiment-specific keys}.
+// steps: parts that get sub-metrics but no by_path entry (max-rps), controllerRestart: {namespace,
+// selector} when the run deletes the controller's pods (controller-restart), extend(data, summary):
+// optional hook for experiment-specific keys}.
 import exec from 'k6/execution';
 import bench from 'k6/x/bench';
 import { ERROR_CAUSES, ERROR_CLASSES } from './errors.js';
@@ -54,8 +55,14 @@ export function summaryThresholds(report, thresholds) {
     addThreshold(t, WARMUP_REQUESTS, 'count>=0');
     addThreshold(t, WARMUP_DROPPED, 'count>=0');
   }
+  if (report.controllerRestart) {
+    addThreshold(t, 'bench_scale_events{action:controller_podkill}', 'count>=0');
+    for (const m of RECOVERY_MEASURES) addThreshold(t, `bench_controller_recovery{measure:${m}}`, 'max>=0');
+  }
   return t;
 }
+
+const RECOVERY_MEASURES = ['replaced', 'recovered'];
 
 function round(v, digits) {
   if (v === null || v === undefined || Number.isNaN(v)) return null;
@@ -116,11 +123,35 @@ export function requestsFor(data, filter, rateTarget, durationMs) {
   };
 }
 
-function convergenceFor(data, event) {
-  const m = data.metrics[`bench_endpoint_convergence{event:${event}}`];
+function countP50Max(data, key) {
+  const m = data.metrics[key];
   const v = m ? m.values : null;
   if (!v || !v.count) return { count: 0, p50: null, max: null };
   return { count: v.count, p50: round(v['p(50)'], 1), max: round(v.max, 1) };
+}
+
+function convergenceFor(data, event) {
+  return countP50Max(data, `bench_endpoint_convergence{event:${event}}`);
+}
+
+// controllerRestartFor(data, c, errors): controller-restart's section. Times from each delete call
+// (recovery.js); requests_lost: the load's failed requests, every class (the zero-error gate's count;
+// the report attributes them to the deletions from Prometheus).
+function controllerRestartFor(data, c, errors) {
+  const deleted = count(data, 'bench_scale_events{action:controller_podkill}');
+  const replaced = countP50Max(data, 'bench_controller_recovery{measure:replaced}');
+  const recovered = countP50Max(data, 'bench_controller_recovery{measure:recovered}');
+  const lost = ERROR_CLASSES.reduce((n, cls) => n + errors[cls], 0);
+  return {
+    namespace: c.namespace,
+    selector: c.selector,
+    pods_deleted: deleted,
+    unrecovered: Math.max(0, deleted - recovered.count),
+    replaced_ms: replaced,
+    recovered_ms: recovered,
+    requests_lost: lost,
+    gate: { max_errors: 0, passed: lost === 0 },
+  };
 }
 
 // runnerFor(data, runtime, throttling): did the runner add latency of its own? Three witnesses:
@@ -239,6 +270,7 @@ export function buildSummary(data, report, runTags) {
   if (cfg.settingTexts && Object.keys(cfg.settingTexts).length > 0) summary.settings.script = cfg.settingTexts;
   summary.requests.dropped_because = droppedBecause(summary);
   if (cfg.warmupMs > 0) summary.requests.warmup_requests = count(data, WARMUP_REQUESTS);
+  if (report.controllerRestart) summary.controller_restart = controllerRestartFor(data, report.controllerRestart, summary.errors);
   if (report.extend) report.extend(data, summary);
   return summary;
 }
@@ -336,6 +368,11 @@ export function warnings(s) {
     }
     if (k.change_errors > 0) out.push(`route-change FAILED for ${kind}: ${k.change_errors} answers were not 2xx while routes changed.`);
   }
+  const c = s.controller_restart;
+  if (c && !c.gate.passed) {
+    out.push(`controller-restart FAILED: ${c.requests_lost} requests lost while ${c.pods_deleted} controller pod(s) were deleted.`);
+  }
+  if (c && c.unrecovered > 0) out.push(`${c.unrecovered} deleted controller pod(s) did not recover before the end of the run.`);
   if (r.total === 0) out.push('no request completed: check BENCH_TARGET_URL and the route.');
   else if (r.rate_achieved < 0.95 * r.rate_target && r.dropped_iterations === 0 && !s.max_rps) {
     out.push(`achieved ${r.rate_achieved} req/s, below 95% of the target ${r.rate_target} req/s.`);
@@ -385,6 +422,7 @@ export function formatText(s) {
       })));
   }
   if (s.routes) lines.push('', routesText(s.routes));
+  if (s.controller_restart) lines.push('', controllerRestartText(s.controller_restart));
   lines.push('');
   lines.push(`received ${humanBytes(s.throughput.bytes_received)} (${humanBytes(s.throughput.bytes_received_per_s)}/s)`);
   if (s.runner) {
@@ -418,6 +456,18 @@ function cgroupLine(rn) {
   return `runner CPU quota ${fmt(c.quota_cores)} cores, used ${fmt(c.cpu_cores_used)}, throttled in `
     + `${c.throttled_periods} of ${c.periods} periods (${(100 * c.throttled_ratio).toFixed(1)}%, limit `
     + `${100 * rn.cpu_throttled_limit}%): ${verdict}`;
+}
+
+// controllerRestartText(c): controller-restart's table and its gate.
+function controllerRestartText(c) {
+  const r = c.replaced_ms;
+  const v = c.recovered_ms;
+  return [`Controller restart: pods ${c.selector} in ${c.namespace}, deleted one at a time`,
+    table(['Controller pods (ms from delete)', 'count', 'p50', 'max'],
+      [['replaced (replacement Ready)', r.count, fmt(r.p50), fmt(r.max)],
+        ['recovered (path answering again)', v.count, fmt(v.p50), fmt(v.max)]]),
+    `deleted ${c.pods_deleted}   unrecovered ${c.unrecovered}   requests lost ${c.requests_lost}   `
+      + `zero-error gate: ${c.gate.passed ? 'passed' : 'FAILED'}`].join('\n');
 }
 
 // routesText(routes): the route experiments' table (route-experiment.js), one row per route kind.

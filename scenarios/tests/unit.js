@@ -13,6 +13,7 @@ import { experiment as steadyExperiment } from '../lib/experiment.js';
 import { experiment as churnExperiment } from '../lib/churn-experiment.js';
 import { classifyError, ERROR_CAUSES, ERROR_CLASSES } from '../lib/errors.js';
 import { newConvergenceTracker } from '../lib/convergence.js';
+import { newRecoveryTracker } from '../lib/recovery.js';
 import {
   buildSummary, droppedBecause, formatText, summaryOutputs, summaryThresholds, table, SCHEMA, warnings,
 } from '../lib/summary-writer.js';
@@ -257,6 +258,54 @@ function errorTests() {
     const row = /\| `bench_errors` \| Counter \| `class` = ([a-z0-9_, ]+);/.exec(README);
     if (!row) throw new Error('README has no bench_errors row with "`class` = ...;"');
     eq(ERROR_CLASSES, row[1].split(',').map((c) => c.trim()));
+  });
+}
+
+function recoveryTests() {
+  check('recovery: one Traefik pod deleted, probes fail until its replacement serves', () => {
+    const r = newRecoveryTracker({ quietMs: 1000 });
+    r.deleted('t-1', 1, 1000);
+    r.probed(true, 1100); // still draining
+    r.controllerPods([], ['t-1'], 1250);
+    r.probed(false, 1300);
+    r.controllerPods([], [], 2000); // gone
+    r.probed(false, 3000);
+    r.controllerPods(['t-2'], ['t-2'], 3500); // replacement Ready
+    r.probed(true, 3600);
+    r.tick(4000);
+    eq([r.busy(), r.take()], [true, []], 'not final before a quiet second');
+    r.probed(true, 4650);
+    r.tick(4650);
+    eq([r.busy(), r.take(), r.unrecovered], [false, [{ replaced_ms: 2500, recovered_ms: 2600 }], 0]);
+  });
+  check('recovery: with two replicas and no failed probe, recovered is 0 once the old pod is gone', () => {
+    const r = newRecoveryTracker({ quietMs: 1000 });
+    r.deleted('t-1', 2, 0);
+    r.controllerPods(['t-2'], ['t-1', 't-2'], 250);
+    r.controllerPods(['t-2', 't-3'], ['t-1', 't-2', 't-3'], 2000);
+    r.probed(true, 2100);
+    r.tick(2100);
+    eq(r.busy(), true, 'the deleted pod is still terminating');
+    r.controllerPods(['t-2', 't-3'], ['t-2', 't-3'], 2250);
+    r.tick(2300);
+    eq(r.take(), [{ replaced_ms: 2000, recovered_ms: 0 }]);
+  });
+  check('recovery: a failure after the recovery starts it again; unrecovered at the end or after giving up', () => {
+    const r = newRecoveryTracker({ quietMs: 1000, giveUpMs: 10000 });
+    r.deleted('a', 1, 0);
+    r.controllerPods(['b'], ['b'], 500);
+    r.probed(false, 600);
+    r.probed(true, 700);
+    r.probed(false, 900);
+    r.probed(true, 1200);
+    r.tick(2200);
+    eq(r.take(), [{ replaced_ms: 500, recovered_ms: 1200 }]);
+    r.deleted('b', 1, 3000);
+    r.tick(13000);
+    eq([r.busy(), r.unrecovered], [false, 1]);
+    r.deleted('c', 1, 14000);
+    r.finish(15000);
+    eq([r.busy(), r.unrecovered, r.take()], [false, 2, []]);
   });
 }
 
@@ -725,16 +774,26 @@ function scriptSettingTests() {
 
 // fakeChurn(endAt): a churn context (churn-context.js) on a fake clock: waitUntil moves the clock,
 // changes are recorded as [at, action, replicas].
-function fakeChurn(endAt, settings) {
+// fakeChurn(endAt, settings, recoverAfter): a churn context on a fake clock; a deleted controller
+// pod recovers recoverAfter ms after its delete (never when undefined).
+function fakeChurn(endAt, settings, recoverAfter) {
   const log = [];
   let now = 0;
+  let recoversAt = null;
+  const recovering = () => recoversAt !== null && now < recoversAt;
   const t = newChurnContext({
     cfg: { settings: settings || {} },
     endAt,
     now: () => now,
-    waitUntil(until) { now = Math.max(now, until); },
+    waitUntil(until, done) {
+      if (done && recoversAt !== null && recoversAt < until && !done()) now = Math.max(now, recoversAt);
+      else if (!(done && done())) now = Math.max(now, until);
+    },
+    controllerPods: () => ['ctl-a', 'ctl-b'],
+    recovering,
     change(action, replicas) {
       log.push(replicas === undefined ? [now, action] : [now, action, replicas]);
+      if (action === 'controller_podkill') recoversAt = recoverAfter === undefined ? Infinity : now + recoverAfter;
       return true;
     },
   });
@@ -742,8 +801,8 @@ function fakeChurn(endAt, settings) {
 }
 
 // runFake(script, endAt): script(null, t) as churn.js runs it: CHURN_OVER ends it quietly.
-function runFake(script, endAt, settings) {
-  const f = fakeChurn(endAt, settings);
+function runFake(script, endAt, settings, recoverAfter) {
+  const f = fakeChurn(endAt, settings, recoverAfter);
   try {
     script(null, f.t);
   } catch (e) {
@@ -815,12 +874,29 @@ function churnContextTests() {
     eq([f.log, f.over], [[[1000, 'rollout'], [2000, 'podkill']], true]);
     eq(runFake((k8s, t) => t.scale(3), 0).log, [], 'a churn starting after the end changes nothing');
   });
+  check('churn function: controller pods deleted one at a time, each after the last recovered', () => {
+    const script = (k8s, t) => {
+      t.hold('10s');
+      for (const pod of t.controllerPods()) {
+        t.killControllerPod(pod);
+        t.waitRecovered('60s');
+        t.hold('10s');
+      }
+    };
+    const f = runFake(script, 120000, {}, 4000);
+    eq([f.log, f.over, f.now()], [[[10000, 'controller_podkill', 'ctl-a'], [24000, 'controller_podkill', 'ctl-b']], undefined, 38000]);
+    const never = runFake(script, 120000, {}, undefined);
+    eq([never.log, never.over], [[[10000, 'controller_podkill', 'ctl-a'], [80000, 'controller_podkill', 'ctl-b']], true],
+      'a pod that never recovers: the wait gives up after 60 s, the next pod follows');
+  });
   check('churn function: bad arguments are refused with what is allowed', () => {
     const { t } = fakeChurn(60000);
     throwsWith(() => t.scale(1001), /^t\.scale\(1001\): expected a whole number of replicas from 0 to 1000$/);
     throwsWith(() => t.scale('5'), /^t\.scale\("5"\)/);
     throwsWith(() => t.hold('soon'), /^invalid t\.hold\(\)="soon": expected a positive duration/);
     throwsWith(() => t.hold(-5), /^t\.hold\(-5\): expected a duration like '15s' or milliseconds$/);
+    throwsWith(() => t.killControllerPod(), /^t\.killControllerPod\(undefined\): expected a pod name from t\.controllerPods\(\)$/);
+    throwsWith(() => t.waitRecovered('later'), /^invalid t\.waitRecovered\(\)="later"/);
     eq(t.remainingMs(), 60000);
   });
 }
@@ -833,6 +909,7 @@ export default function () {
   routeTests();
   errorTests();
   convergenceTests();
+  recoveryTests();
   summaryTests();
   kubeTests();
   restoreTests();

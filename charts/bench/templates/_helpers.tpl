@@ -246,6 +246,10 @@ chart's appVersion: the traefik preset pins v3.6.12 on a chart whose appVersion 
 {{- $_ := set $env "controller_version" (toString ($tag | default .Chart.AppVersion)) }}
 {{- end }}
 {{- end }}
+{{- if eq $lt.scenario "controller-restart" }}
+{{- /* what controller-restart deletes: the controller, or its control plane (and which object) */}}
+{{- $_ := set $env "controller_restart_pods" (trim (printf "%s %s" $lt.controllerRestart.pods (include "bench.placeholders" (list $lt.controllerRestart.controlPlane .)))) }}
+{{- end }}
 {{- /* toJson escapes < > & as \u003c \u003e \u0026 (JSON alike): written plainly, as the initializer's
 line takes no backslash but the one before a quote (loadtest/_shell.tpl) */}}
 {{- toJson (mergeOverwrite $env ($lt.environment | default dict)) | replace "\\u003c" "<" | replace "\\u003e" ">" | replace "\\u0026" "&" }}
@@ -256,4 +260,42 @@ line takes no backslash but the one before a quote (loadtest/_shell.tpl) */}}
 {{- $pairs := list }}
 {{- range $k, $v := . }}{{ $pairs = append $pairs (printf "%s=%s" $k $v) }}{{ end }}
 {{- $pairs | sortAlpha | join "," | default "any" }}
+{{- end }}
+
+{{/* bench.placeholders TEXT ROOT: TEXT with the literal placeholders {{ .Release.Name }} and
+{{ .Release.Namespace }} replaced (never evaluated: no tpl on values). */}}
+{{- define "bench.placeholders" -}}
+{{- $text := toString (index . 0) }}
+{{- $root := index . 1 }}
+{{- $text | replace "{{ .Release.Name }}" $root.Release.Name | replace "{{ .Release.Namespace }}" $root.Release.Namespace }}
+{{- end }}
+
+{{/* bench.controllerRestart.namespace: where the controller's pods are (loadtest.controllerRestart.namespace,
+empty = the release namespace). */}}
+{{- define "bench.controllerRestart.namespace" -}}
+{{- .Values.loadtest.controllerRestart.namespace | default .Release.Namespace }}
+{{- end }}
+
+{{/* bench.controllerRestart.selector: loadtest.controllerRestart.selector, placeholders replaced, as
+JSON; fails on a value that is no label value once replaced. */}}
+{{- define "bench.controllerRestart.selector" -}}
+{{- $selector := dict }}
+{{- range $key, $value := .Values.loadtest.controllerRestart.selector }}
+{{- $text := include "bench.placeholders" (list $value $) }}
+{{- if or (contains "{{" $text) (contains "}}" $text) }}
+{{- fail (printf "loadtest.controllerRestart.selector.%s %q: templates are not evaluated here; the only placeholders are {{ .Release.Name }} and {{ .Release.Namespace }}, written exactly so" $key $text) }}
+{{- end }}
+{{- if not (and (le (len $text) 63) (regexMatch "^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$" $text)) }}
+{{- fail (printf "loadtest.controllerRestart.selector.%s %q: expected a label value (at most 63 letters, digits, - _ ., starting and ending with a letter or digit)" $key $text) }}
+{{- end }}
+{{- $_ := set $selector $key $text }}
+{{- end }}
+{{- toJson $selector }}
+{{- end }}
+
+{{/* bench.controllerRestart.selectorText: the selector as BENCH_CONTROLLER_SELECTOR takes it, key=value,... */}}
+{{- define "bench.controllerRestart.selectorText" -}}
+{{- $pairs := list }}
+{{- range $k, $v := include "bench.controllerRestart.selector" . | fromJson }}{{ $pairs = append $pairs (printf "%s=%s" $k $v) }}{{ end }}
+{{- $pairs | sortAlpha | join "," }}
 {{- end }}

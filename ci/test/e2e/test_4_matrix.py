@@ -1,4 +1,4 @@
-"""The matrix runner (dashboards/report/matrix.sh) and several runners: one matrix of six runs
+"""The matrix runner (dashboards/report/matrix.sh) and several runners: one matrix of seven runs
 through helm upgrades of this release, each merged from Prometheus (benchreport results, every
 runner), compared in one report. Run once by the first case here:
   clusterip  static, ClusterIP, 1 runner      (the paths comparison and the 1-runner reference)
@@ -7,16 +7,19 @@ runner), compared in one report. Run once by the first case here:
   churn2     dynamic (5 <-> 7 churn), 2 runners, after a 5 s warm-up
   knee2      max-rps, ClusterIP, 2 runners
   spike      scenarios/spike.js (scenarios/README.md's example): 5 -> 10 -> 5 once, its own setting
+  restart    controller-restart: the e2e Traefik's one pod deleted under load (the local values'
+             loadtest.controllerRestart), its own summary section, gate and events
 """
 import json
 import shutil
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from benchreport import provenance
-from cluster_lib import ROOT, summaries_from_prefixed_log
+from cluster_lib import ROOT, run, summaries_from_prefixed_log
 
 STATIC = "loadtest.scenario=static,loadtest.duration=15s,loadtest.rate=300,loadtest.connections=60"
 VARIANTS = {
@@ -28,6 +31,8 @@ VARIANTS = {
              "loadtest.rate=600,loadtest.duration=20s,loadtest.connections=60",
     "spike": "loadtest.scenario=spike,loadtest.parallelism=1,loadtest.rate=300,loadtest.duration=30s,"
              "loadtest.settings.BENCH_SPIKE_HOLD=8s",
+    "restart": "loadtest.scenario=controller-restart,loadtest.parallelism=1,loadtest.rate=200,loadtest.duration=20s,"
+               "loadtest.controllerRestart.hold=4s",
 }
 
 
@@ -229,3 +234,75 @@ def test_rerun_from_a_summary_repeats_the_run(kube, matrix):
     p99 = series["figures"]["p99"]
     assert p99["n"] == 3 and p99["low"] <= p99["median"] <= p99["high"] and p99["cv"] is not None, p99
     assert "95 % interval" in (again / "report" / "report.html").read_text()
+
+
+def test_controller_restart_the_traefik_pod_deleted_once_under_load_summary_valid(matrix, kube):
+    """controller-restart through the chart: the e2e Traefik (one replica of a Deployment in
+    bench-traefik, the local values' loadtest.controllerRestart) deleted once, its replacement
+    Ready and the path answering again within the run; the runner's own summary validates against
+    the contract's schema; Traefik is back, Ready."""
+    out, v = matrix
+    (own,) = v["restart"].runners
+    c = own["controller_restart"]
+    assert (own["scenario"], c["namespace"], c["selector"], c["pods_deleted"], c["unrecovered"]) == (
+        "controller-restart", "bench-traefik", "app.kubernetes.io/instance=bench-e2e,app.kubernetes.io/name=traefik",
+        1, 0), c
+    assert c["replaced_ms"]["count"] == 1 and c["recovered_ms"]["count"] == 1, c
+    assert 0 < c["replaced_ms"]["max"] < 60000 and c["recovered_ms"]["max"] < 60000, c
+    path = out / "restart" / "runner-summary.json"
+    path.write_text(json.dumps(own))
+    r = run([kube.info["report_python"], ROOT / "ci" / "test" / "contract.py", "valid", path])
+    assert r.returncode == 0, r.stdout + r.stderr
+    ready = kube.kubectl_json("-n", "bench-traefik", "get", "deployment", "traefik")["status"].get("readyReplicas")
+    assert ready == 1, ready
+
+
+def test_controller_restart_one_traefik_replica_loses_requests_the_gate_fails(matrix):
+    """One Traefik pod: while it is replaced the path refuses connections, so requests are lost and
+    the zero-error gate fails the run (k6 exit 99, the threshold named in the runner's log); every
+    lost request is an error of the summary, by class."""
+    _, v = matrix
+    (own,) = v["restart"].runners
+    c = own["controller_restart"]
+    log = (matrix[0] / "restart" / "runners.log").read_text(errors="replace")
+    assert c["requests_lost"] > 0 and c["requests_lost"] == sum(own["errors"].values()), (c, own["errors"])
+    assert c["gate"] == {"max_errors": 0, "passed": False}, c
+    assert "bench_errors{role:load}" in log and "have been crossed" in log, log[-3000:]
+
+
+def test_controller_restart_prometheus_has_its_series_errors_attributed_to_the_deletion(matrix, kube):
+    """The deletion is an event on the run's timeline (k6_bench_scale_events_total{action=
+    controller_podkill}), the recovery times are series of their own, and the report attributes the
+    lost requests to the deletion: none before it."""
+    out, v = matrix
+    testid = v["restart"].summary["testid"]
+    now = time.time()
+    kills = kube.prom.query(f'sum(k6_bench_scale_events_total{{testid="{testid}", action="controller_podkill"}})', now)
+    assert kills and float(kills[0]["value"][1]) == 1, kills
+    measures = kube.prom.query(f'count by (measure) (k6_bench_controller_recovery_seconds{{testid="{testid}"}})', now)
+    assert sorted(m["metric"]["measure"] for m in measures) == ["recovered", "replaced"], measures
+    report = json.loads((out / "report" / "report.json").read_text())
+    (row,) = [r for r in report["runs"] if r["testid"] == testid]
+    windows = row["errors_by_event"]
+    deletion = [w for w in windows if w["action"] == "controller_podkill"]
+    assert windows[0]["total"] == 0 and len(deletion) == 1 and deletion[0]["total"] > 0, windows
+    # the run overview's Controller restart row has this run's data
+    start = json.loads((out / "restart" / "summary.json").read_text())["merge"]["first_sample_unix"]
+    result = kube.run(["python3", ROOT / "ci" / "test" / "dashboards" / "check.py", "--quiet",
+                       "--prometheus", kube.prom_url, "--testid", testid, "--start", str(int(start) - 30),
+                       "--end", "now", "--require-data", "@controller-restart"])
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+
+def test_controller_restart_merged_from_prometheus_in_the_report_failing_its_gate(matrix):
+    """The merged result (every runner, from Prometheus) has the section too, its lost requests the
+    runner's own; the report shows it and fails the run on them."""
+    out, v = matrix
+    (own,) = v["restart"].runners
+    m = v["restart"].summary["controller_restart"]
+    assert (m["pods_deleted"], m["requests_lost"], m["replaced_ms"]["count"]) == (
+        1, own["controller_restart"]["requests_lost"], 1), (m, own["controller_restart"])
+    report = json.loads((out / "report" / "report.json").read_text())
+    (row,) = [r for r in report["runs"] if r["testid"] == v["restart"].summary["testid"]]
+    assert row["verdict"] == "FAIL" and any(x.startswith("controller_restart.requests_lost = ") for x in row["reasons"]), row
+    assert "## Controller restart" in (out / "report" / "report.md").read_text()

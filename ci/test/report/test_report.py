@@ -414,9 +414,34 @@ def test_routes_verdicts(gen):
     assert any(s.startswith("routes.httproute.change_errors = ") for x in r["runs"] for s in x["reasons"])
 
 
+# ---- controller-restart, from a real run of the e2e kept as testdata: the e2e Traefik (one replica,
+# v3.6.12) deleted under 200 req/s, its runner's own summary; beside it the report's own churn run ----
+
+def test_controller_restart_written(gen):
+    ok(gen("restart", TD / "controller-restart.json", TD / "traefik.json"))
+
+
+def test_controller_restart_section(gen):
+    """restart: one row for the controller-restart run, its deletion, times, lost requests and gate."""
+    md = gen.md("restart")
+    assert "## Controller restart" in md
+    rows = re.findall(r"^\| traefik( \[[^]]*\])? \| bench-traefik \| app.kubernetes.io/instance=bench-e2e,"
+                      r"app.kubernetes.io/name=traefik \| 1 \| 0 \| .* \| FAILED \|$", md, re.M)
+    assert len(rows) == 1, md
+
+
+def test_controller_restart_verdict(gen):
+    """restart: the controller-restart run fails on its lost requests (the zero-error gate), the
+    steady run beside it is not judged by it."""
+    runs = gen.json("restart")["runs"]
+    restart = [r for r in runs if any(s.startswith("controller_restart.requests_lost = ") for s in r["reasons"])]
+    assert len(restart) == 1 and restart[0]["verdict"] == "FAIL", runs
+
+
 # ---- the common checks of every report folder: Markdown = JSON, renders cleanly ----
 
-REPORT_DIRS = ["merged", "real", "comparable", "incomparable", "churn", "zero", "errors", "dropped", "paths", "routes"]
+REPORT_DIRS = ["merged", "real", "comparable", "incomparable", "churn", "zero", "errors", "dropped", "paths", "routes",
+               "restart"]
 
 
 @pytest.fixture

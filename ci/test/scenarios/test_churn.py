@@ -1,4 +1,4 @@
-"""The churn scenarios (dynamic, rolling, podkill) against a bare kube-apiserver + etcd: no
+"""The churn scenarios (dynamic, rolling, podkill, controller-restart) against a bare kube-apiserver + etcd: no
 controllers, no kubelet, so Deployments get no pods; enough to see what the churn VU does to the API.
 The runner is a static-token user holding exactly the Role scenarios/contract.json runnerRole
 describes; its effect is read back from the API server (watches, the Deployment, pods). The tests
@@ -7,6 +7,8 @@ import json
 import re
 import signal
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -19,23 +21,31 @@ from harness.role import runner_role_rules
 ROOT = Path(__file__).resolve().parents[3]
 CONTRACT = json.loads((ROOT / "scenarios" / "contract.json").read_text())
 NS = "bench-test"
+NS_CTL = "bench-test-ctl"  # the controller's namespace (controller-restart)
 RESTORE = "bench/churn-restore"
 RESTARTED = "kubectl.kubernetes.io/restartedAt"
 
 
-def runner_role():
-    """The namespace and the Role bench-runner with every rule of the contract's runnerRole (the
-    podkill-only rule too: one user runs all three scenarios), target "backend" as resourceNames
-    [bench-backend], the way charts/bench/templates/loadtest/rbac.yaml renders it."""
-    rules = runner_role_rules()
-    return {"apiVersion": "v1", "kind": "List", "items": [
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}},
+def role_and_binding(namespace, rules):
+    return [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}},
         {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
-         "metadata": {"name": "bench-runner", "namespace": NS}, "rules": rules},
+         "metadata": {"name": "bench-runner", "namespace": namespace}, "rules": rules},
         {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
-         "metadata": {"name": "bench-runner", "namespace": NS},
+         "metadata": {"name": "bench-runner", "namespace": namespace},
          "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "bench-runner"},
          "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "bench-runner"}]},
+    ]
+
+
+def runner_role():
+    """The namespace and the Role bench-runner with every rule of the contract's runnerRole (the
+    podkill-only rule too: one user runs all the scenarios), target "backend" as resourceNames
+    [bench-backend], the way charts/bench/templates/loadtest/rbac.yaml renders it; the controller's
+    rules (controller-restart) in a Role of the controller's namespace NS_CTL."""
+    return {"apiVersion": "v1", "kind": "List", "items": [
+        *role_and_binding(NS, runner_role_rules()),
+        *role_and_binding(NS_CTL, runner_role_rules(controller=True)),
         {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "bench-backend", "namespace": NS},
          "spec": {"replicas": 2, "selector": {"matchLabels": {"app.kubernetes.io/component": "backend"}},
                   "template": {"metadata": {"labels": {"app.kubernetes.io/component": "backend"}},
@@ -119,8 +129,9 @@ def role_table():
     want = []
     for r in CONTRACT["runnerRole"]["rules"]:
         group = '""' if r["apiGroup"] == "" else r["apiGroup"]
-        scope = ("the backend Deployment only (`resourceNames`)" if r.get("target") == "backend"
-                 else f"all {r['resource']} of the namespace")
+        scope = {"backend": "the backend Deployment only (`resourceNames`)",
+                 "controller": f"all {r['resource']} of the controller's namespace"}.get(
+                     r.get("target"), f"all {r['resource']} of the namespace")
         only = ", ".join(r["onlyFor"]) if r.get("onlyFor") else "every scenario"
         want.append(f"| `{group}` | `{r['resource']}` | {', '.join(r['verbs'])} | {scope} | {only} |")
     return want
@@ -351,6 +362,116 @@ def test_podkill_exit_0_the_api_lost_one_selected_pod_per_event(podkill):
 
 def test_podkill_pods_outside_bench_pod_selector_untouched(podkill, kube):
     assert kube.kc("-n", NS, "get", "pod", "bystander", "-o", "name", check=False).returncode == 0
+
+
+# ---- controller-restart ----
+# The test plays the controller's Deployment and kubelet: when the runner deletes a controller pod,
+# a replacement appears REPLACE_DELAY later and is marked Ready. The load goes to nginx directly, so
+# no deletion costs a request here: the zero-error gate passes (the e2e deletes the real Traefik and
+# sees it fail).
+REPLACE_DELAY = 1.0
+CTL = "app.kubernetes.io/name=ctl"
+
+
+class FakeControllerDeployment:
+    """Replaces each deleted pod labelled CTL in NS_CTL after REPLACE_DELAY; events: [(t, what, pod)]."""
+
+    def __init__(self, kube):
+        self.kube, self.events, self.stopped, self.n = kube, [], threading.Event(), 0
+
+    def pod(self, name, namespace=NS_CTL, labels=CTL):
+        self.kube.kc("-n", namespace, "run", name, "--image=bench/traefik:local", f"--labels={labels}")
+        self.kube.kc("-n", namespace, "patch", "pod", name, "--subresource=status", "--type=merge", "-p",
+                     json.dumps({"status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}}))
+
+    def names(self):
+        out = self.kube.kc("-n", NS_CTL, "get", "pods", "-l", CTL, "-o", "jsonpath={.items[*].metadata.name}").stdout
+        return set(out.split())
+
+    def run(self, known):
+        """Until stopped: replaces each pod of KNOWN (the names before the run) and later ones that go."""
+        try:
+            while not self.stopped.is_set():
+                now = self.names()
+                for gone in sorted(known - now):
+                    self.events.append((time.monotonic(), "deleted", gone))
+                    time.sleep(REPLACE_DELAY)
+                    self.n += 1
+                    self.pod(f"ctl-r{self.n}")
+                    self.events.append((time.monotonic(), "ready", f"ctl-r{self.n}"))
+                known = self.names()
+                time.sleep(0.1)
+        except Exception as e:  # noqa: BLE001 - the test shows it with the events
+            self.events.append((time.monotonic(), "failed", repr(e)[:2000]))
+
+
+@pytest.fixture(scope="module")
+def controller_restart(kube, k6, servers):
+    fake = FakeControllerDeployment(kube)
+    for name in ("ctl-a", "ctl-b"):
+        fake.pod(name)
+    fake.pod("ctl-bystander", labels="app.kubernetes.io/name=other")
+    fake.pod("ctl-elsewhere", namespace=NS)  # the same labels in the release namespace
+    # the pods before k6 starts: a kubectl slowed by a loaded machine must not miss the first delete
+    thread = threading.Thread(target=fake.run, args=(fake.names(),), daemon=True)
+    thread.start()
+    try:
+        run = k6("controller-restart", "controller-restart.js", churn_env(
+            kube, servers, BENCH_CONTROLLER_NAMESPACE=NS_CTL, BENCH_CONTROLLER_SELECTOR=CTL,
+            BENCH_CONTROLLER_HOLD="1s", BENCH_DURATION="14s"))
+    finally:
+        fake.stopped.set()
+        thread.join(30)
+    run.events = fake.events
+    run.left = {ns: kube.kc("-n", ns, "get", "pods", "-o", "jsonpath={.items[*].metadata.name}").stdout.split()
+                for ns in (NS, NS_CTL)}
+    return run
+
+
+def test_controller_restart_exit_0_every_controller_pod_deleted_once_one_at_a_time(controller_restart):
+    run = controller_restart
+    assert run.rc == 0, run.stderr[-3000:]
+    # ctl-a, its replacement Ready, then ctl-b (sorted names; the replacements came later) and its own
+    assert [(what, pod) for _, what, pod in run.events] == [
+        ("deleted", "ctl-a"), ("ready", "ctl-r1"), ("deleted", "ctl-b"), ("ready", "ctl-r2")], run.events
+    assert run.summary["scale_events"] == 2
+
+
+def test_controller_restart_pods_outside_the_selector_or_namespace_untouched(controller_restart):
+    left = controller_restart.left
+    assert "ctl-bystander" in left[NS_CTL] and "ctl-elsewhere" in left[NS], left
+
+
+def test_controller_restart_summary_times_each_replacement_no_request_lost_gate_passed(controller_restart):
+    c = controller_restart.summary["controller_restart"]
+    assert (c["namespace"], c["selector"], c["pods_deleted"], c["unrecovered"]) == (NS_CTL, CTL, 2, 0), c
+    # the fake Deployment replaces after REPLACE_DELAY, plus its own kubectl calls (each a process:
+    # seconds on a loaded machine); the runner sees it at its next 250 ms poll
+    assert c["replaced_ms"]["count"] == 2 and 900 <= c["replaced_ms"]["p50"] <= c["replaced_ms"]["max"] <= 8000, c
+    assert c["recovered_ms"] == {"count": 2, "p50": 0, "max": 0}, c
+    assert c["requests_lost"] == 0 and c["gate"] == {"max_errors": 0, "passed": True}, c
+    assert "zero-error gate: passed" in controller_restart.table
+
+
+def test_controller_restart_summary_is_a_valid_bench_summary_v1(controller_restart):
+    r = subprocess.run([report_python(), ROOT / "ci" / "test" / "contract.py", "valid", controller_restart.dir / "summary.json"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_controller_restart_without_a_ready_controller_pod_setup_stops_naming_the_selector(k6, kube, servers):
+    run = k6("controller-restart-none", "controller-restart.js", churn_env(
+        kube, servers, BENCH_CONTROLLER_NAMESPACE=NS_CTL, BENCH_CONTROLLER_SELECTOR="app.kubernetes.io/name=nothing",
+        BENCH_DURATION="2s"))
+    assert run.rc != 0
+    assert ("no Ready controller pod: none of the pods matching BENCH_CONTROLLER_SELECTOR=app.kubernetes.io/name=nothing "
+            f"in namespace {NS_CTL} (BENCH_CONTROLLER_NAMESPACE) is Ready") in run.stderr
+
+
+def test_controller_restart_the_runner_may_delete_pods_only_in_the_controllers_namespace(kube):
+    assert (can_runner(kube, "delete", "pods"), kube.kc("auth", "can-i", "delete", "pods", "-n", NS_CTL, "--as", "bench-runner",
+                                                         check=False).stdout.strip()) == ("yes", "yes")
+    assert kube.kc("auth", "can-i", "delete", "pods", "-n", "kube-system", "--as", "bench-runner", check=False).stdout.strip() == "no"
 
 
 # ---- putting the backend back ----

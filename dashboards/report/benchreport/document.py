@@ -277,6 +277,7 @@ def build(runs, budgets, warnings, series, generated_at, prometheus_url, direct=
     blocks += _added_latency_blocks(direct, added or {})
     blocks += _errors_blocks(runs)
     blocks += _routes_blocks(runs)
+    blocks += _controller_restart_blocks(runs, series)
     blocks += _convergence_blocks(runs)
     blocks += _over_time_blocks(runs, series, prometheus_url)
     return blocks, verdicts
@@ -357,6 +358,45 @@ def _routes_blocks(runs):
                                  "the same controller, one row each (their load: the by_path rows above)."))
         blocks.append(_routes_table(runs))
     return blocks
+
+
+def _controller_restart_blocks(runs, series):
+    """controller-restart's table, and with Prometheus the share of errors that followed a deletion;
+    [] without a controller-restart run."""
+    restarts = [r for r in _file_runs(runs) if r.controller_restart]
+    if not restarts:
+        return []
+    blocks = [Block("h2", "Controller restart"),
+              Block("p", "The controller's pods (or its control plane's) deleted one at a time under load "
+                         "(scenarios/controller-restart.js). Per pod, from its delete call: replaced = its "
+                         "replacement Ready, recovered = the path answering every probe again (0: no probe "
+                         "failed). Requests lost: the load's failed requests, every class; zero passes.")]
+    rows = []
+    for r in restarts:
+        c = r.controller_restart
+        rep, rec = c.get("replaced_ms") or {}, c.get("recovered_ms") or {}
+        gate = c.get("gate") or {}
+        rows.append([r.label, fmt(c.get("namespace")), fmt(c.get("selector")), fmt(c.get("pods_deleted")),
+                     fmt(c.get("unrecovered")), fmt(rep.get("p50")), fmt(rep.get("max")), fmt(rec.get("p50")),
+                     fmt(rec.get("max")), fmt(c.get("requests_lost")),
+                     ", ".join(f"{cls} {n:g}" for cls, n in r.errors.items() if n) or "none",
+                     "passed" if gate.get("passed") else "FAILED"])
+    blocks.append(Block("table", headers=["run", "namespace", "pods", "deleted", "unrecovered", "replaced p50 (ms)",
+                                          "replaced max (ms)", "recovered p50 (ms)", "recovered max (ms)",
+                                          "requests lost", "by class", "zero-error gate"], rows=rows))
+    for r in restarts:
+        windows = errors_by_event(series.get(r.testid))
+        total = sum(w["total"] for w in windows)
+        after = sum(w["total"] for w in windows if w["action"] == CONTROLLER_DELETION)
+        if total:
+            blocks.append(Block("p", f"{r.label}: {fmt(after)} of {fmt(total)} errors ({100 * after / total:.0f} %) "
+                                     f"followed a controller pod deletion, counted until the next event (errors by "
+                                     f"event, under Over time)."))
+    return blocks
+
+
+# the churn's action for a deleted controller pod (bench_scale_events{action})
+CONTROLLER_DELETION = "controller_podkill"
 
 
 def _convergence_blocks(runs):

@@ -223,6 +223,8 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
         summary["max_rps"] = steps
     if calibration is not None:
         summary["calibrate"] = calibration
+    if summary["scenario"] == "controller-restart":
+        summary["controller_restart"] = _controller_restart(q, run, counts["errors"])
     return summary
 
 
@@ -282,16 +284,33 @@ def _latency(q, load, total, notes):
     return latency, latency_count, ratio
 
 
+def _count_p50_max(q, metric, sel):
+    """{count, p50, max} in ms of a native-histogram time trend (max: its highest bucket's bound)."""
+    h = f"sum({q.hist(metric, sel)})"
+    n = _int(q.scalar(f"histogram_count({h})"))
+    out = {"count": n, "p50": None, "max": None}
+    if n:
+        out["p50"] = _round(_ms(q.scalar(f"histogram_quantile(0.5, {h})")), 1)
+        out["max"] = _round(_ms(q.scalar(f"histogram_quantile(1, {h})")), 1)
+    return out
+
+
 def _convergence(q, run):
-    convergence = {}
-    for event in ("added", "removed"):
-        h = f"sum({q.hist('k6_bench_endpoint_convergence_seconds', selector_with(run, event=event))})"
-        n = _int(q.scalar(f"histogram_count({h})"))
-        convergence[event] = {"count": n, "p50": None, "max": None}
-        if n:
-            convergence[event]["p50"] = _round(_ms(q.scalar(f"histogram_quantile(0.5, {h})")), 1)
-            convergence[event]["max"] = _round(_ms(q.scalar(f"histogram_quantile(1, {h})")), 1)
-    return convergence
+    return {event: _count_p50_max(q, "k6_bench_endpoint_convergence_seconds", selector_with(run, event=event))
+            for event in ("added", "removed")}
+
+
+def _controller_restart(q, run, errors):
+    """controller-restart's section (scenarios/lib/summary-writer.js controllerRestartFor) from the
+    series: deletions, the replaced/recovered trends, the load's errors. Namespace and selector are
+    not in Prometheus: null."""
+    deleted = _int(q.scalar(f"sum({q.last('k6_bench_scale_events_total', selector_with(run, action='controller_podkill'))})"))
+    replaced, recovered = (_count_p50_max(q, "k6_bench_controller_recovery_seconds", selector_with(run, measure=m))
+                           for m in ("replaced", "recovered"))
+    lost = sum(errors.values())
+    return {"namespace": None, "selector": None, "pods_deleted": deleted,
+            "unrecovered": max(0, deleted - recovered["count"]), "replaced_ms": replaced, "recovered_ms": recovered,
+            "requests_lost": lost, "gate": {"max_errors": 0, "passed": lost == 0}}
 
 
 def _runners(q, load, lag, limits, counts, rate, duration_s, notes):

@@ -27,7 +27,7 @@ CONVERGENCE_STATS = ["count", "p50", "max"]
 # Top-level keys of bench.summary/v1; any other (e.g. a scenario's "throughput") is shown as extra.
 KNOWN_KEYS = {"schema", "testid", "scenario", "controller", "settings", "requests", "latency_ms",
               "errors", "error_causes", "convergence_ms", "scale_events", "by_path", "runners", "routes",
-              "controller_cost", "provenance"}
+              "controller_cost", "provenance", "controller_restart"}
 SETTINGS_ORDER = ["target_url", "path", "rate", "duration_s", "warmup_s", "connections", "timeout_s",
                   "keepalive", "tls", "churn_pattern"]
 
@@ -80,6 +80,9 @@ class Run:
     controller_cost: dict = field(default_factory=dict)
     # What reruns it (summary `provenance`, make results with the release): chart, cluster, images.
     provenance: dict = field(default_factory=dict)
+    # controller-restart's results (summary `controller_restart`: pods deleted, replaced and recovered
+    # times, requests lost, the zero-error gate); whole runs only.
+    controller_restart: dict = field(default_factory=dict)
     # How far a percentile may be off (merge.percentile_max_error_pct; 0 for a runner's exact summary).
     percentile_error_pct: float = 0.0
 
@@ -243,6 +246,7 @@ def load_summary(path):
                 **_read_series(path, data),
                 controller_cost=_object(path, "controller_cost", data.get("controller_cost") or {}),
                 provenance=_object(path, "provenance", data.get("provenance") or {}),
+                controller_restart=_object(path, "controller_restart", data.get("controller_restart") or {}),
                 percentile_error_pct=_number(path, "merge.percentile_max_error_pct",
                                              (data.get("merge") or {}).get("percentile_max_error_pct"),
                                              allow_none=True) or 0.0,

@@ -124,6 +124,13 @@ def judge(run, budgets):
             reasons.append(f"routes.{kind}.change_errors = {k['change_errors']:g} > 0")
         if k.get("unconverged"):
             reasons.append(f"routes.{kind}.unconverged = {k['unconverged']:g} > 0 (no 200 within the route timeout)")
+    c = run.controller_restart
+    # controller-restart passes only with zero lost requests, every deleted pod recovered
+    if c.get("requests_lost"):
+        reasons.append(f"controller_restart.requests_lost = {c['requests_lost']:g} > 0 (zero-error gate)")
+    if c.get("unrecovered"):
+        reasons.append(f"controller_restart.unrecovered = {c['unrecovered']:g} > 0 (a deleted controller pod "
+                       "was not replaced, or the path did not answer again, before the end)")
     return Verdict("FAIL" if reasons else "PASS", reasons)
 
 

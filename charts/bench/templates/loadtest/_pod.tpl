@@ -107,6 +107,13 @@ env:
   # quotes escaped (\"), the one form of a quote its `sh -c` line keeps as a quote (_shell.tpl)
   {{- $environment := include "bench.loadtest.environment" $root }}
   - {name: BENCH_ENVIRONMENT, value: {{ ternary (include "bench.shell.escapeQuotes" $environment) $environment .initializer | quote }}}
+  {{- if eq $lt.scenario "controller-restart" }}
+  # controller-restart's own settings, from loadtest.controllerRestart (the runner's Role reaches those pods)
+  - {name: BENCH_CONTROLLER_NAMESPACE, value: {{ include "bench.controllerRestart.namespace" $root | quote }}}
+  - {name: BENCH_CONTROLLER_SELECTOR, value: {{ include "bench.controllerRestart.selectorText" $root | quote }}}
+  - {name: BENCH_CONTROLLER_HOLD, value: {{ $lt.controllerRestart.hold | quote }}}
+  - {name: BENCH_CONTROLLER_READY_TIMEOUT, value: {{ $lt.controllerRestart.readyTimeout | quote }}}
+  {{- end }}
   # the entry script's own settings (loadtest.settings), as every BENCH_* above: runners and initializer
   {{- range $name, $value := $lt.settings }}
   - {name: {{ $name }}, value: {{ include "bench.text" $value | quote }}}

@@ -2,7 +2,8 @@
 // custom metric, so a real Prometheus receives the exact series names and labels the dashboards
 // query (remote write, native histograms). The churn telemetry here is SIMULATED (the fast tier has
 // no cluster): desired/ready replicas follow 5 -> 7 -> 5, with a scale event, a convergence time and
-// a probe request per step, and one route of each kind created, served and changed per step. The
+// a probe request per step, one route of each kind created, served and changed per step, and every
+// third step controller-restart's recovery times of a deleted controller pod. The
 // real churn series come from scenarios/ in the e2e run, the real route series from ci/test/scenarios/routes/.
 //
 // A warm-up (scenarios/lib/load.js measuredLoad: scenario and role warmup) sends clean requests for
@@ -19,7 +20,9 @@ import bench from 'k6/x/bench';
 // the route experiments' metrics are simulated like the churn below.
 import { countError } from '../../../../scenarios/lib/errors.js';
 import { runnerGcCpu, runnerLag, runnerSchedP99, runnerThrottled } from '../../../../scenarios/lib/metrics.js';
-import { convergence, replicasDesired, replicasReady, scaleEvents } from '../../../../scenarios/lib/churn-metrics.js';
+import {
+  controllerRecovery, convergence, replicasDesired, replicasReady, scaleEvents,
+} from '../../../../scenarios/lib/churn-metrics.js';
 import {
   routeChanges, routeErrors, routePreReady, routePropagation, routesCreated, routesServing,
 } from '../../../../scenarios/lib/route-metrics.js';
@@ -117,6 +120,12 @@ export function churn() {
     routesServing.add(step + 1, { kind });
     routeChanges.add(1, { kind });
     if (step % 3 === 0) routeErrors.add(1, { kind });
+  }
+  // controller-restart's recovery times (its deletion events stay out: the report part counts one
+  // convergence sample per scale event here)
+  if (step % 3 === 1) {
+    controllerRecovery.add(lag * 2000, { measure: 'replaced' });
+    controllerRecovery.add(lag * 1000, { measure: 'recovered' });
   }
   sleep(3.9 - lag);
 }

@@ -3,7 +3,8 @@
 Usage: python check_markdown.py REPORT_DIR
 Reads REPORT_DIR/report.md and report.json (which names each row's summary file and by_path entry),
 re-reads the summary JSON independently of the generator, and compares every latency, error,
-request and convergence cell, and every cell of the Routes table (route experiments) when there is one. Prints one line per mismatch; exit 1 on any, 0 with a count otherwise.
+request and convergence cell, and every cell of the Routes table (route experiments) and of the
+Controller restart table (controller-restart) when there is one. Prints one line per mismatch; exit 1 on any, 0 with a count otherwise.
 """
 
 import json
@@ -95,9 +96,10 @@ def main(report_dir):
                 for stat in ("count", "p50", "max"):
                     header = f"{event} {stat}" + ("" if stat == "count" else " (ms)")
                     compare(f"{label} convergence {event} {stat}", conv[0][conv_h.index(header)], stats.get(stat))
-    compared_routes, route_problems = compare_routes(md, runs)
-    compared += compared_routes
-    problems += route_problems
+    for check in (compare_routes, compare_controller_restart):
+        n, found = check(md, runs)
+        compared += n
+        problems += found
     if len(lat_rows) != len(runs):
         problems.append(f"latency table has {len(lat_rows)} rows for {len(runs)} runs")
     for p in problems:
@@ -122,16 +124,54 @@ ROUTE_COLUMNS = {
 }
 
 
-def compare_routes(md, runs):
-    """Every Routes row (run, kind) against routes.by_kind of its summary; (cells compared, problems)."""
-    with_routes = []
+# Controller restart table column -> how to read it from the summary's controller_restart.
+RESTART_COLUMNS = {
+    "deleted": lambda c: c["pods_deleted"], "unrecovered": lambda c: c["unrecovered"],
+    "replaced p50 (ms)": lambda c: c["replaced_ms"]["p50"], "replaced max (ms)": lambda c: c["replaced_ms"]["max"],
+    "recovered p50 (ms)": lambda c: c["recovered_ms"]["p50"], "recovered max (ms)": lambda c: c["recovered_ms"]["max"],
+    "requests lost": lambda c: c["requests_lost"],
+}
+
+
+def whole_runs_with(runs, key):
+    """[(label, summary[key])] of the whole runs (no by_path entry) whose summary has key."""
+    out = []
     for run in runs:
         if run["path"]:
             continue
         with open(run["source"], encoding="utf-8") as f:
             summary = json.load(f)
-        if summary.get("routes"):
-            with_routes.append((run["label"], summary["routes"]))
+        if summary.get(key):
+            out.append((run["label"], summary[key]))
+    return out
+
+
+def compare_controller_restart(md, runs):
+    """Every Controller restart row against controller_restart of its summary; (cells compared, problems)."""
+    restarts = whole_runs_with(runs, "controller_restart")
+    if not restarts:
+        return 0, []
+    headers, rows = find_table(md, ["run", "namespace", "pods"])
+    compared, problems = 0, []
+    for label, c in restarts:
+        row = [r for r in rows if r[0] == label]
+        if len(row) != 1:
+            problems.append(f"{label}: expected one Controller restart row, found {len(row)}")
+            continue
+        for column, read in RESTART_COLUMNS.items():
+            compared += 1
+            if not same(row[0][headers.index(column)], read(c)):
+                problems.append(f"{label} controller restart {column}: markdown {row[0][headers.index(column)]!r} "
+                                f"!= json {read(c)!r}")
+        compared += 1
+        if row[0][headers.index("zero-error gate")] != ("passed" if c["gate"]["passed"] else "FAILED"):
+            problems.append(f"{label} controller restart gate: markdown {row[0][-1]!r} != json {c['gate']!r}")
+    return compared, problems
+
+
+def compare_routes(md, runs):
+    """Every Routes row (run, kind) against routes.by_kind of its summary; (cells compared, problems)."""
+    with_routes = whole_runs_with(runs, "routes")
     if not with_routes:
         return 0, []
     headers, rows = find_table(md, ["run", "experiment", "kind"])
