@@ -10,7 +10,7 @@
 # A part is the script ci/test/<part>.sh, or else the pytest modules of ci/test/<part>/ (with its
 # conftest.py).
 . "$(dirname "$0")/../lib/common.sh"
-. "$BENCH_ROOT/ci/lib/venv.sh"
+. "$BENCH_ROOT/lib/venv.sh"
 
 CLUSTER_PARTS=" cluster e2e "
 

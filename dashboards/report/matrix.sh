@@ -6,7 +6,7 @@
 #
 # Usage: dashboards/report/matrix.sh --out DIR [--kubeconfig FILE] [--namespace NS] [--release NAME]
 #          [-f PRESET ...] [--chart DIR] [--prometheus URL] [--cooldown S] [--timeout S]
-#          [--repeats N] [--budget KEY=VALUE ...] [--offline] NAME:SPEC NAME:SPEC...
+#          [--repeats N] [--budget KEY=VALUE ...] [--installer PROGRAM] NAME:SPEC NAME:SPEC...
 #   SPEC is a comma-separated list; each item is a values file (*.yaml, passed as -f) or KEY=VALUE
 #   (--set-string for strings, --set for numbers and booleans). -f presets apply to every variant.
 #   Without --prometheus it port-forwards to the release's kube-prometheus-stack Prometheus.
@@ -20,10 +20,12 @@
 #   dashboards/report/matrix.sh --out out/paths --kubeconfig ~/.kube/config --namespace bench --release bench \
 #     -f values/traefik.yaml clusterip:loadtest.target=clusterip pod:loadtest.target=pod
 #   dashboards/report/matrix.sh --out out/ctl -f values/static.yaml traefik:values/traefik.yaml nginx:values/ingress-nginx.yaml
-# --offline: the project's own local cluster (ci/cluster) with the e2e stand-ins (ci/e2e/lib.sh
-# deploys them if missing, installs an offline copy of the chart with charts/bench/ci/08-local-cluster-values.yaml unless -f
-# is given, reads the e2e Prometheus); implied when the kubeconfig is that cluster's.
-. "$(dirname "$0")/../../ci/lib/common.sh"
+# --installer PROGRAM: installs each variant instead of `helm upgrade --install`, run as
+#   PROGRAM RELEASE NAMESPACE RUN_ID HELM_ARGS... (the -f presets, then the variant's arguments); it
+#   must install RELEASE with loadtest.runId=RUN_ID and wait for it. For a cluster that needs more
+#   than helm, e.g. the project's local cluster (make matrix LOCAL=1 runs ci/e2e/matrix.sh, which
+#   passes its own installer).
+. "$(dirname "$0")/../../lib/common.sh"
 
 usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
 
@@ -64,8 +66,8 @@ refresh_backend() {
 # install_variant TESTID HELM_ARGS...: one helm upgrade --install with the run id.
 install_variant() {
   local testid=$1; shift
-  if [ "$OFFLINE" = true ]; then
-    install_chart "$testid" "${PRESET_ARGS[@]}" "$@"
+  if [ -n "$INSTALLER" ]; then
+    "$INSTALLER" "$RELEASE" "$NAMESPACE" "$testid" "${PRESET_ARGS[@]}" "$@" >&2
   else
     helm upgrade --install "$RELEASE" "$CHART" -n "$NAMESPACE" --create-namespace "${PRESET_ARGS[@]}" "$@" \
       --set-string "loadtest.runId=$testid" --wait --timeout 10m >&2
@@ -146,10 +148,10 @@ run_variant() {
 }
 
 main() {
-  local cooldown=30 kubeconfig="" stamp name spec i=0 offline_flag=false repeats=1 r dir series_args testid
+  local cooldown=30 kubeconfig="" stamp name spec i=0 repeats=1 r dir series_args testid
   local -a direct=()
   local -a variants=() helm_args presets=()
-  OUT="" NAMESPACE="" RELEASE="" CHART="$BENCH_ROOT/charts/bench" PROM_URL="" MATRIX_TIMEOUT=900
+  OUT="" NAMESPACE=bench RELEASE=bench CHART="$BENCH_ROOT/charts/bench" PROM_URL="" MATRIX_TIMEOUT=900 INSTALLER=""
   BUDGETS=()
   while [ $# -gt 0 ]; do
     case $1 in
@@ -164,9 +166,9 @@ main() {
       --timeout) MATRIX_TIMEOUT=${2:?--timeout needs seconds}; shift 2 ;;
       --budget) BUDGETS+=(--budget "${2:?--budget needs KEY=VALUE}"); shift 2 ;;
       --repeats) repeats=${2:?--repeats needs a number}; shift 2 ;;
-      --offline) offline_flag=true; shift ;;
+      --installer) INSTALLER=${2:?--installer needs a program}; shift 2 ;;
       -h|--help) usage; return 0 ;;
-      -*) die "unknown option '$1'; allowed: --out, --kubeconfig, --namespace, --release, --chart, -f/--values, --prometheus, --cooldown, --timeout, --repeats, --budget, --offline, --help" ;;
+      -*) die "unknown option '$1'; allowed: --out, --kubeconfig, --namespace, --release, --chart, -f/--values, --prometheus, --cooldown, --timeout, --repeats, --budget, --installer, --help" ;;
       *) variants+=("$1"); shift ;;
     esac
   done
@@ -176,8 +178,9 @@ main() {
   [[ $MATRIX_TIMEOUT =~ ^[0-9]+$ ]] || die "--timeout '$MATRIX_TIMEOUT' is not a whole number of seconds"
   [[ $repeats =~ ^[0-9]+$ ]] && [ "$repeats" -ge 1 ] && [ "$repeats" -le 20 ] \
     || die "--repeats '$repeats' is not a whole number from 1 to 20 (runs per variant)"
-  [ -z "$RELEASE" ] || [[ $RELEASE =~ ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ ]] || die "--release '$RELEASE' is not a Helm release name (lowercase letters, digits, '-')"
-  [ -z "$NAMESPACE" ] || [[ $NAMESPACE =~ ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ ]] || die "--namespace '$NAMESPACE' is not a namespace name (lowercase letters, digits, '-')"
+  [[ $RELEASE =~ ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ ]] || die "--release '$RELEASE' is not a Helm release name (lowercase letters, digits, '-')"
+  [[ $NAMESPACE =~ ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ ]] || die "--namespace '$NAMESPACE' is not a namespace name (lowercase letters, digits, '-')"
+  [ -z "$INSTALLER" ] || [ -x "$INSTALLER" ] || die "--installer '$INSTALLER' is not an executable file"
   local p
   for p in "${presets[@]}"; do [ -f "$p" ] || die "values file '$p' (-f) does not exist"; done
   for spec in "${variants[@]}"; do
@@ -189,40 +192,14 @@ main() {
     export KUBECONFIG=$kubeconfig
   fi
 
-  # The project's own local cluster (ci/cluster) has no registry and no internet: --offline.
-  # shellcheck source=../../ci/cluster/config.sh
-  . "$BENCH_ROOT/ci/cluster/config.sh"
-  OFFLINE=$offline_flag
-  if [ "$OFFLINE" = false ] && [ "${KUBECONFIG:-}" = "$BENCH_KUBECONFIG" ]; then
-    log "the kubeconfig is the local cluster's ($BENCH_KUBECONFIG): --offline"
-    OFFLINE=true
-  fi
   PRESET_ARGS=()
-  if [ "$OFFLINE" = true ]; then
-    # shellcheck source=../../ci/e2e/lib.sh
-    . "$BENCH_ROOT/ci/e2e/lib.sh"
-    export KUBECONFIG=${KUBECONFIG:-$BENCH_KUBECONFIG}
-    # the e2e harness' release and namespace unless given
-    RELEASE=${RELEASE:-$E2E_RELEASE} NAMESPACE=${NAMESPACE:-$E2E_NAMESPACE}
-    E2E_RELEASE=$RELEASE E2E_NAMESPACE=$NAMESPACE
-    if [ ${#presets[@]} -gt 0 ]; then E2E_VALUES=${presets[0]}; presets=("${presets[@]:1}"); fi
-  fi
   for p in "${presets[@]}"; do PRESET_ARGS+=(-f "$p"); done
-  RELEASE=${RELEASE:-bench} NAMESPACE=${NAMESPACE:-bench}
-
-  # helm: the user's own, else the pinned build (ci/tools/install.sh, into .tools/bin).
-  if [ "$OFFLINE" = true ] || ! command -v helm >/dev/null; then bash "$BENCH_ROOT/ci/tools/install.sh" >&2; fi
+  command -v helm >/dev/null || die "helm not found on PATH (helm 3.8 or newer; make tools builds the pinned one into .tools/bin)"
   command -v kubectl >/dev/null || die "kubectl not found on PATH"
-  kubectl get --raw /readyz >/dev/null 2>&1 || die "no cluster answers at ${KUBECONFIG:-the default kubeconfig}$([ "$OFFLINE" = false ] || echo '; start it with make cluster-up')"
+  kubectl get --raw /readyz >/dev/null 2>&1 || die "no cluster answers at ${KUBECONFIG:-the default kubeconfig}"
   mkdir -p "$OUT"
   trap stop_port_forward EXIT
-  if [ "$OFFLINE" = true ]; then
-    local given=$PROM_URL
-    deploy_stack   # the e2e stand-ins; sets PROM_URL to the e2e Prometheus
-    PROM_URL=${given:-$PROM_URL}
-  elif [ -z "$PROM_URL" ]; then
-    start_port_forward
-  fi
+  [ -n "$PROM_URL" ] || start_port_forward
   stamp=$(date -u +%Y%m%d-%H%M%S)
   local -a summaries=()
   for r in $(seq 1 "$repeats"); do

@@ -3,7 +3,7 @@
 # or more bench.summary/v1 files, optionally with time series from Prometheus.
 # Usage: dashboards/report/report.sh --out DIR summary.json... [--prometheus URL] [--budget KEY=VALUE ...] [--direct TESTID]
 #        dashboards/report/report.sh --help
-. "$(dirname "$0")/../../ci/lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 . "$BENCH_ROOT/dashboards/report/venv.sh"
 
 ensure_report_venv

@@ -1,6 +1,6 @@
-# Sourced by dashboards/report/*.sh and the test harness after ci/lib/common.sh.
-# shellcheck source=../../ci/lib/venv.sh
-. "$BENCH_ROOT/ci/lib/venv.sh"
+# Sourced by dashboards/report/*.sh and the test harness after lib/common.sh.
+# shellcheck source=../../lib/venv.sh
+. "$BENCH_ROOT/lib/venv.sh"
 
 # ensure_report_venv: the Python venv the report generator runs in, from the pinned
 # dashboards/report/requirements.txt (every wheel, its dependencies included: pip check passes with

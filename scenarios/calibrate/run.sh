@@ -31,8 +31,8 @@
 #   --pairs-only     only the probe and the PAIRED overhead runs (bench static and dynamic against
 #                    bare k6 on one core, --rounds pairs each; about 1 minute a round)
 # Default run: about 8 minutes on a 2-core machine.
-. "$(dirname "$0")/../../ci/lib/common.sh"
-. "$BENCH_ROOT/ci/lib/apiserver.sh"
+. "$(dirname "$0")/../../lib/common.sh"
+. "$BENCH_ROOT/lib/apiserver.sh"
 
 # vegeta v12.12.0: the newest release the Go module proxy here serves (docs/platform.md).
 VEGETA_VERSION=v12.12.0
@@ -127,14 +127,14 @@ start_nginx() {
   wait_for_url "https://127.0.0.1:$PORT_TLS/healthz"
 }
 
-# start_apiserver: a bare API server (ci/lib/apiserver.sh; binaries from ci/cluster/build.sh) on SERVER_CPU,
+# start_apiserver: a bare API server (lib/apiserver.sh; binaries from ci/cluster/build.sh) on SERVER_CPU,
 # an admin token and a Deployment for dynamic.js to scale. No kubelet: scaling changes the API only,
 # which is all the churn VU's cost on the runner depends on (its polls and probes).
 start_apiserver() {
   local b
   for b in etcd kube-apiserver kubectl; do
     if [ ! -x "$BENCH_CACHE/bin/$b" ]; then
-      log "no $BENCH_CACHE/bin/$b (ci/cluster/build.sh builds it, about 15 min): dynamic.js is skipped"
+      log "no $BENCH_CACHE/bin/$b (make cluster-build builds it, about 15 min): dynamic.js is skipped"
       DYNAMIC=false
       return 0
     fi

@@ -2,7 +2,7 @@
 # Builds the k6 runner binary: k6 + the xk6-kubernetes extension, from the Go module proxy, without
 # Docker or xk6. Output: $BENCH_CACHE/bin/k6, linked into .tools/bin/k6. A warm run is a stamp check.
 # Usage: scenarios/runner/build.sh            (prints the binary path on stdout)
-. "$(dirname "$0")/../../ci/lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 
 # k6 v0.51.0: the newest k6 that xk6-kubernetes v0.9.0 builds against (it still uses goja's k6 APIs).
 K6_VERSION=v0.51.0

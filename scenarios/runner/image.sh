@@ -5,7 +5,7 @@
 #   make runner-image IMAGE=bench/k6:v0.51.0 KIND_CLUSTER=kind               (build + kind load)
 # Uses docker, podman or buildah, whichever is found first (BENCH_IMAGE_BUILDER=podman picks one).
 # It prints the --set flags that point charts/bench at the image.
-. "$(dirname "$0")/../../ci/lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 
 usage() { die "usage: make runner-image IMAGE=<registry/repo:tag> [KIND_CLUSTER=<kind cluster name>]"; }
 

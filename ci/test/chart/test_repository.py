@@ -131,6 +131,48 @@ def test_no_dangling_repository_paths():
     assert not missing, "files named but not in the repository:\n" + "\n".join(sorted(set(missing)))
 
 
+# Product code: what users run. It may use lib/ (the shared shell helpers) but never the harness.
+PRODUCT_DIRS = ["charts", "scenarios", "dashboards", "values", "lib"]
+PRODUCT_CODE = (".sh", ".py", ".js", "Dockerfile")
+# A line that runs something under ci/: sourced, executed or exec'd by the shell, or a Python path
+# built from "ci" (descriptions and docstrings that name a harness file are not uses).
+USES_CI = re.compile(r"""(?:^|[;&|(]\s*|\s)(?:\.|source|bash|sh|exec|python3?)\s+["']?[^"'\s]*\bci/"""
+                     r"""|/\s*["']ci["']|["'][^"'\s]*\bci/(?:lib|e2e|test|tools|cluster|images|demo)/""")
+
+
+def product_files():
+    for top in PRODUCT_DIRS:
+        for path in sorted((ROOT / top).rglob("*")):
+            if path.is_file() and path.name.endswith(PRODUCT_CODE):
+                yield path
+
+
+def code_lines(path):
+    """The lines that run: comments (#, //) and chart-template comments left out."""
+    for n, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+        stripped = line.strip()
+        if not stripped.startswith(("#", "//", "{{/*", "*")):
+            yield n, line
+
+
+def test_product_code_never_uses_the_harness():
+    """No script, module or template under charts/, scenarios/, dashboards/, values/ or lib/ sources,
+    runs or imports a script of ci/ (#28: ci/ holds the harness only); the shell helpers they share
+    are lib/. The Makefile and ci/ may call product code, not the reverse."""
+    found = [f"{path.relative_to(ROOT)}:{n}: {line.strip()}" for path in product_files()
+             for n, line in code_lines(path) if USES_CI.search(line)]
+    assert not found, "product code using ci/:\n" + "\n".join(found)
+
+
+def test_harness_check_catches_a_product_script_sourcing_ci():
+    """The check above can fail: a product-style line sourcing ci/lib/common.sh matches."""
+    assert USES_CI.search('. "$(dirname "$0")/../../ci/lib/common.sh"')
+    assert USES_CI.search('  . "$BENCH_ROOT/ci/e2e/lib.sh"')
+    assert USES_CI.search('  bash "$BENCH_ROOT/ci/tools/install.sh" >&2')
+    assert USES_CI.search('HARNESS = ROOT / "ci" / "test"')
+    assert not USES_CI.search('. "$(dirname "$0")/../../lib/common.sh"')
+
+
 # The runner memory sizing, measured in scenarios/calibrate (README "Memory per VU", the source),
 # is restated where users size runners: each copy must say the same and compute from it.
 SIZING_SOURCE = ROOT / "scenarios" / "calibrate" / "README.md"

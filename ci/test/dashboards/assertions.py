@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Two values the shell helpers read (ci/test/dashboards/lib.sh, dashboards/generator/render-pictures.sh):
+"""Two values the shell helpers read (ci/test/dashboards/lib.sh, ci/tools/render-pictures.sh):
 
   assertions.py count EXPORT METRIC         a counter's count in a k6 --summary-export file
   assertions.py query PROMETHEUS EXPR       the summed value of an instant query (empty if no

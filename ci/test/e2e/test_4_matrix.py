@@ -1,4 +1,5 @@
-"""The matrix runner (dashboards/report/matrix.sh) and several runners: one matrix of seven runs
+"""The matrix runner (dashboards/report/matrix.sh, through ci/e2e/matrix.sh: the local cluster's
+installer and Prometheus) and several runners: one matrix of seven runs
 through helm upgrades of this release, each merged from Prometheus (benchreport results, every
 runner), compared in one report. Run once by the first case here:
   clusterip  static, ClusterIP, 1 runner      (the paths comparison and the 1-runner reference)
@@ -46,7 +47,7 @@ class Variant:
 def matrix(kube, main_run):
     out = kube.work / "runs" / f"{main_run.testid}-matrix"
     shutil.rmtree(out, ignore_errors=True)
-    result = kube.run(["bash", ROOT / "dashboards" / "report" / "matrix.sh", "--out", out,
+    result = kube.run(["bash", ROOT / "ci" / "e2e" / "matrix.sh", "--out", out,
                        "--prometheus", kube.prom_url, "--cooldown", "3", "--timeout", "600",
                        *(f"{name}:{spec}" for name, spec in VARIANTS.items())])
     Path(f"{out}.log").write_text(result.stdout + result.stderr)
@@ -217,7 +218,8 @@ def test_rerun_from_a_summary_repeats_the_run(kube, matrix):
     shutil.rmtree(again, ignore_errors=True)
     result = kube.run(["bash", ROOT / "dashboards" / "report" / "rerun.sh", "--summary",
                        out / "clusterip" / "summary.json", "--out", again, "--prometheus", kube.prom_url,
-                       "--cooldown", "0", "--timeout", "600", "--repeats", "3"])
+                       "--cooldown", "0", "--timeout", "600", "--repeats", "3",
+                       "--matrix", ROOT / "ci" / "e2e" / "matrix.sh"])
     Path(f"{again}.log").write_text(result.stdout + result.stderr)
     assert result.returncode == 0, f"rerun.sh exited {result.returncode}:\n{result.stderr[-3000:]}"
     repeats = [json.loads((again / "rerun" / f"r{r}" / "summary.json").read_text()) for r in (1, 2, 3)]

@@ -1,5 +1,5 @@
 """A bare Kubernetes API for tests: etcd + kube-apiserver on 127.0.0.1, RBAC on, static-token users,
-no controllers and no kubelet (Deployments get no pods), as ci/lib/apiserver.sh starts it.
+no controllers and no kubelet (Deployments get no pods), as lib/apiserver.sh starts it.
 
     api = BareApiServer(tmp_dir, users={"admin": ["system:masters"], "bench-runner": []})
     api.start()                      # returns once /readyz answers
@@ -17,6 +17,7 @@ import socket
 import ssl
 import subprocess
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -108,10 +109,28 @@ class BareApiServer:
         with open(self.dir / f"{name}.log", "wb") as out:
             self.procs.append(subprocess.Popen(self.prefix + cmd, stdout=out, stderr=subprocess.STDOUT))
 
+    @staticmethod
+    def _insecure():
+        # the serving certificate is self-signed; kubeconfig() says insecure-skip-tls-verify as well
+        context = ssl.create_default_context()
+        context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+        return context
+
+    def request(self, user, method, path, body=None, query=None, patch=False, timeout=10):
+        """One API call as `user` in this process: no kubectl to start, so a test thread can poll the
+        API every 100 ms on a loaded machine and never wait on a hung child. Returns the JSON answer;
+        a non-2xx answer raises urllib.error.HTTPError, no answer within `timeout` s an OSError."""
+        url = self.url + path + ("?" + urllib.parse.urlencode(query) if query else "")
+        headers = {"Authorization": f"Bearer {self.tokens[user]}", "Accept": "application/json",
+                   "Content-Type": "application/merge-patch+json" if patch else "application/json"}
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(url, data=data, method=method, headers=headers)
+        with urllib.request.urlopen(req, context=self._insecure(), timeout=timeout) as answer:
+            return json.loads(answer.read() or b"null")
+
     def _wait_ready(self, timeout):
         # /readyz is public (system:public-info-viewer): no token needed to wait for it.
-        insecure = ssl.create_default_context()
-        insecure.check_hostname, insecure.verify_mode = False, ssl.CERT_NONE
+        insecure = self._insecure()
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             for proc in self.procs:

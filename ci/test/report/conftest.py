@@ -63,7 +63,7 @@ def servers():
 @pytest.fixture(scope="session")
 def report_python():
     """The report venv's python (ensure_report_venv: pinned, cached, built when missing)."""
-    r = run(["bash", "-c", '. "$0/ci/lib/common.sh" && . "$0/dashboards/report/venv.sh" && ensure_report_venv >&2 '
+    r = run(["bash", "-c", '. "$0/lib/common.sh" && . "$0/dashboards/report/venv.sh" && ensure_report_venv >&2 '
              '&& printf %s "$REPORT_PYTHON"', ROOT])
     assert r.returncode == 0 and r.stdout, f"ensure_report_venv failed:\n{output_of(r)}"
     return r.stdout

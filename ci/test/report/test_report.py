@@ -570,6 +570,8 @@ MATRIX = {
                        "values file '{w}/none.yaml' (-f) does not exist"),
     "bad cool-down": (["--cooldown", "soon", "a:loadtest.rate=1", "b:loadtest.rate=2"],
                       "--cooldown 'soon' is not a whole number"),
+    "installer not a program": (["--installer", "{w}/none", "a:loadtest.rate=1"],
+                                "--installer '{w}/none' is not an executable file"),
     "zero repeats": (["--repeats", "0", "a:loadtest.rate=1", "b:loadtest.rate=2"],
                      "--repeats '0' is not a whole number from 1 to 20"),
     "too many repeats": (["--repeats", "21", "a:loadtest.rate=1", "b:loadtest.rate=2"],

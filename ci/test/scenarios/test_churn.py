@@ -223,7 +223,7 @@ def test_spike_the_readme_example_is_the_shipped_file():
 
 def report_python():
     """The report venv's python (it has jsonschema; dashboards/report/venv.sh builds it when missing)."""
-    r = subprocess.run(["bash", "-c", '. "$0/ci/lib/common.sh" && . "$0/dashboards/report/venv.sh" && '
+    r = subprocess.run(["bash", "-c", '. "$0/lib/common.sh" && . "$0/dashboards/report/venv.sh" && '
                         'ensure_report_venv >&2 && printf %s "$REPORT_PYTHON"', ROOT], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout, f"ensure_report_venv failed:\n{r.stdout}{r.stderr}"
     return r.stdout
@@ -374,24 +374,33 @@ CTL = "app.kubernetes.io/name=ctl"
 
 
 class FakeControllerDeployment:
-    """Replaces each deleted pod labelled CTL in NS_CTL after REPLACE_DELAY; events: [(t, what, pod)]."""
+    """Replaces each deleted pod labelled CTL in NS_CTL after REPLACE_DELAY; events: [(t, what, pod)].
+    It talks to the API in-process (BareApiServer.request, 5 s per call): started kubectl processes
+    took seconds each on a loaded machine, and one that hung left the thread silent while k6 waited
+    for a replacement. Every call's failure is an event the tests print."""
 
     def __init__(self, kube):
-        self.kube, self.events, self.stopped, self.n = kube, [], threading.Event(), 0
+        self.api, self.events, self.stopped, self.n = kube.api, [], threading.Event(), 0
 
     def pod(self, name, namespace=NS_CTL, labels=CTL):
-        self.kube.kc("-n", namespace, "run", name, "--image=bench/traefik:local", f"--labels={labels}")
-        self.kube.kc("-n", namespace, "patch", "pod", name, "--subresource=status", "--type=merge", "-p",
-                     json.dumps({"status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}}))
+        """A pod as a Deployment's would be, then Ready as a kubelet would say (no kubelet here)."""
+        pods = f"/api/v1/namespaces/{namespace}/pods"
+        self.api.request("admin", "POST", pods, {
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "labels": dict(kv.split("=", 1) for kv in labels.split(","))},
+            "spec": {"containers": [{"name": "controller", "image": "bench/traefik:local"}]}}, timeout=5)
+        self.api.request("admin", "PATCH", f"{pods}/{name}/status", {"status": {
+            "phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}}, patch=True, timeout=5)
 
     def names(self):
-        out = self.kube.kc("-n", NS_CTL, "get", "pods", "-l", CTL, "-o", "jsonpath={.items[*].metadata.name}").stdout
-        return set(out.split())
+        items = self.api.request("admin", "GET", f"/api/v1/namespaces/{NS_CTL}/pods",
+                                 query={"labelSelector": CTL}, timeout=5)["items"]
+        return {p["metadata"]["name"] for p in items}
 
     def run(self, known):
         """Until stopped: replaces each pod of KNOWN (the names before the run) and later ones that go."""
-        try:
-            while not self.stopped.is_set():
+        while not self.stopped.is_set():
+            try:
                 now = self.names()
                 for gone in sorted(known - now):
                     self.events.append((time.monotonic(), "deleted", gone))
@@ -400,9 +409,9 @@ class FakeControllerDeployment:
                     self.pod(f"ctl-r{self.n}")
                     self.events.append((time.monotonic(), "ready", f"ctl-r{self.n}"))
                 known = self.names()
-                time.sleep(0.1)
-        except Exception as e:  # noqa: BLE001 - the test shows it with the events
-            self.events.append((time.monotonic(), "failed", repr(e)[:2000]))
+            except Exception as e:  # noqa: BLE001 - recorded, then tried again: the tests show the events
+                self.events.append((time.monotonic(), "failed", repr(e)[:2000]))
+            self.stopped.wait(0.1)
 
 
 @pytest.fixture(scope="module")

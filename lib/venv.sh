@@ -1,4 +1,4 @@
-# Sourced after ci/lib/common.sh. ensure_venv NAME REQUIREMENTS: creates (once) a Python venv with
+# Sourced after lib/common.sh. ensure_venv NAME REQUIREMENTS: creates (once) a Python venv with
 # the pinned REQUIREMENTS in $BENCH_CACHE/venvs/NAME-<hash of the requirements and the Python
 # version> (it survives fresh clones), links it as .tools/NAME-venv and sets VENV_PYTHON. A matching
 # stamp makes a warm call a file read. One venv per hash: a run of another commit beside this one

@@ -4,8 +4,8 @@
 # ci/test/dashboards/testdata/emit.js for 90 s (errors, timeouts, dropped iterations; simulated churn
 # telemetry), and the controller view from ci/test/dashboards/verify-traefik.sh (needs the cached
 # Traefik build). About 3 min.
-# Usage: dashboards/generator/render-pictures.sh [OUT_DIR]   (default dashboards/images)
-. "$(dirname "$0")/../../ci/lib/common.sh"
+# Usage: ci/tools/render-pictures.sh [OUT_DIR]   (default dashboards/images)
+. "$(dirname "$0")/../lib/common.sh"
 . "$BENCH_ROOT/ci/test/dashboards/lib.sh"
 
 OUT=${1:-$BENCH_ROOT/dashboards/images}

@@ -1,6 +1,6 @@
 # A bare Kubernetes API for tests and benchmarks that only need what a churn VU does to the API:
-# etcd + kube-apiserver from ci/cluster/build.sh's cache on 127.0.0.1, RBAC on, static-token users,
-# no controllers and no kubelet (Deployments get no pods). Source after ci/lib/common.sh.
+# etcd + kube-apiserver from $BENCH_CACHE/bin (make cluster-build builds them) on 127.0.0.1, RBAC on, static-token users,
+# no controllers and no kubelet (Deployments get no pods). Source after lib/common.sh.
 
 # start_bare_apiserver DIR TOKENS_CSV PIDS_VAR [PREFIX...]: starts etcd and kube-apiserver with their
 # state in DIR and the users of TOKENS_CSV (kube-apiserver's --token-auth-file format), appends both
@@ -50,18 +50,4 @@ contexts:
 - {name: bare, context: {cluster: bare, user: user}}
 current-context: bare
 KUBECONFIG
-}
-
-# ensure_kube_binaries: kube-apiserver, etcd and kubectl in $BENCH_CACHE/bin, built by the cluster
-# part's ci/cluster/build.sh when missing (cold: about 15 min). Sets KUBE_BIN.
-ensure_kube_binaries() {
-  local b
-  for b in kube-apiserver etcd kubectl; do
-    if [ ! -x "$BENCH_CACHE/bin/$b" ]; then
-      log "kube-apiserver/etcd/kubectl not built yet: running ci/cluster/build.sh (cold: about 15 min)"
-      bash "$BENCH_ROOT/ci/cluster/build.sh" >&2
-      break
-    fi
-  done
-  KUBE_BIN=$BENCH_CACHE/bin
 }
