@@ -15,6 +15,7 @@ Usage (ci/test/report/test_contract.py runs each as one case; exit 0 = equal, 1 
   contract.py k6-variables DUMP         scenarios/lib/config.js DEFAULTS (every BENCH_* and its default)
   contract.py k6-variable-types DUMP    config.js loadConfig accepts and refuses each type's examples
   contract.py k6-warmup DUMP            scenarios/lib/load.js WARMUP (the warm-up's scenario name and role)
+  contract.py k6-verdicts DUMP          scenarios/lib/verdicts.js RATE_HELD_SHARE and lag.js's limits (verdicts)
   contract.py chart-variables           the TestRun's BENCH_* (_pod.tpl) and their values.yaml keys
   contract.py chart-variable-types HELM CHART
                                         helm template of CHART (an offline copy) accepts and refuses
@@ -145,6 +146,13 @@ def check_k6_variables(dump):
     d = load_dump(dump)
     return [b for b in (differ("scenarios/lib/config.js DEFAULTS (name, default; in order)",
                                list(d["variables"].items()), [(v["name"], v["default"]) for v in VARIABLES]),) if b]
+
+
+def check_k6_verdicts(dump):
+    """scenarios/lib/verdicts.js RATE_HELD_SHARE and lag.js's limits against the contract's verdicts."""
+    want = {k: v for k, v in CONTRACT["verdicts"].items() if k != "about"}
+    got = load_dump(dump).get("verdicts")
+    return [b for b in (differ("scenarios/lib/verdicts.js and lag.js (verdicts)", got, want),) if b]
 
 
 def check_k6_warmup(dump):
@@ -483,7 +491,7 @@ def main(argv):
     checks = {
         "self": check_self, "k6-errors": check_k6_errors, "k6-percentiles": check_k6_percentiles,
         "k6-metrics": check_k6_metrics, "k6-variables": check_k6_variables,
-        "k6-variable-types": check_k6_variable_types, "k6-warmup": check_k6_warmup,
+        "k6-variable-types": check_k6_variable_types, "k6-warmup": check_k6_warmup, "k6-verdicts": check_k6_verdicts,
         "chart-variables": check_chart_variables, "chart-variable-types": check_chart_variable_types, "readme-variables": check_readme_variables,
         "dashboards-fixture": check_dashboards_fixture,
         "readme-metrics": check_readme_metrics, "readme-errors": check_readme_errors,

@@ -16,6 +16,11 @@ import math
 import re
 import statistics
 import sys
+from pathlib import Path
+
+# A rate was held when nothing was dropped and this share of it was achieved (the rule every verdict
+# shares, scenarios/contract.json verdicts.rateHeldShare).
+RATE_HELD_SHARE = json.loads((Path(__file__).resolve().parents[1] / 'contract.json').read_text())['verdicts']['rateHeldShare']
 
 
 def parse_wrk(path):
@@ -183,7 +188,7 @@ def added_latency_in(by, rounds, mode, mode_name):
                 continue
             d99.append(b['latency_ms']['p99'] - v['latency_ms']['p99'])
             d999.append(b['latency_ms']['p99.9'] - v['latency_ms']['p99.9'])
-            held.append(b['dropped'] == 0 and b['achieved'] >= 0.95 * rate)
+            held.append(b['dropped'] == 0 and b['achieved'] >= RATE_HELD_SHARE * rate)
             warned.append(b.get('runner_warned'))
         if not d99:
             continue

@@ -1,8 +1,9 @@
 // The max-rps verdict: which staircase steps held the budget, and the knee (the highest that did).
 import { ERROR_CLASSES } from './errors.js';
+import { rateHeld } from './verdicts.js';
 
 // judgeStep(rateTarget, requests, latency, errors, budget): one step against the budget
-// {p99Ms, errorRatio}: within budget = no dropped iterations, >= 95% of the rate achieved, p99 and
+// {p99Ms, errorRatio}: within budget = no dropped iterations, the rate held (verdicts.js), p99 and
 // the failed-request ratio within their limits.
 // With several runners (execution segments) each judges its own share: requests.rate_target is this
 // runner's part of the step (summary.js requestsFor) and rate_target_run the whole step's rate.
@@ -10,7 +11,7 @@ export function judgeStep(rateTarget, requests, latency, errors, budget) {
   const failed = ERROR_CLASSES.reduce((n, c) => n + errors[c], 0);
   const errorRatio = requests.total > 0 ? failed / requests.total : 1;
   const ok = requests.total > 0 && requests.dropped_iterations === 0
-    && requests.rate_achieved >= 0.95 * requests.rate_target
+    && rateHeld(requests)
     && latency.p99 !== null && latency.p99 <= budget.p99Ms && errorRatio <= budget.errorRatio;
   return {
     rate_target: requests.rate_target,
@@ -31,13 +32,13 @@ export function kneeRate(judged) {
 }
 
 // judgeRunnerStep(rateTarget, requests, latency, lag, cpuBound): one calibration step: did the
-// runner hold the rate? Held = no dropped iterations, >= 95% of the rate achieved and the runner
+// runner hold the rate? Held = no dropped iterations, the rate held (verdicts.js) and the runner
 // not CPU-bound by its lag (lag = {p95, p99} in ms or nulls; cpuBound = lag.js lagCpuBound). The
 // latency is reported, not judged (the target is the backend Service, not what is measured here).
 export function judgeRunnerStep(rateTarget, requests, latency, lag, cpuBoundFn) {
   const cpuBound = cpuBoundFn(lag.p95, lag.p99) === true;
   const ok = requests.total > 0 && requests.dropped_iterations === 0
-    && requests.rate_achieved >= 0.95 * requests.rate_target && !cpuBound;
+    && rateHeld(requests) && !cpuBound;
   return {
     rate_target: requests.rate_target,
     rate_target_run: rateTarget,

@@ -23,7 +23,7 @@ export const LAG_INTERVAL_MS = bench.lagIntervalMs;
 // spare CPU p95 was 1-5 ms and the max 20 ms; saturated and competing for CPU, p95 14-111 ms. A CPU
 // limit that throttles only now and then (a pod just under its need) leaves p95 low and shows in
 // the p99 (77 ms at 30% of a core for a runner needing about 35%), hence the second limit.
-export const LAG_LIMIT_MS = 10;
+export const LAG_LIMIT_MS = 10;  // these limits: scenarios/contract.json verdicts.runnerLag (parity: contract.py k6-verdicts)
 export const LAG_LIMIT_P99_MS = 50;
 
 // lagCpuBound(p95, p99): the verdict; null without samples.

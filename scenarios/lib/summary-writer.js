@@ -20,6 +20,7 @@ import './metrics.js';
 import { runnerShare } from './segment.js';
 import { WARMUP } from './load.js';
 import './churn-metrics.js';
+import { RATE_HELD_SHARE, rateHeld } from './verdicts.js';
 
 export const SCHEMA = 'bench.summary/v1';
 const LOAD = 'role:load';
@@ -374,8 +375,8 @@ export function warnings(s) {
   }
   if (c && c.unrecovered > 0) out.push(`${c.unrecovered} deleted controller pod(s) did not recover before the end of the run.`);
   if (r.total === 0) out.push('no request completed: check BENCH_TARGET_URL and the route.');
-  else if (r.rate_achieved < 0.95 * r.rate_target && r.dropped_iterations === 0 && !s.max_rps) {
-    out.push(`achieved ${r.rate_achieved} req/s, below 95% of the target ${r.rate_target} req/s.`);
+  else if (!rateHeld(r) && r.dropped_iterations === 0 && !s.max_rps) {
+    out.push(`achieved ${r.rate_achieved} req/s, below ${RATE_HELD_SHARE * 100}% of the target ${r.rate_target} req/s.`);
   }
   return out;
 }

@@ -10,6 +10,8 @@ import * as routeMetrics from '../lib/route-metrics.js';
 import * as runInfo from '../lib/run-info.js';
 import { latencyFrom } from '../lib/summary-writer.js';
 import { WARMUP } from '../lib/load.js';
+import * as lag from '../lib/lag.js';
+import { RATE_HELD_SHARE } from '../lib/verdicts.js';
 
 const contract = JSON.parse(open('../contract.json'));
 // The k6 trend stats the contract names, each given a distinct value: latencyFrom must put value
@@ -64,6 +66,10 @@ export function handleSummary(data) {
     variables: DEFAULTS,
     variableProbes: probeVariables(),
     warmup: WARMUP,
+    verdicts: {
+      rateHeldShare: RATE_HELD_SHARE,
+      runnerLag: Object.fromEntries(Object.keys(contract.verdicts.runnerLag).map((k) => [k, lag[k] === undefined ? null : lag[k]])),
+    },
     errorCauses: ERROR_CAUSES,
     errorClasses: ERROR_CLASSES,
     latencyKeys: Object.keys(latencyFrom(null)),

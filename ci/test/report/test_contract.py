@@ -38,7 +38,8 @@ def dump(runtime_tools, work):
     ("k6-variables", "scenarios/lib/config.js DEFAULTS (every BENCH_* and its default) equal it"),
     ("k6-variable-types", "config.js accepts and refuses each BENCH_* type's examples and a count's max and max + 1"),
     ("k6-warmup", "scenarios/lib/load.js WARMUP (the warm-up's scenario name and role) equals it"),
-], ids=["k6-errors", "k6-percentiles", "k6-metrics", "k6-variables", "k6-variable-types", "k6-warmup"])
+    ("k6-verdicts", "scenarios/lib/verdicts.js and lag.js hold the contract's verdict limits"),
+], ids=["k6-errors", "k6-percentiles", "k6-metrics", "k6-variables", "k6-variable-types", "k6-warmup", "k6-verdicts"])
 def test_k6_copies(report, dump, check, what):
     contract_check(report, check, dump)
 

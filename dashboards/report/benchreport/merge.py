@@ -12,18 +12,15 @@ can be rebuilt from Prometheus afterwards:
   p99 is as exact as one bucket: k6 writes schema 3 (bucket factor 1.1 -> 2^(1/8) = 1.0905), about
   9% relative width at any percentile (dashboards/report/README.md, "How exact are merged percentiles");
 - the runner verdicts (lag, Go runtime, cgroup CPU throttling) are computed per runner (instance_id),
-  with the limits of scenarios/lib/lag.js.
+  with the limits of scenarios/contract.json verdicts.runnerLag.
 Prometheus knows nothing of the run's settings (target rate, duration, connections): they come from
 the chart values, a runner's own summary, or the command line (results.py)."""
 
 import math
-import os
-import re
 
 from .prometheus import WARMUP, selector
-from .summary import ERROR_CLASSES, PERCENTILES, SCHEMA
+from .summary import ERROR_CLASSES, PERCENTILES, RATE_HELD_SHARE, RUNNER_LIMITS, SCHEMA
 
-LAG_JS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "scenarios", "lib", "lag.js")
 # Samples that arrive a little before the first request sample (setup's zero error series) or
 # after it (the last flush): the window reaches this far beyond the run's request samples.
 WINDOW_MARGIN_S = 60
@@ -33,26 +30,9 @@ class MergeError(RuntimeError):
     """The run cannot be merged (no series for the run id); the message says what was looked for."""
 
 
-# The runner verdicts' limits, as scenarios/lib/lag.js exports them (the one place they live);
-# the runtime ones are optional (a lag.js without the Go-runtime witnesses).
-LIMIT_NAMES = {"LAG_LIMIT_MS": True, "LAG_LIMIT_P99_MS": True, "SCHED_LIMIT_P99_MS": False, "GC_CPU_LIMIT": False,
-               "THROTTLED_LIMIT": False}
-
-
-def lag_limits(path=LAG_JS):
-    """{name: number or None} of LIMIT_NAMES read from scenarios/lib/lag.js."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as e:
-        raise MergeError(f"cannot read the runner-lag limits from {path}: {e.strerror}") from e
-    limits = {}
-    for name, required in LIMIT_NAMES.items():
-        m = re.search(rf"export const {name} = ([0-9.]+);", text)
-        if not m and required:
-            raise MergeError(f"{path} has no 'export const {name} = <number>;' line")
-        limits[name] = float(m.group(1)) if m else None
-    return limits
+def lag_limits():
+    """{name: number} of the runner verdicts' limits (scenarios/contract.json verdicts.runnerLag)."""
+    return dict(RUNNER_LIMITS)
 
 
 def lag_cpu_bound(p95, p99, limits):
@@ -315,7 +295,7 @@ def _controller_restart(q, run, errors):
 
 def _runners(q, load, lag, limits, counts, rate, duration_s, notes):
     """One entry per runner (instance_id): its counts, p50/p99 and the lag, Go-runtime and cgroup
-    verdicts, with the limits of scenarios/lib/lag.js."""
+    verdicts, with the limits of scenarios/contract.json verdicts.runnerLag."""
     per_runner_latency = {}
     for p in ("p50", "p99"):
         by_runner = q.by(f"histogram_quantile({float(p[1:]) / 100!r}, sum by (instance_id) "
@@ -455,7 +435,7 @@ def merge_parts(q, load, run, lag, limits, runner_count):
                 "error_ratio": round(error_ratio, 6),
                 "dropped_iterations": requests["dropped_iterations"],
                 "ok": bool(total > 0 and requests["dropped_iterations"] == 0
-                           and requests["rate_achieved"] >= 0.95 * requests["rate_target"]
+                           and requests["rate_achieved"] >= RATE_HELD_SHARE * requests["rate_target"]
                            and latency["p99"] is not None and latency["p99"] <= budget["p99_ms"]
                            and error_ratio <= budget["error_ratio"]),
             })
@@ -479,7 +459,7 @@ def judge_runner_step(q, lag, limits, scenario, requests, latency):
     p99 = {iid: _round(_ms(v), 1) for iid, v in q.by(f"histogram_quantile(0.99, {hist})", "instance_id").items()}
     bound = sorted((iid for iid in p95 if lag_cpu_bound(p95[iid], p99.get(iid), limits)), key=_instance_order)
     ok = bool(requests["total"] > 0 and requests["dropped_iterations"] == 0
-              and requests["rate_achieved"] >= 0.95 * requests["rate_target"] and not bound)
+              and requests["rate_achieved"] >= RATE_HELD_SHARE * requests["rate_target"] and not bound)
     return {
         "rate_target": requests["rate_target"],
         "rate_target_run": requests["rate_target"],

@@ -14,6 +14,9 @@ PERCENTILES = [p["key"] for p in CONTRACT["percentiles"]["list"]]
 PERCENTILE_FRACTIONS = {p: float(p[1:]) / 100 for p in PERCENTILES}
 LATENCY_KEYS = ["min", "avg", "max"] + PERCENTILES
 ERROR_CLASSES = list(CONTRACT["errorClasses"]["causes"])
+# The share of the target rate a run must reach to have held it, and the runner verdicts' limits.
+RATE_HELD_SHARE = CONTRACT["verdicts"]["rateHeldShare"]
+RUNNER_LIMITS = CONTRACT["verdicts"]["runnerLag"]
 CONVERGENCE_EVENTS = ["added", "removed"]
 
 

@@ -4,14 +4,14 @@ import json
 import re
 from dataclasses import dataclass
 
-from .summary import CONVERGENCE_EVENTS, ERROR_CLASSES, PERCENTILES
+from .summary import CONVERGENCE_EVENTS, ERROR_CLASSES, PERCENTILES, RATE_HELD_SHARE
 
 # Used when no --budget is given: no error of any class and p99.99 under 100 ms (a clean run of the
 # published test), and a
 # load generator that kept up (otherwise the latencies are the generator's, not the path's).
 DEFAULT_BUDGETS = ["errors=0", "p99.99=100ms", "dropped_iterations=0"]
 # Runs whose achieved rate is below this share of the target did not get the load they were asked for.
-RATE_SHORTFALL = 0.95
+RATE_SHORTFALL = RATE_HELD_SHARE
 # Settings that must match for two runs to be compared: load shape and payload.
 COMPARABLE_SETTINGS = ["rate", "duration_s", "warmup_s", "path", "connections", "keepalive", "tls", "timeout_s"]
 # What a summary without the key meant: one written before warm-ups existed had none.
