@@ -381,6 +381,7 @@ class FakeControllerDeployment:
 
     def __init__(self, kube):
         self.api, self.events, self.stopped, self.n = kube.api, [], threading.Event(), 0
+        self.polls, self.last = 0, None  # how often it looked, and what it saw last (failure messages)
 
     def pod(self, name, namespace=NS_CTL, labels=CTL):
         """A pod as a Deployment's would be, then Ready as a kubelet would say (no kubelet here)."""
@@ -395,7 +396,8 @@ class FakeControllerDeployment:
     def names(self):
         items = self.api.request("admin", "GET", f"/api/v1/namespaces/{NS_CTL}/pods",
                                  query={"labelSelector": CTL}, timeout=5)["items"]
-        return {p["metadata"]["name"] for p in items}
+        self.polls, self.last = self.polls + 1, sorted(p["metadata"]["name"] for p in items)
+        return set(self.last)
 
     def run(self, known):
         """Until stopped: replaces each pod of KNOWN (the names before the run) and later ones that go."""
@@ -407,8 +409,11 @@ class FakeControllerDeployment:
                     time.sleep(REPLACE_DELAY)
                     self.n += 1
                     self.pod(f"ctl-r{self.n}")
+                    now.add(f"ctl-r{self.n}")
                     self.events.append((time.monotonic(), "ready", f"ctl-r{self.n}"))
-                known = self.names()
+                # what this poll saw, and the replacements: a second list here would lose a pod
+                # deleted between the two calls (the cause of this test's earlier flakes)
+                known = now
             except Exception as e:  # noqa: BLE001 - recorded, then tried again: the tests show the events
                 self.events.append((time.monotonic(), "failed", repr(e)[:2000]))
             self.stopped.wait(0.1)
@@ -427,11 +432,15 @@ def controller_restart(kube, k6, servers):
     try:
         run = k6("controller-restart", "controller-restart.js", churn_env(
             kube, servers, BENCH_CONTROLLER_NAMESPACE=NS_CTL, BENCH_CONTROLLER_SELECTOR=CTL,
-            BENCH_CONTROLLER_HOLD="1s", BENCH_DURATION="14s"))
+            BENCH_CONTROLLER_HOLD="1s", BENCH_DURATION="14s",
+            # 40 VUs for 50 req/s: the gate counts dropped iterations, and with 10 a loaded machine
+            # (the other test lane building) stalled them all at once ("Insufficient VUs")
+            BENCH_CONNECTIONS=40))
     finally:
         fake.stopped.set()
         thread.join(30)
     run.events = fake.events
+    run.fake = f"the fake Deployment polled {fake.polls} times, last saw {fake.last}, alive: {thread.is_alive()}"
     run.left = {ns: kube.kc("-n", ns, "get", "pods", "-o", "jsonpath={.items[*].metadata.name}").stdout.split()
                 for ns in (NS, NS_CTL)}
     return run
@@ -442,7 +451,7 @@ def test_controller_restart_exit_0_every_controller_pod_deleted_once_one_at_a_ti
     assert run.rc == 0, run.stderr[-3000:]
     # ctl-a, its replacement Ready, then ctl-b (sorted names; the replacements came later) and its own
     assert [(what, pod) for _, what, pod in run.events] == [
-        ("deleted", "ctl-a"), ("ready", "ctl-r1"), ("deleted", "ctl-b"), ("ready", "ctl-r2")], run.events
+        ("deleted", "ctl-a"), ("ready", "ctl-r1"), ("deleted", "ctl-b"), ("ready", "ctl-r2")], (run.events, run.fake)
     assert run.summary["scale_events"] == 2
 
 
