@@ -224,44 +224,6 @@ def text_sum(text, name, matchers=()):
                if s.name == name and all(t(s.labels) for t in tests))
 
 
-def main(argv=None):
-    """The harness' one Prometheus client on the command line (prom_cli in dashboards/report/venv.sh wraps it)."""
-    import argparse
-    import sys
-    parser = argparse.ArgumentParser(prog="python -m benchreport.prometheus")
-    parser.add_argument("--url", help="Prometheus base URL, e.g. http://127.0.0.1:9090 (all but text-sum)")
-    sub = parser.add_subparsers(dest="cmd", required=True)
-    value = sub.add_parser("value", help="first sample value of an instant query (empty: no data)")
-    value.add_argument("query")
-    value.add_argument("--at", type=float, help="evaluation time, seconds since the epoch (default now)")
-    settled = sub.add_parser("settled", help="wait for a run's last samples; print the instant")
-    settled.add_argument("testid")
-    settled.add_argument("--timeout", type=float, default=30.0)
-    span = sub.add_parser("span", help="first and last sample times of a run's request counter")
-    span.add_argument("testid")
-    text = sub.add_parser("text-sum", help="sum of a metric's samples in a /metrics page on stdin")
-    text.add_argument("name", help="sample name, e.g. traefik_service_requests_total")
-    text.add_argument("matchers", nargs="*", help='key=value or key=~regex, e.g. service=~".*@kubernetesgateway"')
-    args = parser.parse_args(argv)
-    if args.cmd == "text-sum":
-        print(f"{text_sum(sys.stdin.read(), args.name, args.matchers):.0f}")
-        return 0
-    if not args.url:
-        parser.error(f"{args.cmd} needs --url")
-    prom = Prometheus(args.url)
-    try:
-        if args.cmd == "value":
-            print(prom.value(args.query, args.at) or "")
-        elif args.cmd == "settled":
-            print(f"{prom.settled(args.testid, args.timeout):.3f}")
-        else:
-            found = prom.locate_run(args.testid)
-            print(f"{found[0]:.3f} {found[1]:.3f}" if found else "")
-    except PrometheusError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+if __name__ == "__main__":  # python -m benchreport.prometheus: its command line is cli.py's
+    from .cli import prometheus_main
+    raise SystemExit(prometheus_main())

@@ -13,7 +13,6 @@
 A part the user's rights cannot read is null, with the reason in `unreadable`: the rest is kept.
 `rerun` (rerun_values) turns a summary back into a values file for the same chart version."""
 
-import argparse
 import json
 import re
 import subprocess
@@ -197,25 +196,20 @@ def chart_version(chart_dir):
     return m.group(1) if m else None
 
 
-def rerun_main(argv):
-    """`rerun`: a summary -> the values file that runs it again (and its release and namespace on stdout)."""
-    p = argparse.ArgumentParser(prog="make rerun", description="Write the values of SUMMARY's run (its provenance) "
-                                "to --out, for `helm upgrade -f` with the chart at --chart; prints 'RELEASE NAMESPACE'.")
-    p.add_argument("--summary", required=True, metavar="FILE", help="a merged summary.json (make results, the matrix)")
-    p.add_argument("--chart", required=True, metavar="DIR", help="the bench chart to run it with")
-    p.add_argument("--out", required=True, metavar="FILE", help="the values file to write (JSON, which Helm reads as YAML)")
-    args = p.parse_args(argv)
+def write_rerun_values(summary_path, chart_dir, out_path):
+    """`rerun`: the summary at summary_path -> the values file out_path that runs it again with the
+    chart at chart_dir; prints its release and namespace on stdout. Returns the exit status."""
     try:
-        with open(args.summary, encoding="utf-8") as f:
+        with open(summary_path, encoding="utf-8") as f:
             summary = json.load(f)
-        values, notes = rerun_values(summary, chart_version(args.chart), read_locked(args.chart))
+        values, notes = rerun_values(summary, chart_version(chart_dir), read_locked(chart_dir))
     except (OSError, json.JSONDecodeError) as e:
-        print(f"error: --summary {args.summary}: {e}", file=sys.stderr)
+        print(f"error: --summary {summary_path}: {e}", file=sys.stderr)
         return 2
     except ProvenanceError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    with open(args.out, "w", encoding="utf-8") as f:
+    with open(out_path, "w", encoding="utf-8") as f:
         json.dump(values, f, indent=2)
         f.write("\n")
     for note in notes:

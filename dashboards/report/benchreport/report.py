@@ -1,5 +1,5 @@
 """Writes the report of summary files: report.html, report.md, report.json and charts/ in one folder.
-The CLI is __main__.py; results.py calls write_report after merging a run."""
+Its command line is cli.py; results.run calls write_report after merging a run."""
 
 import datetime
 import json

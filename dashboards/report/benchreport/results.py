@@ -1,6 +1,6 @@
 """`results`: one run id + a Prometheus URL -> the merged summary.json and the report of that run.
 
-Usage (make results TESTID=... PROMETHEUS=... OUT=...):
+Its command line (cli.py; make results TESTID=... PROMETHEUS=... OUT=...):
   python -m benchreport results --testid ID --prometheus URL --out DIR
       [--runner-summary summary.json ...] [--rate N] [--duration 180s] [--wait-settled SECONDS]
       [--series ID --repeat N] [--controller-namespace REGEX] [--controller-pods REGEX]
@@ -13,12 +13,12 @@ a setting none of them gives stays null (the duration is then measured from the 
 note). With --release, the summary's provenance records what reruns it (provenance.py: the user's
 helm and kubectl read the release, its cluster and the controller's image digests)."""
 
-import argparse
 import json
 import os
 import re
 import sys
 import time
+from dataclasses import dataclass, field
 
 from .cost import controller_cost
 from .merge import MergeError, merge_run
@@ -104,65 +104,36 @@ def settings_from_runner_summary(path, testid):
     return settings, data.get("scenario"), data.get("controller")
 
 
-def parse_args(argv):
-    p = argparse.ArgumentParser(
-        prog="make results",
-        description="Merge every k6 runner of one run from Prometheus into one bench.summary/v1 "
-                    "(OUT/summary.json) and write its report (OUT/report.html, report.md, report.json).",
-        epilog="Exit status: 0 written, 1 the run failed its budgets (only with --fail-on-verdict), "
-               "2 bad input or no such run in Prometheus.")
-    p.add_argument("--prometheus", required=True, metavar="URL",
-                   help="Prometheus with the run's remote-write series, e.g. http://127.0.0.1:9090 "
-                        "(kubectl port-forward svc/<prometheus> 9090)")
-    p.add_argument("--list", action="store_true", help="print the run ids Prometheus holds, then exit")
-    p.add_argument("--testid", metavar="ID", help="the run id (loadtest.runId, the TestRun's bench/testid label)")
-    p.add_argument("--out", metavar="DIR", help="output folder (created)")
-    p.add_argument("--runner-summary", action="append", default=[], metavar="FILE",
-                   help="a runner's own summary.json (its environment and settings); repeatable")
-    p.add_argument("--rate", type=float, metavar="REQ_PER_S",
-                   help="the run's target rate (all runners), over what its runners wrote")
-    p.add_argument("--duration", metavar="DURATION", help="the run's load duration, e.g. 180s, over what its runners wrote")
-    p.add_argument("--lookback", type=float, default=DEFAULT_LOOKBACK_S, metavar="SECONDS",
-                   help="how far back to look for the run (default: %(default)g)")
-    p.add_argument("--wait-settled", type=float, default=0, metavar="SECONDS",
-                   help="first wait (at most this long) until the run's request count in Prometheus "
-                        "reads the same twice, 2 s apart: right after a run, the last remote writes")
-    p.add_argument("--series", metavar="ID", help="this run is one repeat of series ID (the matrix runner's "
-                                                  "--repeats): the report gives the series' median and interval")
-    p.add_argument("--repeat", type=int, metavar="N", help="which repeat of --series this run is (from 1)")
-    p.add_argument("--controller-namespace", default=".*", metavar="REGEX",
-                   help="namespace(s) of the controller's pods, for its CPU and memory from cAdvisor "
-                        "(default: any)")
-    p.add_argument("--controller-pods", metavar="REGEX",
-                   help="pod-name regex of the controller's pods (default: the controller dashboard's, "
-                        "scenarios/contract.json controllerPods)")
-    p.add_argument("--release", metavar="NAME",
-                   help="the Helm release that ran it: the summary then records its provenance (chart and "
-                        "subchart versions, the values given, Kubernetes, nodes, the controller's image "
-                        "digests, runners), read with your helm and kubectl; make rerun runs it again")
-    p.add_argument("--namespace", default="bench", metavar="NS", help="the release's namespace (default: %(default)s)")
-    p.add_argument("--budget", action="append", default=[], metavar="KEY=VALUE", help="as for the report")
-    p.add_argument("--fail-on-verdict", action="store_true", help="exit 1 when the run does not PASS")
-    args = p.parse_args(argv)
-    if not args.list:
-        for name in ("testid", "out"):
-            if not getattr(args, name):
-                p.error(f"--{name} is required (or --list)")
-        if not RUN_ID.match(args.testid):
-            p.error(f"--testid {args.testid!r} is not a run id: letters, digits, '-', '_', '.', at most 63")
-    if (args.series is None) != (args.repeat is None):
-        p.error("--series and --repeat go together: the series id and this run's repeat number")
-    if args.series is not None and not RUN_ID.match(args.series):
-        p.error(f"--series {args.series!r} is not a series id: letters, digits, '-', '_', '.', at most 63")
-    if args.repeat is not None and args.repeat < 1:
-        p.error(f"--repeat {args.repeat} must be a whole number from 1")
-    for name, pattern, most in (("release", RELEASE, 53), ("namespace", NAMESPACE, 63)):
-        value = getattr(args, name)
-        if value is not None and not pattern.match(value):
-            p.error(f"--{name} {value!r} is not a {name} name: lowercase letters, digits and '-', at most {most}")
-    if args.rate is not None and args.rate <= 0:
-        p.error(f"--rate {args.rate:g} must be a positive number of requests per second")
-    return args
+@dataclass
+class ResultsRequest:
+    """What to merge and report (the results command's options, cli.py)."""
+    prometheus: str
+    testid: str
+    out: str
+    runner_summary: list = field(default_factory=list)
+    rate: float = None
+    duration: str = None
+    lookback: float = DEFAULT_LOOKBACK_S
+    wait_settled: float = 0
+    series: str = None
+    repeat: int = None
+    controller_namespace: str = ".*"
+    controller_pods: str = None
+    release: str = None
+    namespace: str = "bench"
+    budget: list = field(default_factory=list)
+    fail_on_verdict: bool = False
+
+
+def list_runs(prometheus_url, lookback_s):
+    """`results --list`: prints the run ids Prometheus holds; returns the exit status."""
+    try:
+        for testid in Prometheus(prometheus_url).testids(lookback_s):
+            print(testid)
+    except (PrometheusError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def collect_settings(args, prom):
@@ -208,14 +179,11 @@ def wait_settled(prom, testid, timeout_s):
                      f"(last read: {last}); is the run still going?")
 
 
-def main(argv):
-    args = parse_args(argv)
+def run(args):
+    """Merges the run of a ResultsRequest into OUT/summary.json and writes its report; returns the
+    exit status (0, 1 a run failed its budgets with fail_on_verdict, 2 bad input or no such run)."""
     try:
         prom = Prometheus(args.prometheus)
-        if args.list:
-            for testid in prom.testids(args.lookback):
-                print(testid)
-            return 0
         if args.wait_settled > 0:
             wait_settled(prom, args.testid, args.wait_settled)
         settings, scenario, controller = collect_settings(args, prom)
