@@ -123,13 +123,7 @@ def bucket_ratio(prom_histogram):
 def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None):
     """The merged bench.summary/v1 dict of run `testid`. settings: the settings object (rate and
     duration_s used for the achieved rate; duration_s None = measured from the samples)."""
-    span = prom.locate_run(testid, lookback_s)
-    if span is None:
-        known = prom.testids(lookback_s)
-        raise MergeError(f"Prometheus at {prom.url} has no k6_http_reqs_total series with testid={testid} "
-                         f"in the last {lookback_s / 3600:g} h; run ids it has: "
-                         f"{', '.join(known[-20:]) if known else 'none'}")
-    first, last = span
+    first, last = _span(prom, testid, lookback_s)
     q = RunQueries(prom, testid, first, last)
     # The warm-up's series (role and scenario "warmup") are in no figure: `load` selects role="load",
     # `run` (series without a role: dropped iterations, scale events) leaves scenario="warmup" out.
@@ -142,11 +136,7 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
     counts = _counts(q, load, run, notes)
     latency, latency_count, ratio = _latency(q, load, counts["total"], notes)
     limits = lag_limits()
-    duration_s = settings.get("duration_s")
-    if not duration_s:
-        duration_s = _round(last - first, 1)
-        notes.append(f"duration not given: {duration_s} s measured between the first and last request "
-                     "samples (off by up to one remote-write push interval, 5 s by default)")
+    duration_s = _duration(settings, first, last, notes)
     runners = _runners(q, load, lag, limits, counts, settings.get("rate"), duration_s, notes)
     by_path, steps, calibration = merge_parts(q, load, run, lag, limits, len(runners))
     if len(experiments) > 1 or len(controllers) > 1:
@@ -178,19 +168,54 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
         },
         "runner": _worst_runner(runners, limits),
         "runners": runners,
-        "merge": {
-            "source": "prometheus",
-            "prometheus": prom.url,
-            "runners": len(runners),
-            "churn_runners": ",".join(r["instance_id"] for r in runners if r["scale_events"]) or None,
-            "first_sample_unix": _round(first, 3),
-            "last_sample_unix": _round(last, 3),
-            "latency_histogram_count": latency_count,
-            "histogram_bucket_ratio": _round(ratio, 5),
-            "percentile_max_error_pct": _round((ratio - 1) * 100, 2) if ratio else None,
-            "notes": notes,
-        },
+        "merge": _merge_record(prom.url, runners, first, last, latency_count, ratio, notes),
     }
+    _add_optional(summary, q, settings, counts, steps, calibration, run)
+    return summary
+
+
+def _span(prom, testid, lookback_s):
+    """(first, last) sample time of the run's request counter, or a MergeError naming the run ids
+    Prometheus does hold."""
+    span = prom.locate_run(testid, lookback_s)
+    if span is None:
+        known = prom.testids(lookback_s)
+        raise MergeError(f"Prometheus at {prom.url} has no k6_http_reqs_total series with testid={testid} "
+                         f"in the last {lookback_s / 3600:g} h; run ids it has: "
+                         f"{', '.join(known[-20:]) if known else 'none'}")
+    return span
+
+
+def _duration(settings, first, last, notes):
+    """The run's load duration: the settings', else measured between the first and last samples."""
+    duration_s = settings.get("duration_s")
+    if not duration_s:
+        duration_s = _round(last - first, 1)
+        notes.append(f"duration not given: {duration_s} s measured between the first and last request "
+                     "samples (off by up to one remote-write push interval, 5 s by default)")
+    return duration_s
+
+
+def _merge_record(url, runners, first, last, latency_count, ratio, notes):
+    """The summary's merge object: where the figures came from and how exact its percentiles are."""
+    return {
+        "source": "prometheus",
+        "prometheus": url,
+        "runners": len(runners),
+        "churn_runners": ",".join(r["instance_id"] for r in runners if r["scale_events"]) or None,
+        "first_sample_unix": _round(first, 3),
+        "last_sample_unix": _round(last, 3),
+        "latency_histogram_count": latency_count,
+        "histogram_bucket_ratio": _round(ratio, 5),
+        "percentile_max_error_pct": _round((ratio - 1) * 100, 2) if ratio else None,
+        "notes": notes,
+    }
+
+
+def _add_optional(summary, q, settings, counts, steps, calibration, run):
+    """The parts a summary has only for some runs: the warm-up's requests, why iterations were
+    dropped, the max-rps steps, the calibration, the controller-restart section."""
+    testid, dropped = summary["testid"], counts["dropped"]
     # as the runner's summary: how many requests the warm-up sent, left out of every figure above
     warmup_requests = _int(q.scalar(f"sum({q.last('k6_http_reqs_total', selector(testid, role=WARMUP['role']))})"))
     if warmup_requests or settings.get("warmup_s"):
@@ -205,7 +230,6 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
         summary["calibrate"] = calibration
     if summary["scenario"] == "controller-restart":
         summary["controller_restart"] = _controller_restart(q, run, counts["errors"])
-    return summary
 
 
 def _counts(q, load, run, notes):
