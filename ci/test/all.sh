@@ -61,7 +61,7 @@ results=$(mktemp -d "${TMPDIR:-/tmp}/bench-test-parts.XXXXXX")
 trap 'rm -rf "$results"' EXIT
 # The test venv before the lanes: inside `if run_part` set -e is off, and a failed install must stop.
 for part in $parts; do
-  if is_pytest_part "$part"; then ensure_venv test "$BENCH_ROOT/ci/test/requirements.txt"; break; fi
+  if is_pytest_part "$part"; then ensure_venv bench "$BENCH_ROOT/requirements.txt"; break; fi
 done
 
 cluster_lane=() other_lane=()

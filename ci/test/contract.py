@@ -60,7 +60,7 @@ def differ(what, got, want):
 
 
 def validator():
-    import jsonschema  # the report venv has it (dashboards/report/requirements.txt)
+    import jsonschema  # the project's venv has it (requirements.txt)
     jsonschema.Draft202012Validator.check_schema(SCHEMA)
     return jsonschema.Draft202012Validator(SCHEMA)
 
@@ -223,7 +223,7 @@ def check_chart_variable_types(helm, chart):
     import concurrent.futures
     import subprocess
     import tempfile
-    import yaml  # the report venv has it (dashboards/report/requirements.txt)
+    import yaml  # the project's venv has it (requirements.txt)
     values = yaml.safe_load((ROOT / "charts/bench/values.yaml").read_text())
     # The chart has no default runner image and refuses to render without one; 1 connection lets
     # maxConnections be judged on its own bounds (as the k6 probe does).
@@ -276,7 +276,7 @@ def check_chart_variables():
     """The TestRun sets exactly the variables the contract says it sets, and every values key the
     contract names exists in charts/bench/values.yaml with the scenario's default or empty (0 for a
     count: the scenario's default); an empty key's comment states that default, empty = `<default>`."""
-    import yaml  # the report venv has it (dashboards/report/requirements.txt)
+    import yaml  # the project's venv has it (requirements.txt)
     pod = (ROOT / "charts/bench/templates/loadtest/_pod.tpl").read_text()
     got = set(re.findall(r"\{name: (BENCH_[A-Z_]+),", pod))
     # an entry script's own settings the chart sets from values keys of their own (controller-restart's

@@ -1,11 +1,11 @@
 """Every third-party dependency the repository installs is listed in ci/licences.tsv with an allowed
 licence: Go modules (go.mod/go.sum, the module@version strings scripts pass to `go get`, `go mod
 download` and Dockerfile builds, the `replace` targets they add, Go imports), PyPI packages
-(requirements*.txt and `pip install NAME==$VERSION` in scripts), npm packages (package.json and
-package-lock.json) and the chart's Helm dependencies. AGPL-3.0 is allowed only for go.k6.io/k6 named
-under scenarios/runner/ (the runner image a user builds, NOTICE); a Grafana, Loki, Tempo or other
-AGPL module anywhere fails, whatever the table says. The checker reads the files as a dict, so the
-red cases plant a dependency in a copy."""
+(requirements*.txt, pyproject.toml's build backend and dependencies, `pip install NAME==$VERSION` in
+scripts), npm packages (package.json and package-lock.json) and the chart's Helm dependencies.
+AGPL-3.0 is allowed only for go.k6.io/k6 named under scenarios/runner/ (the runner image a user
+builds, NOTICE); a Grafana, Loki, Tempo or other AGPL module anywhere fails, whatever the table
+says. The checker reads the files as a dict, so the red cases plant a dependency in a copy."""
 import re
 import subprocess
 
@@ -26,7 +26,7 @@ FORBIDDEN_GO = ("github.com/grafana/grafana", "github.com/grafana/loki", "github
                 "github.com/grafana/mimir", "github.com/grafana/pyroscope", "github.com/grafana/agent",
                 "github.com/grafana/alloy")
 SCANNED = re.compile(r"^(ci|scenarios|dashboards|charts)/.*(\.sh|\.py|/Dockerfile|\.go|go\.mod|go\.sum|"
-                     r"requirements[^/]*\.txt|package(-lock)?\.json)$|^Makefile$")
+                     r"requirements[^/]*\.txt|package(-lock)?\.json)$|^(Makefile|requirements[^/]*\.txt|pyproject\.toml)$")
 OWN_GO = "bench.local/"
 # This file names dependencies only to plant them in a copy.
 SELF = "ci/test/chart/test_licences.py"
@@ -84,6 +84,17 @@ def installed(files, chart_yaml):
             found += [("go", m, v, path) for m, v in GO_REPLACE.findall(text)]
         elif base == "go.sum":
             found += [("go", l.split()[0], l.split()[1].removesuffix("/go.mod"), path) for l in text.splitlines() if l.strip()]
+        elif base == "pyproject.toml":
+            import tomllib
+            doc = tomllib.loads(text)
+            # the build backend is installed by version; the dependencies are names (their pins:
+            # requirements.txt), so each must have a row too
+            for req in doc.get("build-system", {}).get("requires", []):
+                name, _, version = req.partition("==")
+                found.append(("pypi", pypi_name(name), version or None, path))
+            project = doc.get("project", {})
+            names = project.get("dependencies", []) + sum(project.get("optional-dependencies", {}).values(), [])
+            found += [("pypi", pypi_name(re.split(r"[\s<>=!~;\[]", n)[0]), None, path) for n in names]
         elif base.startswith("requirements") and base.endswith(".txt"):
             for line in text.splitlines():
                 line = line.split("#")[0].strip()
@@ -163,6 +174,7 @@ def test_every_installed_dependency_listed_with_an_allowed_licence(repo):
     seen = {(e, n) for e, n, _, _ in found}
     for expected in [("go", "go.k6.io/k6"), ("go", "helm.sh/helm/v3/cmd/helm"), ("go", "github.com/containous/mux"),
                      ("go", "github.com/coredns/coredns/plugin/cache"), ("pypi", "yamllint"), ("pypi", "matplotlib"),
+                     ("pypi", "setuptools"),
                      ("npm", "@grafana/schema"), ("helm", "k6-operator")]:
         assert expected in seen, expected
     assert problems(files, table, chart) == []
@@ -192,8 +204,8 @@ def plant(repo, path, line, table_line=None):
     ("ci/e2e/build-binaries.sh", 'go get "go.k6.io/k6@$K6_VERSION"', None, "go.k6.io/k6: licence AGPL-3.0 not allowed here"),
     ("ci/cluster/build.sh", 'go get github.com/example/unlisted@v1.0.0', None, "github.com/example/unlisted v1.0.0: not in"),
     ("ci/tools/install.sh", 'go get helm.sh/helm/v3/cmd/helm@v3.99.0', None, "lists v3.22.0"),
-    ("dashboards/report/requirements.txt", "leftpad==1.0", None, "pypi leftpad 1.0: not in"),
-    ("dashboards/report/requirements.txt", "copyleft-thing==1.0",
+    ("requirements.txt", "leftpad==1.0", None, "pypi leftpad 1.0: not in"),
+    ("requirements.txt", "copyleft-thing==1.0",
      "pypi\tcopyleft-thing\t1.0\tGPL-3.0-only\tplanted", "licence GPL-3.0-only not allowed"),
 ], ids=["grafana", "loki-listed-agpl", "k6-outside-runner", "unlisted-go", "version-bump", "unlisted-pypi", "gpl-pypi"])
 def test_licence_check_fails_on_a_planted_dependency(repo, path, line, table_line, expect):

@@ -29,9 +29,9 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 # How a dashboard's queries run outside Grafana lives beside the dashboards (the picture renderer
-# runs the same); its Prometheus client is the report's.
-sys.path.insert(0, str(ROOT / "dashboards" / "generator"))
-from queries import (  # noqa: E402,F401  (re-exported: check.Prometheus, check.walk_panels, ...)
+# runs the same); its Prometheus client is the report's. Both packages come from this checkout's
+# PYTHONPATH (harness/pythonpath.py; pytest.ini's pythonpath inside pytest).
+from benchdashboards.queries import (  # noqa: F401  (re-exported: check.Prometheus, check.walk_panels, ...)
     TESTID_RE, Prometheus, UsageError, parse_duration, parse_time, substitute, substitutions, walk_panels)
 DEFAULT_DASHBOARDS = ROOT / "dashboards"
 DEFAULT_FIXTURE = pathlib.Path(__file__).resolve().parent / "fixtures" / "metrics.json"

@@ -18,12 +18,10 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 CHECK = HERE / "check.py"
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))  # ci/test: the shared harness
-from harness.procs import readable_work_dir  # noqa: E402
-import check  # noqa: E402  the checker: its selector logic and its Prometheus client
-
-from servers import (  # noqa: E402,F401  (re-exported to the test modules; nginx, prometheus: fixtures)
+import check  # the checker beside this file: its selector logic and its Prometheus client
+from harness import pythonpath
+from harness.procs import readable_work_dir
+from harness.servers import (  # noqa: F401  (re-exported to the test modules; nginx, prometheus: fixtures)
     nginx, prometheus,
     ROOT, STALL_SERVER, Server, free_port, k6_remote_write, output_of, port_open, run, start_backend_nginx,
     start_prometheus, wait_until)
@@ -163,7 +161,8 @@ class Run:
         """check.py --require-data SELECTORS against this run; keeps its exit, output and report."""
         path = self.dir / "report.json"
         r = run([sys.executable, CHECK, "--quiet", "--prometheus", prom.url, "--testid", self.testid,
-                 "--start", start, *extra, "--require-data", ",".join(selectors), "--report", path])
+                 "--start", start, *extra, "--require-data", ",".join(selectors), "--report", path],
+                env=pythonpath.env())
         self.check_rc, self.check_log = r.returncode, output_of(r)
         self.report = json.loads(path.read_text()) if path.is_file() and path.stat().st_size else None
 

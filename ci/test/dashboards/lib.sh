@@ -5,6 +5,11 @@
 
 DASH_PIDS=()
 
+# The checkout's Python packages for the python3 these scripts start (check.py, render.py and
+# assertions.py import benchdashboards and benchreport): harness/pythonpath.py reads pyproject.toml.
+PYTHONPATH=$(python3 "$BENCH_ROOT/ci/test/harness/pythonpath.py")${PYTHONPATH:+:$PYTHONPATH}
+export PYTHONPATH
+
 # wait_for_http URL SECONDS: waits until URL answers 2xx, or fails.
 wait_for_http() {
   local url=$1 deadline=$((SECONDS + $2))

@@ -39,8 +39,7 @@ import sys
 import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import check  # noqa: E402  (its walk over panels and queries, the metric fixture)
+import check  # beside this file: its walk over panels and queries, the metric fixture
 
 DATA_PANEL_TYPES = check.DATA_PANEL_TYPES
 VARIABLE_FUNCTIONS = ("label_values", "label_names", "metrics", "query_result")

@@ -39,8 +39,7 @@ def typed_keys(block):
 
 
 def panels_of(dash):
-    sys.path.insert(0, str(HERE))
-    import check  # its walk over panels, collapsed rows included
+    import check  # beside this file: its walk over panels, collapsed rows included
     return (p for p, _row in check.walk_panels(dash))
 
 

@@ -1,17 +1,15 @@
 #!/usr/bin/env python3
 """Unit tests of check.py: the real dashboards pass, and each broken copy fails with its message.
-Run: python3 -m unittest -v ci/test/dashboards/test_check.py"""
+Run: .tools/bench-venv/bin/python -m pytest ci/test/dashboards/test_check.py"""
 import contextlib
 import copy
 import io
 import json
 import pathlib
-import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import check  # noqa: E402
+import check  # beside this file (pytest puts the folder on sys.path)
 
 DASHBOARDS = check.DEFAULT_DASHBOARDS
 KNOWN = check.load_fixture(check.DEFAULT_FIXTURE)

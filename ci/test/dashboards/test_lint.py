@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Mutation tests of lint.py (grafana/dashboard-linter's rules) and schema_check.py (@grafana/schema):
 the real dashboards pass; a copy broken in one way turns exactly the rule that guards it red.
-Run: python3 -m unittest -v ci/test/dashboards/test_lint.py
+Run: .tools/bench-venv/bin/python -m pytest ci/test/dashboards/test_lint.py
 The schema tests need the npm tools: GRAFANA_SCHEMA_TOOLS=$(ci/tools/grafana-schema.sh)."""
 import contextlib
 import copy
@@ -9,14 +9,12 @@ import io
 import json
 import os
 import pathlib
-import sys
 import tempfile
 import unittest
 
 HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import lint  # noqa: E402
-import schema_check  # noqa: E402
+import lint  # beside this file (pytest puts the folder on sys.path)
+import schema_check
 
 DASHBOARDS = HERE.parents[2] / "dashboards"
 REAL = {f.name: json.loads(f.read_text()) for f in sorted(DASHBOARDS.glob("*.json"))}

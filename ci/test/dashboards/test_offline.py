@@ -9,9 +9,8 @@ import pytest
 
 from conftest import ROOT, SCHEMA_TOOLS_PROBLEM, output_of, run
 
-sys.path.insert(0, str(ROOT / "ci/test/dashboards"))
-import lint  # noqa: E402
-import schema_check  # noqa: E402
+import lint  # beside this file (pytest puts the folder on sys.path)
+from harness import pythonpath
 
 DASHBOARD_FILES = sorted((ROOT / "dashboards").glob("*.json"))
 
@@ -24,7 +23,7 @@ def test_generated():
 
 def test_conventions():
     """bench conventions hold for every dashboard (check.py offline)."""
-    r = run([sys.executable, ROOT / "ci/test/dashboards/check.py"])
+    r = run([sys.executable, ROOT / "ci/test/dashboards/check.py"], env=pythonpath.env())
     assert r.returncode == 0, output_of(r)
 
 
@@ -45,7 +44,8 @@ def schema_problems():
     if SCHEMA_TOOLS_PROBLEM:
         pytest.skip(f"dashboards against @grafana/schema: {SCHEMA_TOOLS_PROBLEM[0]}")
     tools = os.environ["GRAFANA_SCHEMA_TOOLS"]
-    r = run([sys.executable, ROOT / "ci/test/dashboards/schema_check.py", "--tools", tools, "--assertions"])
+    r = run([sys.executable, ROOT / "ci/test/dashboards/schema_check.py", "--tools", tools, "--assertions"],
+            env=pythonpath.env())
     lines = [line.split("\t", 1) for line in r.stdout.splitlines() if "\t" in line]
     states = {what.split(" ", 1)[0]: state for state, what in lines if what.split(" ", 1)[0].endswith(".json")}
     # problems tied to no dashboard (tsc itself failing) or an exit the lines do not explain fail

@@ -10,6 +10,7 @@ import pytest
 from conftest import (CHECK, HERE, ROOT, Run, assert_panel_has_data, assert_report_consistent, k6_remote_write,
                       output_of, panel_ids, query_value, report_value, required_panels, run, summary_count,
                       wait_for_value)
+from harness import pythonpath
 
 K6_METRICS = json.loads((HERE / "fixtures/metrics.json").read_text())["sources"]["k6"]["metrics"]
 EMIT_SELECTORS = ["@k6", "@routes", "@warmup", "@controller-restart"]
@@ -185,7 +186,7 @@ def test_render(prometheus, emit_data, work):
     svg = work / "run-overview.svg"
     r = run([sys.executable, ROOT / "dashboards/generator/render.py", ROOT / "dashboards/run-overview.json",
              "--prometheus", prometheus.url, "--testid", emit_data.testid, "--start", emit_data.start - 10,
-             "--end", "now", "--out", svg])
+             "--end", "now", "--out", svg], env=pythonpath.env())
     assert r.returncode == 0, output_of(r)
     text = svg.read_text()
     lines, empty = text.count("<polyline"), text.count(">No data<")
@@ -195,7 +196,7 @@ def test_render(prometheus, emit_data, work):
 # ---- the checker's failure paths ----
 
 def check_fails(args, message):
-    r = run([sys.executable, CHECK, "--quiet", *args])
+    r = run([sys.executable, CHECK, "--quiet", *args], env=pythonpath.env())
     assert r.returncode != 0, f"check.py succeeded:\n{output_of(r)}"
     assert message in output_of(r), f"no {message!r} in:\n{output_of(r)}"
 

@@ -16,6 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[3]
 CONTRACT = json.loads((ROOT / "scenarios" / "contract.json").read_text())
 from benchreport.prometheus import Prometheus, text_sum  # the harness' one client (pytest.ini's pythonpath)
+from harness import pythonpath
 
 # The lines scenarios/lib/summary-writer.js prints the bench.summary/v1 JSON between.
 SUMMARY_BEGIN, SUMMARY_END = "BENCH_SUMMARY_JSON_BEGIN", "BENCH_SUMMARY_JSON_END"
@@ -98,8 +99,9 @@ class Cluster:
 
     def __init__(self, env_json):
         self.info = env_json
-        self.env = dict(os.environ, KUBECONFIG=env_json["KUBECONFIG"], PATH=env_json["PATH"],
-                        K6_NO_USAGE_REPORT="true", K6_AUTO_EXTENSION_RESOLUTION="false")
+        # PYTHONPATH: the checkout's packages for the checkers it starts (dashboards/check.py)
+        self.env = pythonpath.env(dict(os.environ, KUBECONFIG=env_json["KUBECONFIG"], PATH=env_json["PATH"],
+                                       K6_NO_USAGE_REPORT="true", K6_AUTO_EXTENSION_RESOLUTION="false"))
         self.namespace = env_json["namespace"]
         self.release = env_json["release"]
         self.work = Path(env_json["work"])

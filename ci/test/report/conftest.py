@@ -3,10 +3,9 @@ on 127.0.0.1, remote-writing into a real Prometheus 2.42), one run split over se
 way k6-operator splits it, and the report generator itself.
 
 The report (dashboards/report/benchreport) runs as users run it: `python -m benchreport` in the
-report's own venv (dashboards/report/requirements.txt, built by ensure_report_venv), as a
-subprocess. Its dependencies (matplotlib, jsonschema, ...) are then pinned in one place only; the
-checkers that import the report's client or jsonschema (checks/check_merge.py, contract.py) run in
-that venv the same way. The tests themselves read JSON with the standard library.
+venv ensure_report_venv builds (the project's one venv, from requirements.txt), as a subprocess
+with this checkout's packages on PYTHONPATH (harness/pythonpath.py); the checkers that import the
+report's client or jsonschema (checks/check_merge.py, contract.py) run the same way. The tests themselves read JSON with the standard library.
 """
 import json
 import os
@@ -22,8 +21,8 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
-sys.path.insert(0, str(ROOT / "ci/test/dashboards"))
-from servers import (  # noqa: E402,F401  (nginx, prometheus: session fixtures)
+from harness import pythonpath
+from harness.servers import (  # noqa: F401  (nginx, prometheus: session fixtures)
     nginx, prometheus,
     Server, free_port, k6_remote_write, output_of, run, port_open, start_backend_nginx, start_prometheus, wait_until)
 
@@ -84,7 +83,7 @@ class Report:
     python: str
 
     def env(self):
-        return {**os.environ, "PYTHONPATH": str(ROOT / "dashboards/report")}
+        return pythonpath.env()
 
     def __call__(self, *args):
         return run([self.python, "-m", "benchreport", *args], env=self.env())

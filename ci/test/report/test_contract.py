@@ -3,14 +3,12 @@ loads them, the chart, the READMEs, the dashboards' metric fixture); every summa
 or read validates against its bench.summary/v1 schema, and crafted bad ones do not. ci/test/contract.py
 runs in the report venv (it needs jsonschema): exit 1, printing each difference."""
 import subprocess
-import sys
 
 import pytest
 
 from conftest import ROOT, TESTDATA, output_of, run
 
-sys.path.insert(0, str(ROOT / "ci/test"))
-import contract  # noqa: E402  (its list of schema mutations only; the checks run in the report venv)
+import contract  # ci/test/contract.py (pytest.ini's pythonpath): its list of schema mutations only; the checks run in the venv as a subprocess
 
 CONTRACT = ROOT / "ci/test/contract.py"
 

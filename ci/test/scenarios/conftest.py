@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harness import k6 as k6run  # noqa: E402
-from harness.procs import Procs, free_port, readable_work_dir, wait_port  # noqa: E402
+from harness import k6 as k6run  # ci/test/harness (pytest.ini's pythonpath)
+from harness.procs import Procs, free_port, readable_work_dir, wait_port
 
 ROOT = Path(__file__).resolve().parents[3]
 SCENARIOS = ROOT / "scenarios"

@@ -11,7 +11,7 @@ import re
 import sys
 
 import checklog
-from benchreport.prometheus import Prometheus  # the one client (PYTHONPATH: dashboards/report)
+from benchreport.prometheus import Prometheus  # the one client (PYTHONPATH: harness/pythonpath.py)
 from checklog import SCHEMA3_RATIO, check
 
 # The error classes from their one statement, not from the generator.

@@ -11,25 +11,23 @@ scenarios/contract.json (runnerRole).
 
 ROUTES_KEEP_SUMMARIES=DIR keeps each k6 run's summary.json as DIR/<run>.json (runs: propagation,
 change, change-broken, scale, forbidden), e.g. to refresh ci/test/report/testdata:
-    ROUTES_KEEP_SUMMARIES=/tmp/s .tools/test-venv/bin/python -m pytest ci/test/scenarios/routes
+    ROUTES_KEEP_SUMMARIES=/tmp/s .tools/bench-venv/bin/python -m pytest ci/test/scenarios/routes
 """
 import json
 import os
 import random
 import shutil
 import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # ci/test: the shared harness
-from harness import k6  # noqa: E402
-from harness.apiserver import BareApiServer, ensure_kube_binaries  # noqa: E402
-from harness.procs import Procs, free_port, readable_work_dir  # noqa: E402
-from harness.role import runner_role_rules  # noqa: E402
+from harness import k6  # ci/test/harness (pytest.ini's pythonpath)
+from harness.apiserver import BareApiServer, ensure_kube_binaries
+from harness.procs import Procs, free_port, readable_work_dir
+from harness.role import runner_role_rules
 
 ROOT = Path(__file__).resolve().parents[4]
 SCENARIOS = ROOT / "scenarios"

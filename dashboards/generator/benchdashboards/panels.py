@@ -5,7 +5,7 @@ from these, so every panel follows the same conventions."""
 import json
 import pathlib
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 OUT_DIR = ROOT / "dashboards"
 
 DS = {"type": "prometheus", "uid": "${datasource}"}

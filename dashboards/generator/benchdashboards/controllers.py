@@ -1,7 +1,7 @@
 """Dashboard 2, controller view: what the ingress or Gateway API controller was doing during a run
 (reloads, requests, latency and upstream errors as the controller sees them, CPU and memory), one
 collapsed row per controller."""
-from panels import (  # the panel vocabulary
+from .panels import (  # the panel vocabulary
     CONTRACT, LOAD, Layout, RUN, classic_quantile, container_resources, dashboard,
     datasource_variable, k6_quantile, k6_rate, labelled, query_variable, stat, sum_increase,
     sum_rate, targets, testid_variable, textbox_variable, timeseries, zero_while_running)

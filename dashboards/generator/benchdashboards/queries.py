@@ -3,13 +3,9 @@ substitution, and the Prometheus that runs them (the report's client). The pictu
 (render.py) and the test harness' checker (ci/test/dashboards/check.py) both run queries through
 this module, so a picture shows exactly what the checks ran."""
 import datetime
-import pathlib
 import re
-import sys
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "dashboards" / "report"))
-from benchreport.prometheus import Prometheus as PrometheusClient, PrometheusError  # noqa: E402  the one client
+from benchreport.prometheus import Prometheus as PrometheusClient, PrometheusError  # the one client
 
 TESTID_RE = re.compile(r"^[A-Za-z0-9_.:-]+$")
 

@@ -1,6 +1,6 @@
 """Dashboard 1, run overview: one run live, offered vs achieved rate, latency percentiles to
 p99.9999, error classes, backend replicas and endpoint convergence on one time axis."""
-from panels import (  # the panel vocabulary
+from .panels import (  # the panel vocabulary
     DS, Layout, PERCENTILES, RUN, WARMUP_LOAD, dashboard, datasource_variable, distribution_panel, k6_quantile,
     k6_rate, k6_total, stat, table, targets, testid_variable, timeseries, zero_total,
     zero_while_running)

@@ -1,6 +1,6 @@
 """Dashboard 3, comparison: several runs side by side (the published results table live, bars, and
 the runs over time)."""
-from panels import (  # the panel vocabulary
+from .panels import (  # the panel vocabulary
     ERROR_CLASSES, Layout, RUN, barchart, dashboard, datasource_variable, distribution_panel,
     k6_average_rate, k6_quantile, k6_rate, k6_total, table, targets, testid_variable, timeseries,
     zero_total, zero_while_running)
@@ -8,6 +8,17 @@ from panels import (  # the panel vocabulary
 
 def comparison():
     lay = Layout()
+    results_table_row(lay)
+    bars_row(lay)
+    over_time_row(lay)
+    return dashboard(
+        "bench-comparison", "bench / comparison",
+        "Several runs side by side (controller x experiment): the results table with p99, p99.9, "
+        "p99.9999, error classes and achieved rate, bars, and the percentile-distribution chart.",
+        lay, [datasource_variable(), testid_variable(multi=True)], time_from="now-6h", refresh="30s")
+
+
+def results_table_row(lay):
     # experiment = the entry script (dynamic, paths, ...); scenario = k6's part of it (load, or
     # ingress_4k ... in paths): one row per measured part.
     by = "testid, controller, experiment, scenario"
@@ -38,6 +49,8 @@ def comparison():
         targets(*specs, instant=True, table=True), "s", renames,
         order=["testid", "controller", "experiment", "scenario", *names], overrides=overrides), 24, 9)
 
+
+def bars_row(lay):
     lay.row("Bars")
     tail = [("p99", "0.99"), ("p99.9", "0.999"), ("p99.9999", "0.999999")]
     lay.add(barchart(
@@ -73,6 +86,8 @@ def comparison():
         "The published percentile chart, live: one series per run, x = p50 ... p99.9999 evenly "
         "spaced in 'number of nines', y = latency (log)."), 12, 9)
 
+
+def over_time_row(lay):
     lay.row("Over time, run against run")
     lay.add(timeseries(
         "p99 by run",
@@ -83,8 +98,3 @@ def comparison():
         "All error classes per second per run.",
         targets((zero_while_running(k6_rate("k6_bench_errors_total", by="testid"), by="testid"), "{{testid}}")),
         "reqps", minimum=0), 12, 8)
-    return dashboard(
-        "bench-comparison", "bench / comparison",
-        "Several runs side by side (controller x experiment): the results table with p99, p99.9, "
-        "p99.9999, error classes and achieved rate, bars, and the percentile-distribution chart.",
-        lay, [datasource_variable(), testid_variable(multi=True)], time_from="now-6h", refresh="30s")

@@ -4,13 +4,11 @@ import json
 import os
 import subprocess
 import urllib.request
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # ci/test: the shared harness
-from harness.procs import free_port, port_open, wait_until  # noqa: E402,F401  (re-exported to the conftests)
+from .procs import free_port, port_open, wait_until  # noqa: F401  (re-exported to the conftests)
 
 ROOT = Path(__file__).resolve().parents[3]
 TOOLS = Path(os.environ.get("BENCH_TOOLS", ROOT / ".tools"))
