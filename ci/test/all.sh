@@ -59,7 +59,7 @@ run_lane() {
 parts=${BENCH_TEST_PARTS:-"chart scenarios dashboards report cluster e2e"}
 results=$(mktemp -d "${TMPDIR:-/tmp}/bench-test-parts.XXXXXX")
 trap 'rm -rf "$results"' EXIT
-# The test venv before the lanes: inside `if run_part` set -e is off, and a failed install must stop.
+# The project's venv (pytest, the report's wheels) before the lanes: inside `if run_part` set -e is off, and a failed install must stop.
 for part in $parts; do
   if is_pytest_part "$part"; then ensure_venv bench "$BENCH_ROOT/requirements.txt"; break; fi
 done

@@ -99,7 +99,7 @@ class Cluster:
 
     def __init__(self, env_json):
         self.info = env_json
-        # PYTHONPATH: the checkout's packages for the checkers it starts (dashboards/check.py)
+        # PYTHONPATH: the checkout's packages for the checkers it starts (ci/test/dashboards/check.py)
         self.env = pythonpath.env(dict(os.environ, KUBECONFIG=env_json["KUBECONFIG"], PATH=env_json["PATH"],
                                        K6_NO_USAGE_REPORT="true", K6_AUTO_EXTENSION_RESOLUTION="false"))
         self.namespace = env_json["namespace"]

@@ -61,7 +61,7 @@ def servers():
 
 @pytest.fixture(scope="session")
 def report_python():
-    """The report venv's python (ensure_report_venv: pinned, cached, built when missing)."""
+    """The python ensure_report_venv gives the report (the project's venv: pinned, cached, built when missing)."""
     r = run(["bash", "-c", '. "$0/lib/common.sh" && . "$0/dashboards/report/venv.sh" && ensure_report_venv >&2 '
              '&& printf %s "$REPORT_PYTHON"', ROOT])
     assert r.returncode == 0 and r.stdout, f"ensure_report_venv failed:\n{output_of(r)}"
@@ -79,7 +79,7 @@ def runtime_tools():
 
 @dataclass
 class Report:
-    """The report generator's CLI and the checkers, in the report venv."""
+    """The report generator's CLI and the checkers, in the project's venv with this checkout's packages."""
     python: str
 
     def env(self):

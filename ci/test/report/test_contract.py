@@ -1,7 +1,7 @@
 """The shared facts (scenarios/contract.json): every copy equals it (the k6 modules as a real k6
 loads them, the chart, the READMEs, the dashboards' metric fixture); every summary this part wrote
 or read validates against its bench.summary/v1 schema, and crafted bad ones do not. ci/test/contract.py
-runs in the report venv (it needs jsonschema): exit 1, printing each difference."""
+runs in the project's venv (it needs jsonschema): exit 1, printing each difference."""
 import subprocess
 
 import pytest

@@ -222,7 +222,7 @@ def test_spike_the_readme_example_is_the_shipped_file():
 
 
 def report_python():
-    """The report venv's python (it has jsonschema; dashboards/report/venv.sh builds it when missing)."""
+    """The report's python, the project's venv (it has jsonschema; dashboards/report/venv.sh builds it when missing)."""
     r = subprocess.run(["bash", "-c", '. "$0/lib/common.sh" && . "$0/dashboards/report/venv.sh" && '
                         'ensure_report_venv >&2 && printf %s "$REPORT_PYTHON"', ROOT], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout, f"ensure_report_venv failed:\n{r.stdout}{r.stderr}"
