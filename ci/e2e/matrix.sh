@@ -11,7 +11,7 @@
 
 main() {
   export KUBECONFIG=${KUBECONFIG:-$BENCH_KUBECONFIG}
-  bash "$BENCH_ROOT/ci/tools/install.sh" >&2   # the pinned helm, into .tools/bin
+  bash "$BENCH_ROOT/ci/tools/install.sh" helm >&2   # the pinned helm, into .tools/bin
   kubectl get --raw /readyz >/dev/null 2>&1 || die "the local cluster does not answer at $KUBECONFIG; start it with make cluster-up"
   deploy_stack   # sets PROM_URL to the stand-in Prometheus
   exec bash "$BENCH_ROOT/dashboards/report/matrix.sh" --release "$E2E_RELEASE" --namespace "$E2E_NAMESPACE" \

@@ -25,7 +25,7 @@ done
 
 prepare_tools() {
   apt_install jq curl
-  bash "$BENCH_ROOT/ci/tools/install.sh" >&2
+  bash "$BENCH_ROOT/ci/tools/install.sh" helm >&2
   command -v helm >/dev/null || die "helm not found in $BENCH_TOOLS/bin after ci/tools/install.sh"
   ensure_report_venv   # the report, and the Prometheus client of the checks (prom_cli)
 }

@@ -4,7 +4,9 @@
 # (Kubernetes built-ins from PyPI kubernetes-validate, plus TestRun, ServiceMonitor, PodMonitor and
 # the Gateway API kinds generated from their CRDs). Binaries are built from the Go module proxy once and cached in
 # $BENCH_CACHE; a warm run only checks version stamps (a second or two).
-# Usage: ci/tools/install.sh        (prints nothing on stdout; logs on stderr)
+# Usage: ci/tools/install.sh [all|helm]   (prints nothing on stdout; logs on stderr)
+#   helm: helm v3 alone, what installing and running the chart needs (make demo, the e2e, the
+#   matrix on the local cluster): a cold demo does not wait for the chart-test tools.
 . "$(dirname "$0")/../lib/common.sh"
 
 # helm v3.22.0: newest v3 served by the Go proxy here; what users of the quick start run.
@@ -141,6 +143,11 @@ main() {
   # One heavy Go build at a time on this shared machine: builds run in sequence under a lock.
   exec 8>"$BENCH_CACHE/chart-tools.lock"
   flock 8
+  case ${1:-all} in
+    helm) install_helm3; return 0 ;;
+    all) ;;
+    *) die "ci/tools/install.sh: '$1' is not allowed; use all (every chart tool) or helm (helm v3 alone)" ;;
+  esac
   install_helm3
   install_helm4
   install_kubeconform

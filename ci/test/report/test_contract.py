@@ -55,7 +55,7 @@ def test_copies(report, args):
 
 def test_chart_variable_types(report, tmp_path):
     """helm template accepts and refuses the same examples through the variables' values keys."""
-    r = run(["bash", "-c", '. "$0/ci/lib/common.sh" && { command -v helm > /dev/null || bash "$0/ci/tools/install.sh" >&2; } '
+    r = run(["bash", "-c", '. "$0/ci/lib/common.sh" && { command -v helm > /dev/null || bash "$0/ci/tools/install.sh" helm >&2; } '
              '&& offline_chart_copy "$1" > /dev/null && command -v helm', ROOT, tmp_path])
     assert r.returncode == 0, output_of(r)
     contract_check(report, "chart-variable-types", r.stdout.strip().splitlines()[-1], tmp_path / "bench")
