@@ -27,7 +27,7 @@ runner-image: ## Build and push the runner image: IMAGE=<registry/repo:tag> [KIN
 
 ##@ Local cluster (single node, built from source, no registry)
 .PHONY: cluster-build images cluster-up cluster-down
-cluster-build: ## [root] Build Kubernetes v1.34, etcd and CoreDNS from the Go module proxy
+cluster-build: ## [root] Build Kubernetes, etcd and CoreDNS (ci/versions.env) from the Go module proxy
 	bash ci/cluster/build.sh
 
 images: ## [root] Build the local images (pause, backend, k6 runner, ...) into containerd
@@ -93,5 +93,5 @@ test-report: ## [root] Report part: real and crafted summaries, rendered in head
 	BENCH_TEST_PARTS=report bash ci/test/all.sh
 
 .PHONY: docs
-docs: ## Regenerate README's times table from ci/README.md "Test times"
+docs: ## Regenerate the docs' copies: README times (ci/README.md), versions (pin files)
 	python3 ci/tools/doc-figures.py --write

@@ -2,11 +2,12 @@
 # by ci/images/build.sh (which imports into this cluster's containerd). Every port is an env override.
 # shellcheck shell=bash
 
-# Kubernetes release built from the Go module proxy: v1.34 is the newest minor the proxy serves
-# whole (staging modules at v0.34.x); v1.34.4 is its newest patch that builds here.
-BENCH_K8S_VERSION=v1.34.4
-# CoreDNS release on the Go proxy that builds with this Go toolchain (cluster DNS).
-BENCH_COREDNS_VERSION=v1.15.0
+# The Kubernetes and CoreDNS releases built from the Go module proxy: pinned, with why, in
+# ci/versions.env (found beside this file: some callers source it without BENCH_ROOT set).
+# shellcheck source=../versions.env
+. "$(dirname "${BASH_SOURCE[0]}")/../versions.env"
+BENCH_K8S_VERSION=$KUBERNETES_VERSION
+BENCH_COREDNS_VERSION=$COREDNS_VERSION
 
 # Ports. All listen on 127.0.0.1 except the API server, which listens on the pod bridge gateway
 # (pods must reach it through the `kubernetes` Service) and is forwarded from 127.0.0.1 by an

@@ -338,6 +338,7 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: system:k
 subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: kube-apiserver-kubelet-client}]
 EOF
   sed -e "s#BENCH_DNS_IP#$BENCH_DNS_IP#" -e "s#BENCH_CLUSTER_DOMAIN#$BENCH_CLUSTER_DOMAIN#" \
+    -e "s#BENCH_COREDNS_VERSION#$BENCH_COREDNS_VERSION#" \
     "$BENCH_ROOT/ci/cluster/coredns.yaml" | kubectl_admin apply -f - >/dev/null
 }
 

@@ -2,16 +2,15 @@
 # Builds the Go binaries the e2e deploys besides the cluster and k6: Traefik and the k6-operator
 # manager, each from the Go module proxy through go_build_tool (cached in $BENCH_CACHE/bin: a warm
 # run is a stamp check); and finds the CRDs the e2e and ci/test/scenarios/routes/ apply in their Go modules.
-# Usage: build-binaries.sh [traefik|k6-operator|crd-path|gateway-api-crds]... (default: both builds).
+# Usage: build-binaries.sh [traefik|k6-operator|crd-path|gateway-api-crds|traefik-version]... (default:
+# both builds; traefik-version prints the Traefik release the preset pins).
 # Heavy: Traefik takes about 8 min and 3 GB RSS on 2 busy cores; run one build at a time.
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 
-# Pinned: v3.6.12 is the newest Traefik that builds from this proxy (v3.7's nested module is refused).
-TRAEFIK_VERSION=v3.6.12
-# Pinned: k6-operator v1.5.0 (chart 4.5.0) is the newest the proxy serves (v1.6.0 is refused).
-K6_OPERATOR_VERSION=v1.5.0
+# K6_OPERATOR_VERSION: the harness' pins and why, in one file.
+. "$BENCH_ROOT/ci/versions.env"
 # The Gateway API version and channel charts/bench/Chart.yaml pins (its annotations, the one place
-# they are written; v1.4.0 standard is also what Traefik v3.6.12's go.mod requires).
+# they are written; the pinned standard channel is also what the pinned Traefik's go.mod requires).
 apt_install python3-yaml jq
 chart_annotation() {
   python3 -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["annotations"].get(sys.argv[2], ""))' \
@@ -19,6 +18,11 @@ chart_annotation() {
 }
 GATEWAY_API_VERSION=$(chart_annotation bench.dev/gateway-api-version)
 GATEWAY_API_CHANNEL=$(chart_annotation bench.dev/gateway-api-channel)
+# Traefik: the image tag values/traefik.yaml pins (the preset users install; its comment says why),
+# so the e2e, the dashboards' check and the route experiments run the binary users get.
+TRAEFIK_VERSION=$(python3 -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["traefik"]["image"]["tag"])' \
+  "$BENCH_ROOT/values/traefik.yaml") || die "cannot read traefik.image.tag from values/traefik.yaml"
+[[ $TRAEFIK_VERSION =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "values/traefik.yaml: traefik.image.tag '$TRAEFIK_VERSION' is not a release tag like v3.6.0 (the e2e builds that Traefik release)"
 
 build_traefik() {
   # Traefik's go.mod has three remote replace lines; a go.mod's replaces only apply in the main
@@ -71,7 +75,8 @@ main() {
       k6-operator) build_k6_operator ;;
       crd-path) k6_operator_crd_path ;;
       gateway-api-crds) gateway_api_crds ;;
-      *) die "unknown binary '$what'; allowed: traefik, k6-operator, crd-path, gateway-api-crds" ;;
+      traefik-version) printf '%s\n' "$TRAEFIK_VERSION" ;;
+      *) die "unknown binary '$what'; allowed: traefik, k6-operator, crd-path, gateway-api-crds, traefik-version" ;;
     esac
   done
 }

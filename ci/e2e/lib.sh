@@ -35,9 +35,11 @@ timed() {
 }
 
 # --- manifests -----------------------------------------------------------------------------------
-# render_manifest FILE: prints FILE with the BENCH_* placeholders replaced by this cluster's values.
+# render_manifest FILE: prints FILE with the BENCH_* placeholders replaced by this cluster's values
+# (the k6-operator version: ci/versions.env, which config.sh sources).
 render_manifest() {
   sed -e "s/BENCH_NAMESPACE/$E2E_NAMESPACE/g" \
+      -e "s/BENCH_K6_OPERATOR_VERSION/$K6_OPERATOR_VERSION/g" \
       -e "s/BENCH_GATEWAY_IP/$BENCH_GATEWAY_IP/g" \
       -e "s/BENCH_KUBELET_PORT/$BENCH_KUBELET_PORT/g" \
       -e "s/BENCH_NODE_NAME/$BENCH_NODE_NAME/g" "$1"

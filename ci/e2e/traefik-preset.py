@@ -2,6 +2,7 @@
 """Fills the e2e manifests' Traefik placeholders from the preset users install (values/traefik.yaml),
 so the e2e's Traefik runs the preset's configuration instead of a copy written beside it:
   BENCH_TRAEFIK_METRICS_PORT        -> the preset's ports.metrics.port
+  BENCH_TRAEFIK_VERSION             -> the preset's image.tag (the Traefik release the image is built from)
   - BENCH_TRAEFIK_PRESET_ARGUMENTS  -> one list item per argument: the preset's global settings and
                                        additionalArguments, in the preset's order
 Usage: traefik-preset.py PRESET [MANIFEST|-]   (prints the manifest; ci/test/chart/test_repository.py checks parity)
@@ -30,7 +31,7 @@ def fill(text, traefik):
         return "\n".join(f"{indent}- {json.dumps(a)}" for a in args)
 
     text = re.sub(r"^( *)- BENCH_TRAEFIK_PRESET_ARGUMENTS *$", expand, text, flags=re.M)
-    return text.replace("BENCH_TRAEFIK_METRICS_PORT", port)
+    return text.replace("BENCH_TRAEFIK_METRICS_PORT", port).replace("BENCH_TRAEFIK_VERSION", str(traefik["image"]["tag"]))
 
 
 def main():

@@ -9,31 +9,18 @@
 #   matrix on the local cluster): a cold demo does not wait for the chart-test tools.
 . "$(dirname "$0")/../lib/common.sh"
 
-# helm v3.22.0: newest v3 served by the Go proxy here; what users of the quick start run.
-HELM3_VERSION=v3.22.0
-# helm v4.3.1: newest v4 served here; lint with both majors so the chart works for either.
-HELM4_VERSION=v4.3.1
-# helm-unittest v1.1.2: newest served; needs the yaml-jsonpath fork its own go.mod replaces with.
-HELM_UNITTEST_VERSION=v1.1.2
-# kubeconform v0.8.0: newest served; used with local schemas only (no network).
-KUBECONFORM_VERSION=v0.8.0
-# kubernetes-validate 1.37.0: ships Kubernetes JSON schemas v1.25..v1.37 in a wheel (PyPI).
-KUBERNETES_VALIDATE_VERSION=1.37.0
-# yamllint 1.38.0: lints values files and presets.
-YAMLLINT_VERSION=1.38.0
-# PyYAML 6.0.3: reads the CRDs when generating their schemas.
-PYYAML_VERSION=6.0.3
-# k6-operator v1.5.0: the operator the chart's k6-operator dependency (chart 4.5.0) installs.
-K6_OPERATOR_VERSION=v1.5.0
-# prometheus-operator v0.85.0: ServiceMonitor/PodMonitor CRDs as shipped by kube-prometheus-stack 77.x.
-PROMETHEUS_OPERATOR_VERSION=v0.85.0
+# HELM3_VERSION, HELM4_VERSION, HELM_UNITTEST_VERSION, KUBECONFORM_VERSION, KUBERNETES_VALIDATE_VERSION,
+# YAMLLINT_VERSION, PYYAML_VERSION, K6_OPERATOR_VERSION, PROMETHEUS_OPERATOR_VERSION, KUBERNETES_VERSION:
+# the harness' pins and why, in one file.
+. "$BENCH_ROOT/ci/versions.env"
 # Gateway API: the version and channel charts/bench/Chart.yaml pins (its annotations, the one place
 # they are written); the CRDs come from the sigs.k8s.io/gateway-api module (config/crd/<channel>/).
 GATEWAY_API_VERSION=$(sed -n 's/^  bench.dev\/gateway-api-version: //p' "$BENCH_ROOT/charts/bench/Chart.yaml")
 GATEWAY_API_CHANNEL=$(sed -n 's/^  bench.dev\/gateway-api-channel: //p' "$BENCH_ROOT/charts/bench/Chart.yaml")
 # Kubernetes version the chart is rendered and validated for by default (helm v3 ldflags,
-# kubeconform). 1.34: the version of the local cluster (ci/cluster) and of the e2e run.
-BENCH_KUBE_VERSION=${BENCH_KUBE_VERSION:-1.34.0}
+# kubeconform): the local cluster's minor (ci/cluster, the e2e run), patch 0 (v1.N.x gives 1.N.0).
+kube_minor=${KUBERNETES_VERSION#v}
+BENCH_KUBE_VERSION=${BENCH_KUBE_VERSION:-${kube_minor%.*}.0}
 
 SCHEMA_DIR="$BENCH_TOOLS/schemas"
 VENV="$BENCH_CACHE/venv-chart"

@@ -4,10 +4,8 @@
 # Usage: scenarios/runner/build.sh            (prints the binary path on stdout)
 . "$(dirname "$0")/../../lib/common.sh"
 
-# k6 v0.51.0: the newest k6 that xk6-kubernetes v0.9.0 builds against (it still uses goja's k6 APIs).
-K6_VERSION=v0.51.0
-# xk6-kubernetes v0.9.0: v0.10+ needs k6 v1 and is refused by the Go proxy mirror here.
-XK6_KUBERNETES_VERSION=v0.9.0
+# K6_VERSION, XK6_KUBERNETES_VERSION: the pins and why, in one file (the Dockerfile's build reads it too).
+. "$BENCH_ROOT/scenarios/runner/versions.env"
 
 k6_out="$BENCH_CACHE/bin/k6"
 # bench's own extension (k6/x/bench: replay counting, keep-alive per VU, the Go runtime's and the

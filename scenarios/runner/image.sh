@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Builds the k6 runner image (k6 v0.51.0 + xk6-kubernetes v0.9.0, scenarios/runner/Dockerfile) and pushes it,
-# or loads it into a kind cluster. No public image has that pair, so every user runs this once:
-#   make runner-image IMAGE=registry.example.com/bench/k6:v0.51.0            (build + push)
-#   make runner-image IMAGE=bench/k6:v0.51.0 KIND_CLUSTER=kind               (build + kind load)
+# Builds the k6 runner image (k6 + xk6-kubernetes + bench's extension, scenarios/runner/Dockerfile, the
+# versions of scenarios/runner/versions.env) and pushes it, or loads it into a kind cluster. No public
+# image has that combination, so every user runs this once:
+#   make runner-image IMAGE=registry.example.com/bench/k6:<tag>              (build + push)
+#   make runner-image IMAGE=bench/k6:<tag> KIND_CLUSTER=kind                 (build + kind load)
 # Uses docker, podman or buildah, whichever is found first (BENCH_IMAGE_BUILDER=podman picks one).
 # It prints the --set flags that point charts/bench at the image.
-. "$(dirname "$0")/../../lib/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib/common.sh"
 
 usage() { die "usage: make runner-image IMAGE=<registry/repo:tag> [KIND_CLUSTER=<kind cluster name>]"; }
 
@@ -24,12 +25,25 @@ image_has_tag() { local last=${1##*/}; [[ $1 != *@* && $last == *:* ]]; }
 image_repository() { if image_has_tag "$1"; then echo "${1%:*}"; else echo "$1"; fi; }
 image_tag() { if image_has_tag "$1"; then echo "${1##*:}"; fi; }
 
+# version_build_args: one `--build-arg KEY=value` pair per pin of scenarios/runner/versions.env
+# (the Dockerfile's ARGs have no defaults: the pin file is their one source).
+version_build_args() {
+  local pins="$BENCH_ROOT/scenarios/runner/versions.env" key
+  # shellcheck source=versions.env
+  . "$pins"
+  for key in $(sed -n 's/^\([A-Z][A-Z0-9_]*\)=.*/\1/p' "$pins"); do
+    printf '%s\n' --build-arg "$key=${!key}"
+  done
+}
+
 build_image() {
-  local builder=$1 image=$2
-  log "building $image with $builder from scenarios/runner/Dockerfile (k6 v0.51.0 + xk6-kubernetes v0.9.0)"
+  local builder=$1 image=$2 args
+  mapfile -t args < <(version_build_args)
+  [ ${#args[@]} -gt 0 ] || die "no versions read from scenarios/runner/versions.env"
+  log "building $image with $builder from scenarios/runner/Dockerfile (${args[*]})"
   case $builder in
-    buildah) buildah bud -t "$image" -f "$BENCH_ROOT/scenarios/runner/Dockerfile" "$BENCH_ROOT" ;;
-    *) "$builder" build -t "$image" -f "$BENCH_ROOT/scenarios/runner/Dockerfile" "$BENCH_ROOT" ;;
+    buildah) buildah bud "${args[@]}" -t "$image" -f "$BENCH_ROOT/scenarios/runner/Dockerfile" "$BENCH_ROOT" ;;
+    *) "$builder" build "${args[@]}" -t "$image" -f "$BENCH_ROOT/scenarios/runner/Dockerfile" "$BENCH_ROOT" ;;
   esac
 }
 
@@ -66,4 +80,5 @@ main() {
   echo "  --set loadtest.runner.image.repository=$repo,loadtest.runner.image.tag=$tag"
 }
 
-main "$@"
+# Run, not sourced (ci/test/chart/test_pins.py sources it for version_build_args).
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then main "$@"; fi

@@ -1,6 +1,7 @@
 # Cluster DNS: CoreDNS built from the Go module proxy (ci/cluster/build.sh), one static binary.
 # ci/cluster/up.sh supplies the Corefile (ConfigMap) and runs it unprivileged on port 1053.
-IMAGE_REF=bench/coredns:v1.15.0
+# Tagged with the release ci/versions.env pins (ci/cluster/config.sh, which build.sh sources).
+IMAGE_REF=bench/coredns:$BENCH_COREDNS_VERSION
 IMAGE_PACKAGES=()
 IMAGE_ENTRYPOINT=(/coredns)
 IMAGE_CMD=(-conf /etc/coredns/Corefile)

@@ -1,7 +1,7 @@
-# k6 runner and initializer image for the k6-operator: k6 v0.51.0 + xk6-kubernetes (built by
-# scenarios/runner/build.sh) on a Debian root. The initializer runs `sh -c "mkdir ... && k6 archive ... && k6
-# inspect ... | grep ..."`, so the root keeps sh, mkdir, dirname, grep and cat (all in minbase);
-# curl is there to share the base layer with bench/starter.
+# k6 runner and initializer image for the k6-operator: k6 + xk6-kubernetes (the versions of
+# scenarios/runner/versions.env, built by scenarios/runner/build.sh) on a Debian root. The initializer
+# runs `sh -c "mkdir ... && k6 archive ... && k6 inspect ... | grep ..."`, so the root keeps sh, mkdir,
+# dirname, grep and cat (all in minbase); curl is there to share the base layer with bench/starter.
 IMAGE_REF=bench/k6:local
 IMAGE_PACKAGES=(curl)
 IMAGE_ENTRYPOINT=(k6)

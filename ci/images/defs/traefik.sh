@@ -1,6 +1,7 @@
-# Traefik v3.6.12 built from the Go module proxy by ci/e2e/build-binaries.sh: a static binary alone
-# (it needs no shell or libraries; the pod mounts /tmp). Runs as a non-root uid.
-IMAGE_REF=bench/traefik:v3.6.12
+# Traefik built from the Go module proxy by ci/e2e/build-binaries.sh: a static binary alone (it needs
+# no shell or libraries; the pod mounts /tmp). Runs as a non-root uid. Tagged with the release the
+# preset values/traefik.yaml pins (ci/e2e/manifests/traefik.yaml runs that tag).
+IMAGE_REF=bench/traefik:$(bash "$BENCH_ROOT/ci/e2e/build-binaries.sh" traefik-version)
 IMAGE_PACKAGES=()
 IMAGE_ENTRYPOINT=(/usr/local/bin/traefik)
 IMAGE_USER=65532:65532
