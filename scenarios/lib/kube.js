@@ -1,5 +1,5 @@
 // Kubernetes calls for the churn scenarios, through xk6-kubernetes v0.9.0.
-// v0.9.0 binds its client to the context of the iteration that created it: call connect() inside
+// xk6-kubernetes v0.9.0 binds its client to the context of the iteration that created it: call connect() inside
 // the iteration that uses the client, never in the init context or a previous iteration.
 // It has no scale sub-resource call and no label-selector list: scale = get, set replicas, update
 // (PUT with resourceVersion, retried on 409 Conflict); pods are listed and filtered here.

@@ -68,7 +68,7 @@ export function parseChurnPattern(name, value) {
 export function parseEnvironment(name, value) {
   const text = String(value).trim();
   const allowed = 'expected a JSON object of snake_case keys to strings, numbers or booleans, '
-    + 'e.g. {"controller_version": "v3.6.12", "backend_replicas": 5}';
+    + 'e.g. {"controller_version": "v1.2.3", "backend_replicas": 5}';
   if (text === '') return Object.freeze({});
   let parsed;
   try {

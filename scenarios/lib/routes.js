@@ -96,7 +96,7 @@ function setRouteBackend(obj, kind, backend) {
 }
 
 // ApiPool: API_CLIENTS (or `size`) xk6-kubernetes clients used in turn. Create it inside the
-// iteration (or setup/teardown) that uses it: v0.9.0 binds a client to that context.
+// iteration (or setup/teardown) that uses it: xk6-kubernetes v0.9.0 binds a client to that context.
 export class ApiPool {
   constructor(cfg, size) {
     this.clients = [];
@@ -187,8 +187,8 @@ export function deleteLeftRoutes(pool, cfg, kinds) {
 // describeRouteApiError: what the runner needs, for a failed route call.
 export function describeRouteApiError(cfg, what, err) {
   return `${what} failed using ${cfg.apiSource}: ${err}. The route experiments need create, get, update, delete and list `
-    + `on httproutes.gateway.networking.k8s.io (BENCH_ROUTE_KIND httproute; the Gateway API CRDs installed, v1.4.0 `
-    + `standard channel or later) or ingresses.networking.k8s.io (ingress) in namespace ${cfg.namespace} `
+    + `on httproutes.gateway.networking.k8s.io (BENCH_ROUTE_KIND httproute; the Gateway API v1.4.0 `
+    + `standard-channel CRDs or later installed) or ingresses.networking.k8s.io (ingress) in namespace ${cfg.namespace} `
     + '(BENCH_NAMESPACE; scenarios/contract.json, runnerRole)';
 }
 

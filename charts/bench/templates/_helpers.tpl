@@ -240,7 +240,7 @@ so the chart's real name comes from bench.controllerCharts; the version from the
 {{- $_ := set $env "controller_chart" (printf "%s-%s" $chart .Chart.Version) }}
 {{- /* the image the preset runs (traefik: image.tag, ingress controllers: controller.image.tag, Envoy
 Gateway: deployment.envoyGateway.image.tag, NGINX Gateway Fabric: nginxGateway.image.tag), else the
-chart's appVersion: the traefik preset pins v3.6.12 on a chart whose appVersion is v3.6.0 */}}
+chart's appVersion: the traefik preset pins a newer patch than its chart's appVersion */}}
 {{- $values := index $.Values $.Values.controller }}
 {{- $tag := dig "image" "tag" (dig "controller" "image" "tag" (dig "deployment" "envoyGateway" "image" "tag" (dig "nginxGateway" "image" "tag" "" $values) $values) $values) $values }}
 {{- $_ := set $env "controller_version" (toString ($tag | default .Chart.AppVersion)) }}

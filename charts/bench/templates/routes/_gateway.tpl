@@ -85,7 +85,8 @@ runners send): routes.gateway.listener.hostname, else routes.ingress.host. */}}
 
 {{/* bench.gateway.crdsFromSubchart: "true" when the selected controller's subchart brings the
 Gateway API CRDs in its crds/ directory, which Helm installs before any template (traefik 37.3.0:
-standard channel v1.4.0; Envoy Gateway v1.6.0: experimental channel v1.4.0, a superset). Then the
+Gateway API v1.4.0 standard channel; Envoy Gateway v1.6.0: Gateway API v1.4.0 experimental channel,
+a superset). Then the
 check for the API is skipped, as a dry run (helm template, install --dry-run) cannot see them yet. */}}
 {{- define "bench.gateway.crdsFromSubchart" -}}
 {{- $c := .Values.controller }}
