@@ -1,14 +1,20 @@
 #!/usr/bin/env python3
-"""Writes README.md's times table from its one source, the "Test times" table of ci/README.md.
+"""Writes the documents' copies of facts from their one source each (`make docs`):
+- README.md's times table from the "Test times" table of ci/README.md;
+- every version a tracked file mentions ("Traefik v3.6.12", "helm v3.22.0": ci/tools/pins.py MENTIONS)
+  from its pin (scenarios/runner/versions.env, ci/versions.env, values/traefik.yaml, Chart.yaml).
 
-Usage: ci/tools/doc-figures.py --write    rewrite the block between the BEGIN/END times markers
-       ci/tools/doc-figures.py --check    exit 1 (printing the difference) when README.md differs
-The chart part's test_docs.py runs --check; to change a figure, edit ci/README.md and run `make docs`.
+Usage: ci/tools/doc-figures.py --write    rewrite the times block and every stale version mention
+       ci/tools/doc-figures.py --check    exit 1 (printing each difference) when a copy differs
+The chart part's test_docs.py and test_pins.py run --check; to change a figure, edit ci/README.md, to
+change a version, its pin file; then run `make docs`.
 """
 import difflib
 import pathlib
 import re
 import sys
+
+import pins  # ci/tools/pins.py, beside this script
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "ci" / "README.md"
@@ -50,6 +56,29 @@ def rendered(readme_text, rows):
     return readme_text[:match.start(2)] + block(rows) + readme_text[match.end(2):]
 
 
+def write_versions():
+    """Rewrites every stale version mention to its pin; prints the files it changed."""
+    versions = pins.read_pins(ROOT)
+    texts = pins.tracked_texts(ROOT)
+    for line in pins.stale(texts, versions):
+        path = line.split(":", 1)[0]
+        if texts[path] is None:
+            continue  # already written
+        (ROOT / path).write_text(pins.rewrite(path, texts[path], versions))
+        texts[path] = None
+        print(f"wrote {path}")
+
+
+def check_versions():
+    """Exit status 1, naming the file, the line and the pin, when a mention differs from its pin."""
+    stale = pins.stale(pins.tracked_texts(ROOT), pins.read_pins(ROOT))
+    for line in stale:
+        print(line)
+    if stale:
+        print("versions differ from their pins: run `make docs` (ci/tools/doc-figures.py --write)")
+    return 1 if stale else 0
+
+
 def main(argv):
     if argv not in (["--write"], ["--check"]):
         sys.exit(__doc__)
@@ -57,13 +86,15 @@ def main(argv):
     want = rendered(current, source_rows())
     if argv == ["--write"]:
         TARGET.write_text(want)
+        write_versions()
         return 0
+    status = 0
     if want != current:
         sys.stdout.writelines(difflib.unified_diff(current.splitlines(True), want.splitlines(True),
                                                    "README.md", "README.md from ci/README.md"))
         print("README.md's times differ from ci/README.md \"Test times\": run ci/tools/doc-figures.py --write")
-        return 1
-    return 0
+        status = 1
+    return check_versions() or status
 
 
 if __name__ == "__main__":

@@ -16,13 +16,15 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+import pins
 import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[3]
 CHART_SRC = ROOT / "charts" / "bench"
 TOOLS = Path(os.environ.get("BENCH_TOOLS", ROOT / ".tools"))
-KUBE_VERSION = "1.34.0"
+# The Kubernetes the chart is rendered for: the local cluster's minor, patch 0 (ci/versions.env).
+KUBE_VERSION = pins.value("KUBE_RENDER_VERSION")
 RELEASE = "bench"
 NAMESPACE = "bench"
 HELM_BINARIES = {3: "helm", 4: "helm4"}
@@ -31,9 +33,24 @@ HELM_BINARIES = {3: "helm", 4: "helm4"}
 os.environ["PATH"] = f"{TOOLS / 'bin'}{os.pathsep}{os.environ['PATH']}"
 os.environ.update(K6_NO_USAGE_REPORT="true", K6_AUTO_EXTENSION_RESOLUTION="false")
 
-# The image `make runner-image IMAGE=registry.example/bench/k6:v0.51.0` would push: the chart has no
-# default runner image and refuses to render without one (test_runner_image.py checks that refusal).
-RUNNER_VALUES = {"loadtest": {"runner": {"image": {"repository": "registry.example/bench/k6", "tag": "v0.51.0"}}}}
+# The image `make runner-image IMAGE=registry.example/bench/k6:<the k6 version>` would push: the chart
+# has no default runner image and refuses to render without one (test_runner_image.py checks that refusal).
+RUNNER_VALUES = {"loadtest": {"runner": {"image": {"repository": "registry.example/bench/k6", "tag": pins.value("K6_VERSION")}}}}
+
+
+@pytest.fixture()
+def repo_copy(tmp_path):
+    """The tracked files in a folder outside git (symlinks kept as links): where a test may change a
+    source and run the repository's own tools (`make docs`) on it."""
+    names = subprocess.run(["git", "-C", ROOT, "ls-files", "-z"], capture_output=True, text=True, check=True).stdout
+    for name in filter(None, names.split("\0")):
+        source, target = ROOT / name, tmp_path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_symlink():
+            target.symlink_to(source.readlink())
+        elif source.is_file():
+            shutil.copy2(source, target)
+    return tmp_path
 
 
 def run(cmd, **kwargs):

@@ -1,4 +1,4 @@
-"""charts/bench with the real k6-operator 4.5.0 subchart, the one dependency whose source is
+"""charts/bench with the real k6-operator subchart (Chart.yaml's version), the one dependency whose source is
 reachable here: it ships inside the k6-operator v1.5.0 Go module (charts/k6-operator). It checks what
 the stripped copy cannot: the subchart's strict values schema accepts our values, the TestRun CRD and
 the manager render with the TestRun hook, and the whole render passes kubeconform. Nothing of it is
@@ -11,15 +11,19 @@ import re
 import shutil
 import stat
 
+import pins
 import pytest
 import yaml
 
 from conftest import CHART_SRC, RELEASE, ROOT, load_docs, output_of, run
 
-K6_OPERATOR_MODULE = "github.com/grafana/k6-operator@v1.5.0"
-K6_OPERATOR_CHART = "4.5.0"
-MANAGER_IMAGE = re.compile(r'image: "?ghcr.io/grafana/k6-operator:controller-v1.5.0')
 DEPENDENCIES = {d.get("alias", d["name"]): d for d in yaml.safe_load((CHART_SRC / "Chart.yaml").read_text())["dependencies"]}
+# The operator release ci/versions.env pins (the harness builds its manager and reads its CRDs) and
+# the chart version Chart.yaml pins: the module of that release must ship that chart.
+K6_OPERATOR_VERSION = pins.value("K6_OPERATOR_VERSION")
+K6_OPERATOR_MODULE = f"github.com/grafana/k6-operator@{K6_OPERATOR_VERSION}"
+K6_OPERATOR_CHART = DEPENDENCIES["k6-operator"]["version"]
+MANAGER_IMAGE = re.compile(r'image: "?ghcr.io/grafana/k6-operator:controller-' + re.escape(K6_OPERATOR_VERSION))
 
 
 def go_module_dir(module):
@@ -64,8 +68,8 @@ def runners_environment(render):
     return json.loads(env["BENCH_ENVIRONMENT"])
 
 
-def test_the_module_ships_chart_4_5_0(with_operator):
-    assert DEPENDENCIES["k6-operator"]["version"] == K6_OPERATOR_CHART
+def test_the_module_ships_the_chart_yaml_version(with_operator):
+    """ci/versions.env's K6_OPERATOR_VERSION and Chart.yaml's k6-operator chart are one release."""
     assert yaml.safe_load((with_operator / "charts" / "k6-operator" / "Chart.yaml").read_text())["version"] == K6_OPERATOR_CHART
 
 
@@ -73,7 +77,7 @@ def test_renders_the_crd_the_manager_and_the_testrun_hook(operator_render):
     result = operator_render()
     assert result.returncode == 0, result.stderr
     assert re.search(r"(?m)^  name: testruns.k6.io$", result.stdout), "no testruns.k6.io CRD"
-    assert MANAGER_IMAGE.search(result.stdout), "no k6-operator v1.5.0 manager"
+    assert MANAGER_IMAGE.search(result.stdout), f"no k6-operator {K6_OPERATOR_VERSION} manager"
     assert re.search(r"(?m)^kind: TestRun$", result.stdout), "no TestRun"
 
 

@@ -9,6 +9,7 @@ says. The checker reads the files as a dict, so the red cases plant a dependency
 import re
 import subprocess
 
+import pins
 import pytest
 import yaml
 
@@ -26,7 +27,7 @@ FORBIDDEN_GO = ("github.com/grafana/grafana", "github.com/grafana/loki", "github
                 "github.com/grafana/mimir", "github.com/grafana/pyroscope", "github.com/grafana/agent",
                 "github.com/grafana/alloy")
 SCANNED = re.compile(r"^(ci|scenarios|dashboards|charts)/.*(\.sh|\.py|/Dockerfile|\.go|go\.mod|go\.sum|"
-                     r"requirements[^/]*\.txt|package(-lock)?\.json)$|^(Makefile|requirements[^/]*\.txt|pyproject\.toml)$")
+                     r"requirements[^/]*\.txt|package(-lock)?\.json|versions\.env)$|^(Makefile|requirements[^/]*\.txt|pyproject\.toml)$")
 OWN_GO = "bench.local/"
 # This file names dependencies only to plant them in a copy.
 SELF = "ci/test/chart/test_licences.py"
@@ -37,6 +38,8 @@ GO_REPLACE = re.compile(r"=>\s+((?:[a-z0-9-]+\.)+[a-z]{2,}/[A-Za-z0-9._~/-]+)\s+
 GO_IMPORT = re.compile(r'^\s*(?:import\s+)?(?:[\w.]+\s+)?"((?:[a-z0-9-]+\.)+[a-z]{2,}/[^"]+)"', re.M)
 PIP_PIN = re.compile(r'"([A-Za-z0-9][A-Za-z0-9._-]*)==\$\{?([A-Z][A-Z0-9_]*)\}?"')
 ASSIGN = re.compile(r"^\s*(?:ARG\s+)?([A-Z][A-Z0-9_]*)=([A-Za-z0-9][A-Za-z0-9.+-]*)\s*(?:#.*)?$", re.M)
+# NAME=$PIN: a script's name for a pin of a versions.env (ci/cluster/config.sh's BENCH_K8S_VERSION)
+ALIAS = re.compile(r"^\s*([A-Z][A-Z0-9_]*)=\$\{?([A-Z][A-Z0-9_]*)\}?\s*$", re.M)
 
 
 def pypi_name(name):
@@ -68,6 +71,13 @@ def installed(files, chart_yaml):
     for text in files.values():
         for name, value in ASSIGN.findall(text):
             assigns.setdefault(name, value)
+    # and the pins scripts read from files other than KEY=value ones (TRAEFIK_VERSION: the preset's tag)
+    for name, pin in pins.read_pins(ROOT).items():
+        assigns.setdefault(name, pin.value)
+    for text in files.values():
+        for name, target in ALIAS.findall(text):
+            if target in assigns:
+                assigns.setdefault(name, assigns[target])
 
     def resolve(version):
         if version.startswith("$"):
@@ -203,7 +213,7 @@ def plant(repo, path, line, table_line=None):
      "go\tgithub.com/grafana/loki/v3\tv3.5.0\tAGPL-3.0\tplanted", "github.com/grafana/loki/v3: an AGPL Grafana module"),
     ("ci/e2e/build-binaries.sh", 'go get "go.k6.io/k6@$K6_VERSION"', None, "go.k6.io/k6: licence AGPL-3.0 not allowed here"),
     ("ci/cluster/build.sh", 'go get github.com/example/unlisted@v1.0.0', None, "github.com/example/unlisted v1.0.0: not in"),
-    ("ci/tools/install.sh", 'go get helm.sh/helm/v3/cmd/helm@v3.99.0', None, "lists v3.22.0"),
+    ("ci/tools/install.sh", 'go get helm.sh/helm/v3/cmd/helm@v3.99.0', None, "lists " + pins.value("HELM3_VERSION")),
     ("requirements.txt", "leftpad==1.0", None, "pypi leftpad 1.0: not in"),
     ("requirements.txt", "copyleft-thing==1.0",
      "pypi\tcopyleft-thing\t1.0\tGPL-3.0-only\tplanted", "licence GPL-3.0-only not allowed"),

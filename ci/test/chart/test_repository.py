@@ -53,8 +53,8 @@ def test_controller_charts_helper_matches_chart_yaml_aliases():
 
 def test_the_e2e_traefik_runs_the_traefik_preset(work):
     """The e2e's Traefik (ci/e2e/manifests/traefik.yaml, a stand-in for the traefik subchart, which
-    cannot be downloaded here) runs the preset's configuration: every argument the preset adds, its
-    global settings and its metrics port. The manifests are rendered the way ci/e2e/lib.sh applies
+    cannot be downloaded here) runs the preset's configuration: its release (the image tag), every
+    argument the preset adds, its global settings and its metrics port. The manifests are rendered the way ci/e2e/lib.sh applies
     them and compared with the preset."""
     preset_path = ROOT / "values" / "traefik.yaml"
 
@@ -80,6 +80,8 @@ def test_the_e2e_traefik_runs_the_traefik_preset(work):
     prometheus = fill("prometheus.yaml")
     assert f":{port}'" in prometheus or f":{port}]" in prometheus, "Prometheus scrapes another port"
     assert not [a for a in args if "BENCH_TRAEFIK" in str(a)], "unfilled placeholder"
+    # the image ci/images/defs/traefik.sh tags with the preset's release (values/traefik.yaml, the pin)
+    assert container["image"] == f"bench/traefik:{preset['image']['tag']}", container["image"]
     # the one difference, on purpose: the preset runs on the host network, which on this machine
     # would bind Traefik on the host's external interface (test traffic stays on loopback and pod networks)
     assert preset.get("hostNetwork") is True and not deployment["spec"]["template"]["spec"].get("hostNetwork")
