@@ -6,9 +6,9 @@ below as a recorded or checked copy):
   ci/versions.env                 the harness: Kubernetes, CoreDNS, helm, kubeconform, k6-operator...
   values/traefik.yaml             TRAEFIK_VERSION, the preset's traefik.image.tag (Helm reads it)
   charts/bench/Chart.yaml         GATEWAY_API_VERSION, its bench.dev/gateway-api-version annotation
+  charts/bench/Chart.yaml         CHART_<ALIAS> (CHART_TRAEFIK, CHART_K6_OPERATOR...), each subchart's version
 Derived: KUBE_MINOR (1.N of KUBERNETES_VERSION) and KUBE_RENDER_VERSION (1.N.0, what the chart is
-rendered and validated for). The subcharts' versions stay in Chart.yaml (test_docs.py checks the
-README's copies of them).
+rendered and validated for).
 
 A mention is a version written in prose the way MENTIONS describes it ("Traefik v3.6.12", "helm
 v3.22.0"): `make docs` (doc-figures.py --write) rewrites every mention to its pin, and --check
@@ -16,7 +16,10 @@ fails naming the file, the line and the pin. Any other copy of a pinned version 
 is a stray literal (`stray_literals`, test_pins.py), unless the file or line is listed below:
 RECORDED (what a past run or a source read at a tag recorded), CHECKED (a tool's own format,
 checked by a test), UNRELATED (the same digits, another thing) or TOOLING (this code's examples).
+The subcharts' versions are kept where written as mentions but not scanned for other copies: the
+chart README's source tables cite them beside tags and commits.
 """
+import functools
 import pathlib
 import re
 import subprocess
@@ -88,11 +91,53 @@ def read_pins(root=ROOT):
     pins["TRAEFIK_VERSION"] = Pin("TRAEFIK_VERSION", tag, _line_of(root, TRAEFIK_PRESET, r"^\s+tag: "))
     gateway = yaml.safe_load((root / CHART_YAML).read_text())["annotations"]["bench.dev/gateway-api-version"]
     pins["GATEWAY_API_VERSION"] = Pin("GATEWAY_API_VERSION", gateway, _line_of(root, CHART_YAML, "bench.dev/gateway-api-version"))
+    pins.update(chart_pins(root))
     kube = pins["KUBERNETES_VERSION"]
     minor = ".".join(kube.value.lstrip("v").split(".")[:2])
     pins["KUBE_MINOR"] = Pin("KUBE_MINOR", minor, kube.source)
     pins["KUBE_RENDER_VERSION"] = Pin("KUBE_RENDER_VERSION", minor + ".0", kube.source)
     return pins
+
+
+def _chart_dependencies(root):
+    """(key, names, version, path:line) per Chart.yaml dependency; key CHART_<ALIAS> (CHART_TRAEFIK...),
+    names its chart name and alias."""
+    found, current = [], None
+    for number, line in enumerate((root / CHART_YAML).read_text().splitlines(), 1):
+        if line.startswith("  - name: "):
+            current = {"name": line.split(": ", 1)[1].strip()}
+        elif current is not None and line.startswith("    alias: "):
+            current["alias"] = line.split(": ", 1)[1].strip()
+        elif current is not None and line.startswith("    version: "):
+            alias = current.get("alias", current["name"])
+            found.append(("CHART_" + alias.upper().replace("-", "_"), {current["name"], alias},
+                          line.split(": ", 1)[1].strip(), f"{CHART_YAML}:{number}"))
+    return found
+
+
+def chart_pins(root=ROOT):
+    """CHART_<ALIAS>: each subchart's version as Chart.yaml pins it (Helm reads it there)."""
+    return {key: Pin(key, version, source) for key, _, version, source in _chart_dependencies(root)}
+
+
+@functools.lru_cache(maxsize=None)
+def _chart_patterns():
+    """A subchart's version written "<chart or alias> <version>" or "<name>-<version>" (its
+    helm.sh/chart label), and in the presets tables (README.md, charts/bench/README.md) the version
+    in a controller preset's row: after "chart", else the first one. With a v where Chart.yaml
+    writes one (gateway-helm)."""
+    found, versions = [], {}
+    for key, names, version, _ in _chart_dependencies(ROOT):
+        ver = VV if version.startswith("v") else r"(\d+\.\d+\.\d+)"
+        versions[key] = ver
+        found += [(key, re.compile(r"(?<![\w/.-])" + re.escape(name) + r"[- ]" + ver + r"(?![\w.])")) for name in sorted(names)]
+    for preset in sorted((ROOT / "values").glob("*.yaml")):
+        key = "CHART_" + str(yaml.safe_load(preset.read_text()).get("controller", "")).upper().replace("-", "_")
+        if key in versions:
+            row = r"^\| `" + re.escape(preset.name) + r"` \| "
+            found += [(key, re.compile(row + r"[^|]*?\bchart " + versions[key])),
+                      (key, re.compile(row + r"(?![^|]*\bchart \d)[^|\d]*?" + versions[key]))]
+    return found
 
 
 def value(key, root=ROOT):
@@ -235,7 +280,7 @@ def _fixed_line(path, line):
 def mentions(path, text):
     """(line number, key, version written, start, end) of every mention in text, recorded lines left out."""
     found = []
-    patterns = _COMPILED + _FILE_COMPILED.get(path, [])
+    patterns = _COMPILED + _FILE_COMPILED.get(path, []) + _chart_patterns()
     for number, line in enumerate(text.splitlines(), 1):
         # every mention holds a dotted number: the other lines need no pattern (the scan stays fast)
         if not _DOTTED.search(line) or _fixed_line(path, line):
@@ -278,7 +323,9 @@ def _literal(value):
 def stray_literals(texts, pins):
     """'path:line: ...' for every copy of a pinned full version that is neither a mention nor allowed."""
     bad = []
-    full = {k: p for k, p in pins.items() if re.fullmatch(r"v?\d+\.\d+\.\d+", p.value)}
+    # the subcharts' versions are kept by `make docs` where written as mentions, but not scanned for
+    # copies: the chart README's source tables cite them beside tags and commits
+    full = {k: p for k, p in pins.items() if re.fullmatch(r"v?\d+\.\d+\.\d+", p.value) and not k.startswith("CHART_")}
     for path, text in sorted(texts.items()):
         covered = {}
         for number, key, _, start, end in mentions(path, text):

@@ -134,7 +134,8 @@ def bump(version):
      ("ci/README.md", "| what the churn did to Traefik {} ")),
     ("scenarios/runner/versions.env", "K6_VERSION", ("scenarios/README.md", "run on k6 {} "), None),
     ("ci/versions.env", "HELM3_VERSION", ("ci/README.md", "| helm | {} and "), None),
-], ids=["traefik", "k6", "helm"])
+    ("charts/bench/Chart.yaml", "CHART_TRAEFIK", ("README.md", ", chart {} | the controller"), None),
+], ids=["traefik", "k6", "helm", "traefik-chart"])
 def test_changing_a_pin_turns_the_docs_check_red_until_make_docs(repo_copy, path, key, mention, recorded):
     old = PINS[key].value
     new = bump(old)
