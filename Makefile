@@ -27,7 +27,7 @@ runner-image: ## Build and push the runner image: IMAGE=<registry/repo:tag> [KIN
 
 ##@ Local cluster (single node, built from source, no registry)
 .PHONY: cluster-build images cluster-up cluster-down
-cluster-build: ## [root] Build Kubernetes, etcd and CoreDNS (ci/versions.env) from the Go module proxy
+cluster-build: ## [root] Build Kubernetes, etcd and CoreDNS (ci/versions.env) from the Go proxy
 	bash ci/cluster/build.sh
 
 images: ## [root] Build the local images (pause, backend, k6 runner, ...) into containerd

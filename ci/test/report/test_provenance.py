@@ -3,7 +3,10 @@ what each reader makes of the objects helm and kubectl return, the secrets left 
 turned back into values (refused when this checkout's chart or subcharts differ from the run's),
 and `results --release` where neither helm nor kubectl can answer: every part null, each reason
 named, the summary still valid. The real release, cluster and image digests are read, and a
-recorded run is rerun, on the local cluster (ci/test/e2e/test_4_matrix.py)."""
+recorded run is rerun, on the local cluster (ci/test/e2e/test_4_matrix.py).
+
+The objects below are as a real cluster returned them and keep the versions they were recorded with
+(Traefik's image, the kubelet's version): they are not copies of the pins (ci/tools/pins.py RECORDED)."""
 import copy
 import json
 
