@@ -3,6 +3,7 @@
 Sources (every other place reads one of them, is written from them by `make docs`, or is listed
 below as a recorded or checked copy):
   scenarios/runner/versions.env   the runner: k6, xk6-kubernetes, the image build's Go, xk6, Alpine
+  scenarios/calibrate/versions.env  the calibration's vegeta
   ci/versions.env                 the harness: Kubernetes, CoreDNS, helm, kubeconform, k6-operator...
   values/traefik.yaml             TRAEFIK_VERSION, the preset's traefik.image.tag (Helm reads it)
   charts/bench/Chart.yaml         GATEWAY_API_VERSION, its bench.dev/gateway-api-version annotation
@@ -28,7 +29,7 @@ from typing import NamedTuple
 import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-ENV_FILES = ("scenarios/runner/versions.env", "ci/versions.env")
+ENV_FILES = ("scenarios/runner/versions.env", "scenarios/calibrate/versions.env", "ci/versions.env")
 TRAEFIK_PRESET = "values/traefik.yaml"
 CHART_YAML = "charts/bench/Chart.yaml"
 # A pin's value: a release string (letters only as a leading v or in a suffix like -rc.1).
@@ -155,6 +156,7 @@ MENTIONS = [
     ("XK6_KUBERNETES_VERSION", r"\| k6 \+ xk6-kubernetes \| v?[\d.]+ \+ " + V),
     ("XK6_VERSION", r"\bxk6 " + V),
     ("ALPINE_VERSION", r"\bAlpine Linux (\d+\.\d+\.\d+)"),
+    ("VEGETA_VERSION", r"\bvegeta " + VV),
     ("TRAEFIK_VERSION", r"\bTraefik " + V),
     ("TRAEFIK_VERSION", r"\bbench/traefik:" + V),
     ("TRAEFIK_VERSION", r"\bimage pinned to " + V),

@@ -34,8 +34,8 @@
 . "$(dirname "$0")/../../lib/common.sh"
 . "$BENCH_ROOT/lib/apiserver.sh"
 
-# vegeta v12.12.0: the newest release the Go module proxy here serves (docs/platform.md).
-VEGETA_VERSION=v12.12.0
+# VEGETA_VERSION: pinned, with why, in one file.
+. "$BENCH_ROOT/scenarios/calibrate/versions.env"
 OFFERED_PROBE=50000 # the probe offers this rate: far above what one core sends
 
 ROUNDS=2 DURATION=5 CONNECTIONS=100 RATE=2000 BODY=/bytes/1k SOAK=0

@@ -93,7 +93,8 @@ def test_readme_times_check_fails_on_a_copy_that_differs(repo_copy, edit):
 USER_DOCS = [README, CHART_SRC / "README.md", ROOT / "scenarios" / "README.md", ROOT / "scenarios" / "interfaces.md",
              ROOT / "scenarios" / "calibrate" / "README.md", ROOT / "dashboards" / "README.md",
              ROOT / "dashboards" / "report" / "README.md"]
-COMMENTED = [VALUES, *sorted((ROOT / "values").glob("*.yaml")), ROOT / "scenarios" / "runner" / "versions.env"]
+COMMENTED = [VALUES, *sorted((ROOT / "values").glob("*.yaml")), ROOT / "scenarios" / "runner" / "versions.env",
+             ROOT / "scenarios" / "calibrate" / "versions.env"]
 NOTES = CHART_SRC / "templates" / "NOTES.txt"
 BUILD_MACHINE = [
     r"\b(?:served|builds?|built|runs?|ran|measured|tested|pulled|downloaded|obtained|reachable|fetched) here\b",
