@@ -26,8 +26,6 @@ import re
 import subprocess
 from typing import NamedTuple
 
-import yaml
-
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ENV_FILES = ("scenarios/runner/versions.env", "scenarios/calibrate/versions.env", "ci/versions.env")
 TRAEFIK_PRESET = "values/traefik.yaml"
@@ -73,11 +71,23 @@ def read_env(path, text=None, root=ROOT):
     return pins
 
 
-def _line_of(root, path, pattern):
-    for number, line in enumerate((root / path).read_text().splitlines(), 1):
-        if re.search(pattern, line):
-            return f"{path}:{number}"
-    return path
+def block_scalar(text, keys, where):
+    """(value, line number) of a scalar in a block-mapping YAML file, e.g. ("traefik", "image", "tag").
+    A line walk, not a YAML library: `make docs` runs on any python3 (test_pins.py holds the result
+    against PyYAML's). Quotes around the value are dropped."""
+    depth, indent = 0, -1
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        spaces = len(line) - len(line.lstrip())
+        if depth and spaces <= indent:
+            break  # left the block of the key matched last, without the rest of the path
+        match = re.match(r"^ *" + re.escape(keys[depth]) + r":(?:\s+(.*?))?\s*(?:#.*)?$", line)
+        if match and spaces > indent:
+            depth, indent = depth + 1, spaces
+            if depth == len(keys):
+                return match.group(1).strip("\"'"), number
+    raise PinError(f"{where}: no {'.'.join(keys)}")
 
 
 def read_pins(root=ROOT):
@@ -88,10 +98,10 @@ def read_pins(root=ROOT):
             if key in pins:
                 raise PinError(f"{pin.source}: {key} already pinned at {pins[key].source}")
             pins[key] = pin
-    tag = str(yaml.safe_load((root / TRAEFIK_PRESET).read_text())["traefik"]["image"]["tag"])
-    pins["TRAEFIK_VERSION"] = Pin("TRAEFIK_VERSION", tag, _line_of(root, TRAEFIK_PRESET, r"^\s+tag: "))
-    gateway = yaml.safe_load((root / CHART_YAML).read_text())["annotations"]["bench.dev/gateway-api-version"]
-    pins["GATEWAY_API_VERSION"] = Pin("GATEWAY_API_VERSION", gateway, _line_of(root, CHART_YAML, "bench.dev/gateway-api-version"))
+    tag, number = block_scalar((root / TRAEFIK_PRESET).read_text(), ("traefik", "image", "tag"), TRAEFIK_PRESET)
+    pins["TRAEFIK_VERSION"] = Pin("TRAEFIK_VERSION", tag, f"{TRAEFIK_PRESET}:{number}")
+    gateway, number = block_scalar((root / CHART_YAML).read_text(), ("annotations", "bench.dev/gateway-api-version"), CHART_YAML)
+    pins["GATEWAY_API_VERSION"] = Pin("GATEWAY_API_VERSION", gateway, f"{CHART_YAML}:{number}")
     pins.update(chart_pins(root))
     kube = pins["KUBERNETES_VERSION"]
     minor = ".".join(kube.value.lstrip("v").split(".")[:2])
@@ -133,7 +143,8 @@ def _chart_patterns():
         versions[key] = ver
         found += [(key, re.compile(r"(?<![\w/.-])" + re.escape(name) + r"[- ]" + ver + r"(?![\w.])")) for name in sorted(names)]
     for preset in sorted((ROOT / "values").glob("*.yaml")):
-        key = "CHART_" + str(yaml.safe_load(preset.read_text()).get("controller", "")).upper().replace("-", "_")
+        controller = re.search(r"^controller: *(\S+)", preset.read_text(), re.M)
+        key = "CHART_" + (controller.group(1) if controller else "").upper().replace("-", "_")
         if key in versions:
             row = r"^\| `" + re.escape(preset.name) + r"` \| "
             found += [(key, re.compile(row + r"[^|]*?\bchart " + versions[key])),

@@ -4,12 +4,14 @@ of a pinned version outside the allowed places, the copies tools keep in their o
 requirements files) agree, and `make docs` keeps every mention in step: changing a pin turns the
 docs check red, naming file, line and pin, until `make docs` runs. Each check also fails on a
 planted copy."""
+import os
 import re
 import subprocess
 import sys
 
 import pins
 import pytest
+import yaml
 
 from conftest import ROOT, run
 
@@ -53,6 +55,28 @@ def test_readers_get_the_pins():
     assert args.stdout.split() == [w for k, p in runner.items() for w in ("--build-arg", f"{k}={p.value}")], args.stderr
     from conftest import KUBE_VERSION
     assert KUBE_VERSION == ".".join(PINS["KUBERNETES_VERSION"].value.lstrip("v").split(".")[:2]) + ".0"
+
+
+def test_yaml_pins_read_as_pyyaml_reads_them():
+    """pins.py walks values/traefik.yaml and Chart.yaml without a YAML library (make docs runs on any
+    python3): it must find what PyYAML finds, and name the key when it is not there."""
+    preset = yaml.safe_load((ROOT / pins.TRAEFIK_PRESET).read_text())
+    chart = yaml.safe_load((ROOT / pins.CHART_YAML).read_text())
+    assert PINS["TRAEFIK_VERSION"].value == str(preset["traefik"]["image"]["tag"])
+    assert PINS["GATEWAY_API_VERSION"].value == chart["annotations"]["bench.dev/gateway-api-version"]
+    for dep in chart["dependencies"]:
+        key = "CHART_" + dep.get("alias", dep["name"]).upper().replace("-", "_")
+        assert PINS[key].value == str(dep["version"]), key
+    with pytest.raises(pins.PinError, match=r"values/traefik.yaml: no traefik.image.tag"):
+        pins.block_scalar("traefik:\n  deployment: {}\nimage:\n  tag: v1.0.0\n", ("traefik", "image", "tag"), "values/traefik.yaml")
+
+
+def test_make_docs_needs_no_yaml_library(tmp_path):
+    """`make docs` runs on the system python3, which may lack PyYAML."""
+    (tmp_path / "yaml.py").write_text("raise ImportError('no PyYAML here')\n")
+    result = subprocess.run([sys.executable, ROOT / "ci" / "tools" / "doc-figures.py", "--check"], capture_output=True,
+                            text=True, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 def dockerfile_problems(text, runner):
