@@ -2,7 +2,7 @@
 """Writes the documents' copies of facts from their one source each (`make docs`):
 - README.md's times table from the "Test times" table of ci/README.md;
 - every version a tracked file mentions ("Traefik v3.6.12", "helm v3.22.0": ci/tools/pins.py MENTIONS)
-  from its pin (scenarios/runner/versions.env, ci/versions.env, values/traefik.yaml, Chart.yaml).
+  from its pin (the versions.env files, values/traefik.yaml, Chart.yaml; ci/tools/pins.py).
 
 Usage: ci/tools/doc-figures.py --write    rewrite the times block and every stale version mention
        ci/tools/doc-figures.py --check    exit 1 (printing each difference) when a copy differs
