@@ -15,14 +15,15 @@ def expect_refusal(cmd, want, **kwargs):
 
 
 def test_up_without_root_names_the_cause(cluster):
-    # A copy of ci/cluster, ci/lib and lib (the shell helpers ci/lib builds on) any user can read, in
-    # a folder of its own under TMPDIR (pytest's own folders are 0700): the checkout may be private
-    # too (a mktemp -d clone is 0700, so is root's home), and uid 65534 must get as far as up.sh's
-    # root check.
+    # A copy of ci/cluster, ci/lib, lib (the shell helpers ci/lib builds on) and ci/versions.env (the
+    # pins config.sh sources) any user can read, in a folder of its own under TMPDIR (pytest's own
+    # folders are 0700): the checkout may be private too (a mktemp -d clone is 0700, so is root's
+    # home), and uid 65534 must get as far as up.sh's root check.
     scripts = Path(tempfile.mkdtemp(prefix="bench-cluster-scripts."))
     try:
         for part in ("ci/cluster", "ci/lib", "lib"):
             shutil.copytree(ROOT / part, scripts / part)
+        shutil.copy2(ROOT / "ci" / "versions.env", scripts / "ci" / "versions.env")
         for path in [scripts, *scripts.rglob("*")]:
             path.chmod(0o755 if path.is_dir() else 0o644)
         expect_refusal(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
