@@ -5,6 +5,7 @@ runner-image` is driven with stand-in docker and kind that record their calls.""
 import os
 import re
 
+import pins
 import pytest
 
 from conftest import ROOT, output_of, run
@@ -51,11 +52,14 @@ def test_make_runner_image_target(work):
     loaded = run(["bash", script, "bench/k6:v1", "kind"], env=env)
     assert loaded.returncode == 0, output_of(loaded)
     lines = calls.read_text().splitlines()
-    builds = [re.fullmatch(r"docker build -t (\S+) -f (\S+) (\S+)", line) for line in lines[0::2]]
+    builds = [re.fullmatch(r"docker build ((?:--build-arg \S+ )*)-t (\S+) -f (\S+) (\S+)", line) for line in lines[0::2]]
     assert all(builds) and len(lines) == 4, lines
+    # every version as a build argument, from the pin file (the Dockerfile's ARGs have no defaults)
+    pinned = [f"--build-arg {key}={pin.value}" for key, pin in pins.read_env("scenarios/runner/versions.env").items()]
     for build in builds:
-        dockerfile = build.group(2)
-        assert build.group(3) == str(ROOT) and dockerfile.startswith(f"{ROOT}/") and os.path.isfile(dockerfile), lines
-    assert [b.group(1) for b in builds] == ["reg.example:5000/bench/k6:v1", "bench/k6:v1"], lines
+        dockerfile = build.group(3)
+        assert re.findall(r"--build-arg \S+", build.group(1)) == pinned, lines
+        assert build.group(4) == str(ROOT) and dockerfile.startswith(f"{ROOT}/") and os.path.isfile(dockerfile), lines
+    assert [b.group(2) for b in builds] == ["reg.example:5000/bench/k6:v1", "bench/k6:v1"], lines
     assert lines[1] == "docker push reg.example:5000/bench/k6:v1", lines
     assert lines[3] == "kind load docker-image bench/k6:v1 --name kind", lines
