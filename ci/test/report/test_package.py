@@ -42,6 +42,11 @@ def package_modules():
 
 # ---- the checkers ----
 
+def wanted_pythonpath():
+    """The harness (ci/test), the package folders, and ci/tools (its pins module: the pinned versions)."""
+    return [str(ROOT / "ci/test")] + pythonpath.package_roots() + [str(ROOT / "ci/tools")]
+
+
 def ini_pythonpath(ini_text):
     """The folders pytest.ini's pythonpath names (relative to ci/test), resolved."""
     ini = configparser.ConfigParser()
@@ -138,12 +143,12 @@ def test_packages_are_where_package_dir_says():
 
 def test_pytest_pythonpath_is_the_harness_and_the_package_folders():
     got = ini_pythonpath((ROOT / "ci/test/pytest.ini").read_text())
-    assert got == [str(ROOT / "ci/test")] + pythonpath.package_roots()
+    assert got == wanted_pythonpath()
 
 
 def test_pytest_pythonpath_check_fails_on_a_missing_folder():
     text = (ROOT / "ci/test/pytest.ini").read_text().replace(" ../../scenarios/calibrate", "")
-    assert ini_pythonpath(text) != [str(ROOT / "ci/test")] + pythonpath.package_roots()
+    assert ini_pythonpath(text) != wanted_pythonpath()
 
 
 def test_no_sys_path_edits():
