@@ -374,6 +374,8 @@ export function churnCalls() {
       recovering: () => Boolean(recovery && recovery.busy()),
       dataplaneReplicas: () => {
         if (!dataplane) throw new Error(UNKNOWN_DATAPLANE);
+        // no poll has answered yet: ask now (a failure is the script's, and stops the run)
+        if (dataplaneAt === null) dataplaneAt = pollDataplane(k8s, cfg, dataplane);
         return dataplaneAt;
       },
       dataplaneReady: () => Boolean(dataplane && dataplane.ready()),
@@ -395,7 +397,8 @@ export function churnCalls() {
             dataplaneAt = arg;
           }
         } catch (err) {
-          abortRun(cfg, k8s, `${action} of Deployment ${cfg.namespace}/${cfg.deployment}`, err);
+          const which = action === 'dataplane_scale' ? dataplaneTarget(cfg) : cfg;
+          abortRun(cfg, k8s, `${action} of Deployment ${which.namespace}/${which.deployment}`, err);
           throw err;
         }
         if (r.changed) scaleEvents.add(1, { action });

@@ -571,11 +571,12 @@ def dataplane_run(kube, k6, servers, name, fake, **env):
 
 @pytest.fixture(scope="module")
 def dataplane_scale(kube, k6, servers):
-    """Gradual from 1 through 3 and back to 1: four steps of one replica, about 2.3 s each."""
+    """Gradual from 1 through 3 and back to 1: four steps of one replica, about 2.5 s each (Ready
+    after READY_DELAY and a poll, then the 1 s hold), twice that on a loaded machine: 22 s of load."""
     fake = FakeDataplaneDeployment(kube)
     fake.create(replicas=1)
     run = dataplane_run(kube, k6, servers, "dataplane-scale", fake, BENCH_DATAPLANE_LEVELS="3,1",
-                        BENCH_DATAPLANE_MODE="gradual", BENCH_DURATION="18s")
+                        BENCH_DATAPLANE_MODE="gradual", BENCH_DURATION="22s")
     run.backend = kube.backend_state()
     return run
 
@@ -620,7 +621,7 @@ def test_dataplane_scale_gate_fails_exit_99_when_load_requests_are_lost(kube, k6
     only setup's check; abrupt 1 -> 2 -> 1. The data plane is put back all the same."""
     fake = FakeDataplaneDeployment(kube)  # the same Deployment, put back at 1 by the run before
     run = dataplane_run(kube, k6, servers, "dataplane-scale-gate", fake, BENCH_TARGET_URL=servers.url("reset"),
-                        BENCH_DATAPLANE_LEVELS="2,1", BENCH_DATAPLANE_MODE="abrupt", BENCH_DURATION="8s")
+                        BENCH_DATAPLANE_LEVELS="2,1", BENCH_DATAPLANE_MODE="abrupt", BENCH_DURATION="10s")
     assert run.rc == 99, run.stderr[-3000:]
     d = run.summary["dataplane_scale"]
     assert d["requests_lost"] > 0 and d["requests_lost"] == sum(run.summary["errors"].values()), d
