@@ -444,6 +444,29 @@ function summaryTests() {
     eq(s.convergence_ms, { added: { count: 3, p50: 800, max: 1500 }, removed: { count: 0, p50: null, max: null } });
     eq([s.scale_events, s.by_path, s.throughput.bytes_received], [6, {}, 2048000]);
   });
+  check('summary: dataplane-scale, a step per gauge in order, its Ready time and probes, the levels reached', () => {
+    const gauge = (v) => ({ type: 'gauge', values: { value: v } });
+    const one = (v) => ({ type: 'trend', values: { count: 1, 'p(50)': v, max: v } });
+    const s = buildSummary(fakeData({
+      'bench_dataplane_replicas{state:start}': gauge(1),
+      'bench_dataplane_step{step:1}': gauge(3), 'bench_dataplane_ready{step:1}': one(2500),
+      'bench_dataplane_probe_failures{step:1}': { type: 'counter', values: { count: 0 } },
+      'bench_dataplane_step{step:2}': gauge(1),
+      'bench_dataplane_probe_failures{step:2}': { type: 'counter', values: { count: 4 } },
+      'bench_dataplane_step{step:3}': gauge(0), // no sample: no step 3
+      bench_dataplane_ready: { type: 'trend', values: { count: 1, 'p(50)': 2500, max: 2500 } },
+    }), fakeReport({ dataplaneScale: { namespace: 'ns', deployment: 'dp', levels: [3, 1], mode: 'abrupt' } }), {});
+    const d = s.dataplane_scale;
+    eq(d.steps, [{ step: 1, from: 1, to: 3, ready_ms: 2500, probe_failures: 0 },
+      { step: 2, from: 3, to: 1, ready_ms: null, probe_failures: 4 }]);
+    eq([d.start_replicas, d.levels_reached, d.unready, d.ready_ms, d.requests_lost, d.gate],
+      [1, [3], 1, { count: 1, p50: 2500, max: 2500 }, 7, { max_errors: 0, passed: false }]);
+    const text = formatText(s);
+    if (!/Data-plane scale: Deployment ns\/dp, abrupt through 3,1/.test(text) || !/\n2 +3 -> 1 +not Ready +4\n/.test(text)) {
+      throw new Error(text);
+    }
+    if (!warnings(s).some((w) => /1 data-plane scale step\(s\) were not Ready in time/.test(w))) throw new Error(warnings(s).join('; '));
+  });
   check('summary: testid falls back to BENCH_TESTID, controller to null', () => {
     const s = buildSummary(fakeData(), fakeReport(), {});
     eq([s.testid, s.controller], ['local', null]);
