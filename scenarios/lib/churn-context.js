@@ -10,6 +10,11 @@
 //   t.killControllerPod(name)  delete that controller pod                {action=controller_podkill}
 //   t.waitRecovered(duration)  hold until the last deleted controller pod is replaced and the path
 //                       answers again (recovery.js), at most `duration`; returns whether it recovered
+//   t.dataplaneReplicas()  the data plane's spec.replicas now (BENCH_DATAPLANE_DEPLOYMENT in
+//                       BENCH_DATAPLANE_NAMESPACE; dataplane-scale.js declares those settings)
+//   t.scaleDataplane(replicas)  set the data plane's spec.replicas (1-1000) {action=dataplane_scale}
+//   t.waitDataplaneReady(duration)  hold until the data plane has exactly that many replicas, all
+//                       Ready (dataplane.js), at most `duration`; returns whether it got there
 //   t.hold(duration)    wait '15s' (or a number of ms, as a setting of type duration holds),
 //                       probing and polling all the while
 //   t.settings          the script's own settings, validated (durations in ms); t.cfg: the whole run's
@@ -26,9 +31,10 @@ export function isChurnOver(err) {
 }
 
 // newChurnContext({cfg, endAt, now(), waitUntil(ms, stop), change(action, arg), controllerPods(),
-// recovering()}): endAt and waitUntil's argument are times in ms (now()'s clock), waitUntil stops
-// early when stop() is true; change makes one change (arg: replicas, or a pod name) and returns
-// whether it changed anything; recovering() says a deleted controller pod is still being measured.
+// recovering(), dataplaneReplicas(), dataplaneReady()}): endAt and waitUntil's argument are times in
+// ms (now()'s clock), waitUntil stops early when stop() is true; change makes one change (arg:
+// replicas, or a pod name) and returns whether it changed anything; recovering() says a deleted
+// controller pod is still being measured; dataplaneReady() says the last data-plane step is Ready.
 function msOf(what, duration) {
   const ms = typeof duration === 'number' ? duration : parseDuration(`${what}()`, duration);
   if (!(ms >= 0)) throw new Error(`${what}(${JSON.stringify(duration)}): expected a duration like '15s' or milliseconds`);
@@ -66,6 +72,24 @@ export function newChurnContext(o) {
       }
       stopAtEnd();
       return o.change('controller_podkill', name);
+    },
+    dataplaneReplicas() {
+      return o.dataplaneReplicas();
+    },
+    scaleDataplane(replicas) {
+      if (!Number.isInteger(replicas) || replicas < 1 || replicas > 1000) {
+        throw new Error(`t.scaleDataplane(${JSON.stringify(replicas)}): expected a whole number of replicas from 1 to 1000 `
+          + '(a data plane at zero replicas serves nothing)');
+      }
+      stopAtEnd();
+      return o.change('dataplane_scale', replicas);
+    },
+    waitDataplaneReady(duration) {
+      const until = o.now() + msOf('t.waitDataplaneReady', duration);
+      o.waitUntil(Math.min(until, o.endAt), () => o.dataplaneReady());
+      if (o.dataplaneReady()) return true;
+      if (until >= o.endAt) throw CHURN_OVER;
+      return false;
     },
     hold(duration) {
       const until = o.now() + msOf('t.hold', duration);

@@ -10,12 +10,18 @@
 //                                      requests on fresh connections and reads X-Bench-Pod
 //   bench_controller_recovery{measure} controller-restart: per deleted controller pod, until it was
 //                                      replaced and until the probes answered again (recovery.js)
+//   bench_dataplane_*{step}            dataplane-scale: per scale step of the data plane's Deployment,
+//                                      its replicas, until Ready, the probes failed (dataplane.js)
 import bench from 'k6/x/bench';
 import exec from 'k6/execution';
 import { sleep } from 'k6';
-import { controllerRecovery, convergence, replicasDesired, replicasReady, scaleEvents } from './churn-metrics.js';
+import {
+  controllerRecovery, convergence, dataplaneProbeFailures, dataplaneReady, dataplaneReplicas, dataplaneStep,
+  replicasDesired, replicasReady, scaleEvents,
+} from './churn-metrics.js';
 import { newConvergenceTracker } from './convergence.js';
 import { newRecoveryTracker } from './recovery.js';
+import { MAX_STEPS, newDataplaneTracker } from './dataplane.js';
 import { newChurnContext, isChurnOver } from './churn-context.js';
 import { k6Duration } from './request.js';
 import { kubeCalls } from './kube.js';
@@ -29,6 +35,9 @@ const RESTORE_MARGIN_MS = 10000; // the churn's own restore after the quiet time
 const RECOVERY_GIVE_UP_MS = 120000; // a deleted controller pod not recovered by then is unrecovered
 const EVENT_TAGS = { added: { event: 'added' }, removed: { event: 'removed' } };
 const MEASURE_TAGS = { replaced: { measure: 'replaced' }, recovered: { measure: 'recovered' } };
+const UNKNOWN_DATAPLANE = 'the data plane is unknown: declare the settings BENCH_DATAPLANE_DEPLOYMENT and '
+  + 'BENCH_DATAPLANE_NAMESPACE as scenarios/dataplane-scale.js does';
+const STATE_TAGS = { desired: { state: 'desired' }, ready: { state: 'ready' }, start: { state: 'start' } };
 
 // churnScenario: the single-VU, single-iteration scenario that runs the churn for the whole load
 // duration (the iteration keeps one API client, as xk6-kubernetes v0.9.0 requires).
@@ -52,12 +61,18 @@ export function churnScenario(cfg, startMs) {
 export function churnCalls() {
   const {
     connect, getDeployment, scaleDeployment, restartDeployment, restoreDeployment, readRestoreRecord, listBackendPods,
-    deletePod, isPodReady, describeApiError, controllerOf, listControllerPods, deleteControllerPod,
+    deletePod, isPodReady, describeApiError, controllerOf, listControllerPods, deleteControllerPod, dataplaneOf,
+    dataplaneTarget,
   } = kubeCalls();
 
   // controllerRun(cfg): the run deletes controller pods (controller-restart declares the settings).
   function controllerRun(cfg) {
     return Boolean((cfg.settings || {}).BENCH_CONTROLLER_SELECTOR);
+  }
+
+  // dataplaneRun(cfg): the run scales the controller's data plane (dataplane-scale declares the settings).
+  function dataplaneRun(cfg) {
+    return Boolean((cfg.settings || {}).BENCH_DATAPLANE_DEPLOYMENT);
   }
 
   // readyControllerPods(k8s, cfg): the names of the controller's Ready pods, sorted. Refused without
@@ -75,6 +90,10 @@ export function churnCalls() {
   function change(k8s, cfg, action, arg, until) {
     if (action === 'scale') {
       return { changed: scaleDeployment(k8s, cfg, arg, until), what: `replicas=${arg}` };
+    }
+    if (action === 'dataplane_scale') {
+      const d = dataplaneOf(cfg);
+      return { changed: scaleDeployment(k8s, dataplaneTarget(cfg), arg, until), what: `data plane ${d.namespace}/${d.name} replicas=${arg}` };
     }
     if (action === 'rollout') return { changed: restartDeployment(k8s, cfg, Date.now(), until), what: 'rolling restart' };
     if (action === 'controller_podkill') {
@@ -94,9 +113,22 @@ export function churnCalls() {
 
   // restoreBackend(k8s, cfg, when): puts back what an earlier change recorded on the Deployment
   // (kube.js restoreDeployment) and logs it; `when` says which path restored (setup, teardown, ...).
+  // In a dataplane-scale run the data plane's Deployment is put back the same way, after it.
   function restoreBackend(k8s, cfg, when) {
-    const done = restoreDeployment(k8s, cfg);
-    if (done) console.log(`churn: ${when}: restored Deployment ${cfg.namespace}/${cfg.deployment}: ${done}`);
+    let done = null;
+    for (const target of changedBy(cfg)) done = restoreOne(k8s, target, when) || done;
+    return done;
+  }
+
+  // changedBy(cfg): what the run may change, each as a cfg naming its Deployment: the backend, and
+  // the data plane in a dataplane-scale run.
+  function changedBy(cfg) {
+    return dataplaneRun(cfg) ? [cfg, dataplaneTarget(cfg)] : [cfg];
+  }
+
+  function restoreOne(k8s, target, when) {
+    const done = restoreDeployment(k8s, target);
+    if (done) console.log(`churn: ${when}: restored Deployment ${target.namespace}/${target.deployment}: ${done}`);
     return done;
   }
 
@@ -104,14 +136,18 @@ export function churnCalls() {
   // mid-run, say). A record of this same run (same testid) whose churn is still within its time
   // belongs to another runner of this run that started first: left alone (it restores at its end).
   function restoreLeftBehind(k8s, cfg) {
-    const record = readRestoreRecord(getDeployment(k8s, cfg));
-    if (!record) return null;
-    if (record.testid === cfg.testid && record.until && Date.now() < record.until) {
-      console.log(`churn: setup: another runner of run ${cfg.testid} is churning Deployment ${cfg.namespace}/`
-        + `${cfg.deployment} until ${new Date(record.until).toISOString()}; its record stays`);
-      return null;
+    let done = null;
+    for (const target of changedBy(cfg)) {
+      const record = readRestoreRecord(getDeployment(k8s, target));
+      if (!record) continue;
+      if (record.testid === cfg.testid && record.until && Date.now() < record.until) {
+        console.log(`churn: setup: another runner of run ${cfg.testid} is churning Deployment ${target.namespace}/`
+          + `${target.deployment} until ${new Date(record.until).toISOString()}; its record stays`);
+        continue;
+      }
+      done = restoreOne(k8s, target, 'setup (left by an earlier run)') || done;
     }
-    return restoreBackend(k8s, cfg, 'setup (left by an earlier run)');
+    return done;
   }
 
   // checkApi: setup() guard for churn scenarios; throws a message that names what is missing. It
@@ -129,7 +165,24 @@ export function churnCalls() {
       throw new Error(describeApiError(cfg, `reading Deployment ${cfg.namespace}/${cfg.deployment}`, err));
     }
     if (controllerRun(cfg)) checkController(k8s, cfg);
+    if (dataplaneRun(cfg)) checkDataplane(k8s, cfg);
     return { initialReplicas: d.spec.replicas };
+  }
+
+  // checkDataplane: dataplane-scale's setup guard: the data plane's Deployment can be read (after
+  // restoreLeftBehind put it back) and has a Ready replica to start from.
+  function checkDataplane(k8s, cfg) {
+    const where = `Deployment ${dataplaneOf(cfg).namespace}/${dataplaneOf(cfg).name} (BENCH_DATAPLANE_NAMESPACE/BENCH_DATAPLANE_DEPLOYMENT)`;
+    let d;
+    try {
+      d = getDeployment(k8s, dataplaneTarget(cfg));
+    } catch (err) {
+      throw new Error(describeApiError(cfg, `reading the data plane's ${where}`, err));
+    }
+    if (!((d.status && d.status.readyReplicas) > 0)) {
+      throw new Error(`dataplane-scale: the data plane's ${where} has no Ready replica; set the data plane's Deployment `
+        + 'in loadtest.dataplaneScale (the presets do)');
+    }
   }
 
   // checkController: controller-restart's setup guard: the controller's pods can be listed and one
@@ -159,20 +212,22 @@ export function churnCalls() {
   // setupData.startedAt: when this runner's setup ended (k6 gives teardown no run duration of its own);
   // the load ends a warm-up and a duration later.
   function restoreInTeardown(cfg, setupData) {
-    try {
-      const k8s = connect(cfg);
-      const record = readRestoreRecord(getDeployment(k8s, cfg));
-      if (!record) return;
-      const stoppedEarly = !setupData || Date.now() < setupData.startedAt + cfg.warmupMs + cfg.durationMs;
-      if (!stoppedEarly && record.until && Date.now() < record.until) {
-        console.log(`churn: teardown: the churn recorded on Deployment ${cfg.namespace}/${cfg.deployment} runs until `
-          + `${new Date(record.until).toISOString()}; its runner restores the backend`);
-        return;
+    for (const target of changedBy(cfg)) {
+      try {
+        const k8s = connect(cfg);
+        const record = readRestoreRecord(getDeployment(k8s, target));
+        if (!record) continue;
+        const stoppedEarly = !setupData || Date.now() < setupData.startedAt + cfg.warmupMs + cfg.durationMs;
+        if (!stoppedEarly && record.until && Date.now() < record.until) {
+          console.log(`churn: teardown: the churn recorded on Deployment ${target.namespace}/${target.deployment} runs until `
+            + `${new Date(record.until).toISOString()}; its runner restores it`);
+          continue;
+        }
+        restoreOne(k8s, target, 'teardown');
+      } catch (err) {
+        console.warn(`churn: teardown could not restore Deployment ${target.namespace}/${target.deployment} `
+          + `(the next run's setup will): ${describeApiError(cfg, 'restoring', err)}`);
       }
-      restoreBackend(k8s, cfg, 'teardown');
-    } catch (err) {
-      console.warn(`churn: teardown could not restore Deployment ${cfg.namespace}/${cfg.deployment} `
-        + `(the next run's setup will): ${describeApiError(cfg, 'restoring', err)}`);
     }
   }
 
@@ -202,10 +257,11 @@ export function churnCalls() {
     for (const m of tracker.take()) convergence.add(m.ms, EVENT_TAGS[m.event]);
   }
 
-  // probe(tracker, probeTarget, recovery): one batch of PROBE_BATCH probes on new connections
-  // (k6/x/bench probe), each response's pod (X-Bench-Pod) fed to the tracker; the recovery tracker
-  // (controller-restart) learns whether every probe was answered by a backend pod.
-  function probe(tracker, probeTarget, recovery) {
+  // probe(tracker, probeTarget, recovery, dataplane): one batch of PROBE_BATCH probes on new
+  // connections (k6/x/bench probe), each response's pod (X-Bench-Pod) fed to the tracker; the
+  // recovery tracker (controller-restart) and the data-plane tracker (dataplane-scale) learn whether
+  // every probe was answered by a backend pod.
+  function probe(tracker, probeTarget, recovery, dataplane) {
     const pods = bench.probe(probeTarget.prepared, PROBE_BATCH);
     const t = Date.now();
     let ok = true;
@@ -214,6 +270,7 @@ export function churnCalls() {
       if (!pod) ok = false;
     }
     if (recovery) recovery.probed(ok, t);
+    if (dataplane) dataplane.probed(ok, t);
   }
 
   function emitRecovery(recovery) {
@@ -222,6 +279,25 @@ export function churnCalls() {
       controllerRecovery.add(m.recovered_ms, MEASURE_TAGS.recovered);
       console.log(`churn: controller pod replaced after ${m.replaced_ms} ms, the path answering again after ${m.recovered_ms} ms`);
     }
+  }
+
+  function emitDataplane(dataplane) {
+    for (const m of dataplane.take()) {
+      const tags = { step: String(m.step) };
+      if (m.ready_ms !== null) dataplaneReady.add(m.ready_ms, tags);
+      dataplaneProbeFailures.add(m.probe_failures, tags);
+      console.log(`churn: data plane step ${m.step} (${m.from} -> ${m.to} replicas): `
+        + `${m.ready_ms === null ? 'not Ready' : `Ready after ${m.ready_ms} ms`}, ${m.probe_failures} probe(s) failed`);
+    }
+  }
+
+  // pollDataplane(k8s, cfg, dataplane): one poll of the data plane's Deployment -> its spec.replicas.
+  function pollDataplane(k8s, cfg, dataplane) {
+    const d = getDeployment(k8s, dataplaneTarget(cfg));
+    dataplaneReplicas.add(d.spec.replicas || 0, STATE_TAGS.desired);
+    dataplaneReplicas.add((d.status && d.status.readyReplicas) || 0, STATE_TAGS.ready);
+    dataplane.deployment(d, Date.now());
+    return d.spec.replicas || 0;
   }
 
   // runChurn(cfg, script, probeTarget): the churn VU's iteration: script(k8s, t), the entry script's
@@ -240,6 +316,8 @@ export function churnCalls() {
     }
     const tracker = newConvergenceTracker({ quietMs: 1500 });
     const recovery = controllerRun(cfg) ? newRecoveryTracker({ quietMs: QUIET_MS, giveUpMs: RECOVERY_GIVE_UP_MS }) : null;
+    const dataplane = dataplaneRun(cfg) ? newDataplaneTracker({ giveUpMs: RECOVERY_GIVE_UP_MS }) : null;
+    let dataplaneAt = null; // the data plane's spec.replicas, as last polled or set
     const start = Date.now();
     const end = start + cfg.durationMs;
     const until = end + QUIET_MS + RESTORE_MARGIN_MS;
@@ -261,6 +339,7 @@ export function churnCalls() {
             const pods = listControllerPods(k8s, cfg);
             recovery.controllerPods(pods.filter(isPodReady).map((p) => p.metadata.name), pods.map((p) => p.metadata.name), Date.now());
           }
+          if (dataplane) dataplaneAt = pollDataplane(k8s, cfg, dataplane);
           pollFailures = 0;
         } catch (err) {
           pollFailures += 1;
@@ -268,12 +347,16 @@ export function churnCalls() {
           if (pollFailures >= POLL_FAILURES_TOLERATED) abortRun(cfg, k8s, 'polling the Deployment and pods', err);
         }
       }
-      probe(tracker, probeTarget, recovery);
+      probe(tracker, probeTarget, recovery, dataplane);
       tracker.tick(Date.now());
       emitConvergence(tracker);
       if (recovery) {
         recovery.tick(Date.now());
         emitRecovery(recovery);
+      }
+      if (dataplane) {
+        dataplane.tick(Date.now());
+        emitDataplane(dataplane);
       }
       const wait = PROBE_INTERVAL_MS - (Date.now() - now);
       if (wait > 0) sleep(wait / 1000);
@@ -289,16 +372,33 @@ export function churnCalls() {
       waitUntil,
       controllerPods: () => readyControllerPods(k8s, cfg),
       recovering: () => Boolean(recovery && recovery.busy()),
+      dataplaneReplicas: () => {
+        if (!dataplane) throw new Error(UNKNOWN_DATAPLANE);
+        // no poll has answered yet: ask now (a failure is the script's, and stops the run)
+        if (dataplaneAt === null) dataplaneAt = pollDataplane(k8s, cfg, dataplane);
+        return dataplaneAt;
+      },
+      dataplaneReady: () => Boolean(dataplane && dataplane.ready()),
       change(action, arg) {
         const at = Date.now();
         let r;
+        if (action === 'dataplane_scale' && !dataplane) throw new Error(UNKNOWN_DATAPLANE);
+        if (action === 'dataplane_scale' && dataplane.full()) {
+          throw new Error(`t.scaleDataplane(${arg}): at most ${MAX_STEPS} data-plane steps per run (each is a metric tag)`);
+        }
         try {
           // the controller's Ready pods before the delete: what its replacement must bring back
           const readyBefore = action === 'controller_podkill' ? readyControllerPods(k8s, cfg).length : 0;
           r = change(k8s, cfg, action, arg, until);
           if (action === 'controller_podkill' && r.changed) recovery.deleted(arg, readyBefore, at);
+          if (action === 'dataplane_scale' && r.changed) {
+            const step = dataplane.scaled(dataplaneAt, arg, at);
+            dataplaneStep.add(arg, { step: String(step) });
+            dataplaneAt = arg;
+          }
         } catch (err) {
-          abortRun(cfg, k8s, `${action} of Deployment ${cfg.namespace}/${cfg.deployment}`, err);
+          const which = action === 'dataplane_scale' ? dataplaneTarget(cfg) : cfg;
+          abortRun(cfg, k8s, `${action} of Deployment ${which.namespace}/${which.deployment}`, err);
           throw err;
         }
         if (r.changed) scaleEvents.add(1, { action });
@@ -307,6 +407,7 @@ export function churnCalls() {
       },
     });
     measure(); // the state before the first change
+    if (dataplane) dataplaneReplicas.add(dataplaneAt, STATE_TAGS.start);
     try {
       script(k8s, t);
     } catch (err) {
@@ -323,7 +424,7 @@ export function churnCalls() {
     // Let removed pods prove their silence, then close the books.
     const quietUntil = Date.now() + QUIET_MS;
     while (Date.now() < quietUntil) {
-      probe(tracker, probeTarget, recovery);
+      probe(tracker, probeTarget, recovery, dataplane);
       sleep(PROBE_INTERVAL_MS / 1000);
     }
     tracker.finish(Date.now());
@@ -333,6 +434,10 @@ export function churnCalls() {
       recovery.finish(Date.now());
       emitRecovery(recovery);
       if (recovery.unrecovered > 0) console.warn(`churn: ${recovery.unrecovered} deleted controller pod(s) not recovered before the end`);
+    }
+    if (dataplane) {
+      dataplane.finish();
+      emitDataplane(dataplane);
     }
     // Leave the Deployment as we found it (teardown tries again if this fails).
     try {

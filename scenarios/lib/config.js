@@ -7,6 +7,7 @@
 import {
   parseDuration, parsePositiveInt, parseBool, parseUrl, parsePath, parseChurnPattern, parseEnvironment,
   parseRouteKind, parseBackends, parseOptionalLabel, parseDomain, parseLabelSelector, parseDnsName, parseTestId,
+  parseCounts, parseOneOf,
 } from './parse.js';
 
 export {
@@ -101,7 +102,8 @@ export function checkUnknownVariables(env, declared) {
 }
 
 // The types a script's own setting may have: what its value becomes (durations in ms, counts and
-// bools as numbers and booleans; `max` bounds a count, default 1000000).
+// bools as numbers and booleans, counts as an array of numbers; `max` bounds a count or each of
+// counts, default 1000000; oneOf takes `values`, the words allowed).
 export const SETTING_TYPES = Object.freeze({
   count: (name, text, d) => parsePositiveInt(name, text, d.max || 1000000),
   duration: parseDuration,
@@ -112,6 +114,8 @@ export const SETTING_TYPES = Object.freeze({
   labelSelector: parseLabelSelector,
   churnPattern: parseChurnPattern,
   text: (name, text) => String(text).trim(),
+  counts: (name, text, d) => parseCounts(name, text, d.max || 1000000),
+  oneOf: (name, text, d) => parseOneOf(name, text, d.values || []),
 });
 
 // scriptSettings(env, declared): the entry script's own settings, {values, texts}: each declared

@@ -200,13 +200,31 @@ export function kubeCalls() {
     k8s.delete('Pod', name, controllerOf(cfg).namespace);
   }
 
+  // dataplaneOf(cfg) -> {namespace, name}: the data-plane Deployment dataplane-scale scales, from its
+  // settings BENCH_DATAPLANE_NAMESPACE (empty = BENCH_NAMESPACE) and BENCH_DATAPLANE_DEPLOYMENT.
+  function dataplaneOf(cfg) {
+    const s = cfg.settings || {};
+    return { namespace: s.BENCH_DATAPLANE_NAMESPACE || cfg.namespace, name: s.BENCH_DATAPLANE_DEPLOYMENT || '' };
+  }
+
+  // dataplaneTarget(cfg): cfg with the data-plane Deployment in place of the backend's, for the calls
+  // that change a Deployment and put it back (getDeployment, scaleDeployment, restoreDeployment,
+  // readRestoreRecord): the data plane is changed, recorded and restored as the backend is.
+  function dataplaneTarget(cfg) {
+    const d = dataplaneOf(cfg);
+    return Object.assign({}, cfg, { namespace: d.namespace, deployment: d.name });
+  }
+
   // describeApiError turns an API failure into a message that says what the runner needs.
   function describeApiError(cfg, what, err) {
     const c = (cfg.settings || {}).BENCH_CONTROLLER_SELECTOR ? controllerOf(cfg) : null;
+    const d = (cfg.settings || {}).BENCH_DATAPLANE_DEPLOYMENT ? dataplaneOf(cfg) : null;
     return `${what} failed using ${cfg.apiSource}: ${err}. The runner needs get and update on Deployment `
       + `${cfg.namespace}/${cfg.deployment} (BENCH_NAMESPACE/BENCH_DEPLOYMENT, which must exist), list on `
       + 'pods there, and delete on pods for podkill'
       + (c ? `; for controller-restart list and delete on pods in namespace ${c.namespace} (BENCH_CONTROLLER_NAMESPACE)` : '')
+      + (d ? `; for dataplane-scale get and update on Deployment ${d.namespace}/${d.name} (BENCH_DATAPLANE_NAMESPACE/`
+        + 'BENCH_DATAPLANE_DEPLOYMENT, which must exist)' : '')
       + ' (scenarios/contract.json, runnerRole)';
   }
 
@@ -226,6 +244,8 @@ export function kubeCalls() {
     controllerOf,
     listControllerPods,
     deleteControllerPod,
+    dataplaneOf,
+    dataplaneTarget,
     describeApiError,
   };
 }

@@ -20,6 +20,25 @@ export function parsePositiveInt(name, value, max) {
   return n;
 }
 
+// parseCounts: a comma-separated list of whole numbers from 1 to max, at least one, e.g. "1,3,1".
+export function parseCounts(name, value, max) {
+  const text = String(value).trim();
+  const allowed = `expected whole numbers from 1 to ${max}, separated by commas (e.g. 1,3,1)`;
+  if (!/^\d+( *, *\d+)*$/.test(text)) fail(name, value, allowed);
+  return text.split(',').map((part) => {
+    const n = Number(part.trim());
+    if (n < 1 || n > max) fail(name, value, allowed);
+    return n;
+  });
+}
+
+// parseOneOf: one of the words `allowed` lists.
+export function parseOneOf(name, value, allowed) {
+  const text = String(value).trim();
+  if (!allowed.includes(text)) fail(name, value, `expected one of ${allowed.join(', ')}`);
+  return text;
+}
+
 export function parseBool(name, value) {
   const text = String(value).trim().toLowerCase();
   if (text === 'true' || text === '1' || text === 'yes') return true;

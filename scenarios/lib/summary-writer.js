@@ -7,11 +7,13 @@
 // A report describes the run: {scenario, cfg, targetUrl, path, keepalive, rateTarget, durationMs,
 // churnPattern (string or null), parts: [{name, scenario, rateTarget, durationMs}] for by_path,
 // steps: parts that get sub-metrics but no by_path entry (max-rps), controllerRestart: {namespace,
-// selector} when the run deletes the controller's pods (controller-restart), extend(data, summary):
+// selector} when the run deletes the controller's pods (controller-restart), dataplaneScale:
+// {namespace, deployment, levels, mode} when it scales the data plane (dataplane-scale), extend(data, summary):
 // optional hook for experiment-specific keys}.
 import exec from 'k6/execution';
 import bench from 'k6/x/bench';
 import { ERROR_CAUSES, ERROR_CLASSES } from './errors.js';
+import { MAX_STEPS } from './dataplane.js';
 import {
   LAG_LIMIT_MS, LAG_LIMIT_P99_MS, lagCpuBound, runtimeVerdict, SCHED_LIMIT_P99_MS, GC_CPU_LIMIT, THROTTLED_LIMIT,
   throttleVerdict,
@@ -59,6 +61,17 @@ export function summaryThresholds(report, thresholds) {
   if (report.controllerRestart) {
     addThreshold(t, 'bench_scale_events{action:controller_podkill}', 'count>=0');
     for (const m of RECOVERY_MEASURES) addThreshold(t, `bench_controller_recovery{measure:${m}}`, 'max>=0');
+  }
+  if (report.dataplaneScale) {
+    addThreshold(t, 'bench_scale_events{action:dataplane_scale}', 'count>=0');
+    addThreshold(t, 'bench_dataplane_replicas{state:start}', 'value>=0');
+    addThreshold(t, 'bench_dataplane_ready', 'max>=0');
+    // a sub-metric per step: steps are numbered in the order made, up to MAX_STEPS
+    for (let i = 1; i <= MAX_STEPS; i++) {
+      addThreshold(t, `bench_dataplane_step{step:${i}}`, 'value>=0');
+      addThreshold(t, `bench_dataplane_ready{step:${i}}`, 'max>=0');
+      addThreshold(t, `bench_dataplane_probe_failures{step:${i}}`, 'count>=0');
+    }
   }
   return t;
 }
@@ -150,6 +163,44 @@ function controllerRestartFor(data, c, errors) {
     unrecovered: Math.max(0, deleted - recovered.count),
     replaced_ms: replaced,
     recovered_ms: recovered,
+    requests_lost: lost,
+    gate: { max_errors: 0, passed: lost === 0 },
+  };
+}
+
+// dataplaneScaleFor(data, d, errors): dataplane-scale's section. Per step (bench_dataplane_*{step},
+// numbered in the order made): the replicas it went from and to, ms from its scale call to Ready (null:
+// not Ready in time), the churn's failed probes during it; levels_reached: the levels of d.levels the
+// data plane was Ready at, in turn; requests_lost: the load's failed requests, every class (the
+// zero-error gate's count; the report attributes them to the steps from Prometheus).
+function dataplaneScaleFor(data, d, errors) {
+  const gauge = (key) => (data.metrics[key] ? data.metrics[key].values.value : null);
+  const start = gauge('bench_dataplane_replicas{state:start}');
+  const steps = [];
+  let from = start;
+  for (let i = 1; i <= MAX_STEPS; i++) {
+    const to = gauge(`bench_dataplane_step{step:${i}}`);
+    if (!to) break; // a step sets at least 1 replica: none = not made
+    const ready = countP50Max(data, `bench_dataplane_ready{step:${i}}`);
+    steps.push({ step: i, from, to, ready_ms: ready.count ? ready.max : null,
+      probe_failures: count(data, `bench_dataplane_probe_failures{step:${i}}`) });
+    from = to;
+  }
+  const reached = [];
+  for (const at of [start].concat(steps.filter((st) => st.ready_ms !== null).map((st) => st.to))) {
+    if (reached.length < d.levels.length && at === d.levels[reached.length]) reached.push(at);
+  }
+  const lost = ERROR_CLASSES.reduce((n, cls) => n + errors[cls], 0);
+  return {
+    namespace: d.namespace,
+    deployment: d.deployment,
+    mode: d.mode,
+    levels: d.levels,
+    start_replicas: start,
+    levels_reached: reached,
+    steps,
+    unready: steps.filter((st) => st.ready_ms === null).length,
+    ready_ms: countP50Max(data, 'bench_dataplane_ready'),
     requests_lost: lost,
     gate: { max_errors: 0, passed: lost === 0 },
   };
@@ -272,6 +323,7 @@ export function buildSummary(data, report, runTags) {
   summary.requests.dropped_because = droppedBecause(summary);
   if (cfg.warmupMs > 0) summary.requests.warmup_requests = count(data, WARMUP_REQUESTS);
   if (report.controllerRestart) summary.controller_restart = controllerRestartFor(data, report.controllerRestart, summary.errors);
+  if (report.dataplaneScale) summary.dataplane_scale = dataplaneScaleFor(data, report.dataplaneScale, summary.errors);
   if (report.extend) report.extend(data, summary);
   return summary;
 }
@@ -374,6 +426,11 @@ export function warnings(s) {
     out.push(`controller-restart FAILED: ${c.requests_lost} requests lost while ${c.pods_deleted} controller pod(s) were deleted.`);
   }
   if (c && c.unrecovered > 0) out.push(`${c.unrecovered} deleted controller pod(s) did not recover before the end of the run.`);
+  const dp = s.dataplane_scale;
+  if (dp && !dp.gate.passed) {
+    out.push(`dataplane-scale FAILED: ${dp.requests_lost} requests lost while the data plane was scaled in ${dp.steps.length} step(s).`);
+  }
+  if (dp && dp.unready > 0) out.push(`${dp.unready} data-plane scale step(s) were not Ready in time.`);
   if (r.total === 0) out.push('no request completed: check BENCH_TARGET_URL and the route.');
   else if (!rateHeld(r) && r.dropped_iterations === 0 && !s.max_rps) {
     out.push(`achieved ${r.rate_achieved} req/s, below ${RATE_HELD_SHARE * 100}% of the target ${r.rate_target} req/s.`);
@@ -424,6 +481,7 @@ export function formatText(s) {
   }
   if (s.routes) lines.push('', routesText(s.routes));
   if (s.controller_restart) lines.push('', controllerRestartText(s.controller_restart));
+  if (s.dataplane_scale) lines.push('', dataplaneScaleText(s.dataplane_scale));
   lines.push('');
   lines.push(`received ${humanBytes(s.throughput.bytes_received)} (${humanBytes(s.throughput.bytes_received_per_s)}/s)`);
   if (s.runner) {
@@ -469,6 +527,16 @@ function controllerRestartText(c) {
         ['recovered (path answering again)', v.count, fmt(v.p50), fmt(v.max)]]),
     `deleted ${c.pods_deleted}   unrecovered ${c.unrecovered}   requests lost ${c.requests_lost}   `
       + `zero-error gate: ${c.gate.passed ? 'passed' : 'FAILED'}`].join('\n');
+}
+
+// dataplaneScaleText(d): dataplane-scale's steps and its gate.
+function dataplaneScaleText(d) {
+  return [`Data-plane scale: Deployment ${d.namespace}/${d.deployment}, ${d.mode} through ${d.levels.join(',')}`,
+    table(['Step', 'replicas', 'Ready after (ms)', 'probes failed'],
+      d.steps.map((st) => [String(st.step), `${fmt(st.from)} -> ${st.to}`, st.ready_ms === null ? 'not Ready' : fmt(st.ready_ms),
+        st.probe_failures])),
+    `levels reached ${d.levels_reached.join(',') || 'none'}   not Ready ${d.unready}   requests lost ${d.requests_lost}   `
+      + `zero-error gate: ${d.gate.passed ? 'passed' : 'FAILED'}`].join('\n');
 }
 
 // routesText(routes): the route experiments' table (route-experiment.js), one row per route kind.

@@ -14,6 +14,7 @@ import { experiment as churnExperiment } from '../lib/churn-experiment.js';
 import { classifyError, ERROR_CAUSES, ERROR_CLASSES } from '../lib/errors.js';
 import { newConvergenceTracker } from '../lib/convergence.js';
 import { newRecoveryTracker } from '../lib/recovery.js';
+import { dataplaneSteps, MAX_STEPS, newDataplaneTracker } from '../lib/dataplane.js';
 import {
   buildSummary, droppedBecause, formatText, summaryOutputs, summaryThresholds, table, SCHEMA, warnings,
 } from '../lib/summary-writer.js';
@@ -443,6 +444,29 @@ function summaryTests() {
     eq(s.convergence_ms, { added: { count: 3, p50: 800, max: 1500 }, removed: { count: 0, p50: null, max: null } });
     eq([s.scale_events, s.by_path, s.throughput.bytes_received], [6, {}, 2048000]);
   });
+  check('summary: dataplane-scale, a step per gauge in order, its Ready time and probes, the levels reached', () => {
+    const gauge = (v) => ({ type: 'gauge', values: { value: v } });
+    const one = (v) => ({ type: 'trend', values: { count: 1, 'p(50)': v, max: v } });
+    const s = buildSummary(fakeData({
+      'bench_dataplane_replicas{state:start}': gauge(1),
+      'bench_dataplane_step{step:1}': gauge(3), 'bench_dataplane_ready{step:1}': one(2500),
+      'bench_dataplane_probe_failures{step:1}': { type: 'counter', values: { count: 0 } },
+      'bench_dataplane_step{step:2}': gauge(1),
+      'bench_dataplane_probe_failures{step:2}': { type: 'counter', values: { count: 4 } },
+      'bench_dataplane_step{step:3}': gauge(0), // no sample: no step 3
+      bench_dataplane_ready: { type: 'trend', values: { count: 1, 'p(50)': 2500, max: 2500 } },
+    }), fakeReport({ dataplaneScale: { namespace: 'ns', deployment: 'dp', levels: [3, 1], mode: 'abrupt' } }), {});
+    const d = s.dataplane_scale;
+    eq(d.steps, [{ step: 1, from: 1, to: 3, ready_ms: 2500, probe_failures: 0 },
+      { step: 2, from: 3, to: 1, ready_ms: null, probe_failures: 4 }]);
+    eq([d.start_replicas, d.levels_reached, d.unready, d.ready_ms, d.requests_lost, d.gate],
+      [1, [3], 1, { count: 1, p50: 2500, max: 2500 }, 7, { max_errors: 0, passed: false }]);
+    const text = formatText(s);
+    if (!/Data-plane scale: Deployment ns\/dp, abrupt through 3,1/.test(text) || !/\n2 +3 -> 1 +not Ready +4\n/.test(text)) {
+      throw new Error(text);
+    }
+    if (!warnings(s).some((w) => /1 data-plane scale step\(s\) were not Ready in time/.test(w))) throw new Error(warnings(s).join('; '));
+  });
   check('summary: testid falls back to BENCH_TESTID, controller to null', () => {
     const s = buildSummary(fakeData(), fakeReport(), {});
     eq([s.testid, s.controller], ['local', null]);
@@ -791,9 +815,11 @@ function fakeChurn(endAt, settings, recoverAfter) {
     },
     controllerPods: () => ['ctl-a', 'ctl-b'],
     recovering,
+    dataplaneReplicas: () => 1,
+    dataplaneReady: () => !recovering(),
     change(action, replicas) {
       log.push(replicas === undefined ? [now, action] : [now, action, replicas]);
-      if (action === 'controller_podkill') recoversAt = recoverAfter === undefined ? Infinity : now + recoverAfter;
+      if (action === 'controller_podkill' || action === 'dataplane_scale') recoversAt = recoverAfter === undefined ? Infinity : now + recoverAfter;
       return true;
     },
   });
@@ -837,6 +863,61 @@ function experimentTests() {
     const cfg = loadConfig({ BENCH_RATE: '100', BENCH_DURATION: '10s', BENCH_WARMUP: '3s' });
     throwsWith(() => baseOptions({ scenario: 'max-rps', cfg }, staircase(cfg, 10, 'load').scenarios, {}),
       /^invalid BENCH_WARMUP="3s": max-rps takes no warm-up .*leave BENCH_WARMUP empty or 0s/);
+  });
+}
+
+function dataplaneTests() {
+  const dep = (replicas, status, generation) => ({ metadata: { generation: generation || 2 }, spec: { replicas }, status });
+  check('dataplane: a step is Ready once the controller saw it and exactly that many replicas are Ready', () => {
+    const d = newDataplaneTracker();
+    eq(d.scaled(1, 3, 1000), 1);
+    d.deployment(dep(3, { observedGeneration: 1, replicas: 1, readyReplicas: 1 }), 1200);
+    d.probed(false, 1300);
+    d.deployment(dep(3, { observedGeneration: 2, replicas: 3, readyReplicas: 2 }), 2000);
+    eq(d.ready(), false, 'two of three Ready');
+    d.deployment(dep(3, { observedGeneration: 2, replicas: 3, readyReplicas: 3 }), 4500);
+    d.probed(false, 5000); // after Ready, still this step's until the next
+    eq([d.ready(), d.take()], [true, []]);
+    eq(d.scaled(3, 1, 6000), 2);
+    d.deployment(dep(1, { observedGeneration: 3, replicas: 3, readyReplicas: 1 }, 3), 6250);
+    eq(d.ready(), false, 'scaling down: the removed pods still count in status.replicas');
+    d.deployment(dep(1, { observedGeneration: 3, replicas: 1, readyReplicas: 1 }, 3), 7000);
+    d.finish();
+    eq(d.take(), [{ step: 1, from: 1, to: 3, ready_ms: 3500, probe_failures: 2 },
+      { step: 2, from: 3, to: 1, ready_ms: 1000, probe_failures: 0 }]);
+  });
+  check('dataplane: a step never Ready is given up (ready_ms null), and the next step closes an open one', () => {
+    const d = newDataplaneTracker({ giveUpMs: 10000 });
+    d.scaled(1, 2, 0);
+    d.tick(9999);
+    eq(d.ready(), false);
+    d.tick(10000);
+    eq([d.ready(), d.take()], [true, [{ step: 1, from: 1, to: 2, ready_ms: null, probe_failures: 0 }]]);
+    d.scaled(2, 1, 11000);
+    d.scaled(1, 2, 12000);
+    eq(d.take(), [{ step: 2, from: 2, to: 1, ready_ms: null, probe_failures: 0 }]);
+    eq(d.full(), false);
+  });
+  check('dataplane: gradual moves one replica per step, abrupt straight to each level', () => {
+    eq(dataplaneSteps(1, [3, 1], 'gradual'), [2, 3, 2, 1]);
+    eq(dataplaneSteps(1, [3, 1], 'abrupt'), [3, 1]);
+    eq(dataplaneSteps(2, [2, 4], 'abrupt'), [4], 'a level where it stands adds no step');
+    eq(dataplaneSteps(1, [1], 'gradual'), []);
+    throwsWith(() => dataplaneSteps(1, [2], 'sudden'), /^dataplane mode "sudden": expected gradual or abrupt$/);
+    eq(MAX_STEPS, 50);
+  });
+  check('dataplane: the levels and mode settings are validated at init, naming what is allowed', () => {
+    const declared = {
+      BENCH_DATAPLANE_LEVELS: { type: 'counts', default: '3,1', max: 100 },
+      BENCH_DATAPLANE_MODE: { type: 'oneOf', default: 'gradual', values: ['gradual', 'abrupt'] },
+    };
+    eq(loadConfig({ BENCH_DATAPLANE_LEVELS: '2, 4,1' }, {}, declared).settings,
+      { BENCH_DATAPLANE_LEVELS: [2, 4, 1], BENCH_DATAPLANE_MODE: 'gradual' });
+    throwsWith(() => loadConfig({ BENCH_DATAPLANE_LEVELS: '3,0' }, {}, declared),
+      /^invalid BENCH_DATAPLANE_LEVELS="3,0": expected whole numbers from 1 to 100, separated by commas \(e\.g\. 1,3,1\)$/);
+    throwsWith(() => loadConfig({ BENCH_DATAPLANE_LEVELS: '3;1' }, {}, declared), /^invalid BENCH_DATAPLANE_LEVELS="3;1"/);
+    throwsWith(() => loadConfig({ BENCH_DATAPLANE_MODE: 'sudden' }, {}, declared),
+      /^invalid BENCH_DATAPLANE_MODE="sudden": expected one of gradual, abrupt$/);
   });
 }
 
@@ -897,7 +978,24 @@ function churnContextTests() {
     throwsWith(() => t.hold(-5), /^t\.hold\(-5\): expected a duration like '15s' or milliseconds$/);
     throwsWith(() => t.killControllerPod(), /^t\.killControllerPod\(undefined\): expected a pod name from t\.controllerPods\(\)$/);
     throwsWith(() => t.waitRecovered('later'), /^invalid t\.waitRecovered\(\)="later"/);
+    throwsWith(() => t.scaleDataplane(0), /^t\.scaleDataplane\(0\): expected a whole number of replicas from 1 to 1000 /);
+    throwsWith(() => t.waitDataplaneReady('later'), /^invalid t\.waitDataplaneReady\(\)="later"/);
     eq(t.remainingMs(), 60000);
+  });
+  check('churn function: the data plane scaled step by step, each after the last was Ready', () => {
+    const script = (k8s, t) => {
+      t.hold('10s');
+      for (const n of dataplaneSteps(t.dataplaneReplicas(), [3, 1], 'abrupt')) {
+        t.scaleDataplane(n);
+        t.waitDataplaneReady('60s');
+        t.hold('10s');
+      }
+    };
+    const f = runFake(script, 120000, {}, 4000);
+    eq([f.log, f.over, f.now()], [[[10000, 'dataplane_scale', 3], [24000, 'dataplane_scale', 1]], undefined, 38000]);
+    const never = runFake(script, 120000, {}, undefined);
+    eq([never.log, never.over], [[[10000, 'dataplane_scale', 3], [80000, 'dataplane_scale', 1]], true],
+      'a step never Ready: the wait gives up after 60 s, the next step follows');
   });
 }
 
@@ -910,6 +1008,7 @@ export default function () {
   errorTests();
   convergenceTests();
   recoveryTests();
+  dataplaneTests();
   summaryTests();
   kubeTests();
   restoreTests();

@@ -250,6 +250,10 @@ chart's appVersion: the traefik preset pins a newer patch than its chart's appVe
 {{- /* what controller-restart deletes: the controller, or its control plane (and which object) */}}
 {{- $_ := set $env "controller_restart_pods" (trim (printf "%s %s" $lt.controllerRestart.pods (include "bench.placeholders" (list $lt.controllerRestart.controlPlane .)))) }}
 {{- end }}
+{{- if eq $lt.scenario "dataplane-scale" }}
+{{- /* what dataplane-scale scales */}}
+{{- $_ := set $env "dataplane_scaled" (printf "Deployment %s/%s" (include "bench.dataplaneScale.namespace" .) (include "bench.dataplaneScale.deployment" .)) }}
+{{- end }}
 {{- /* toJson escapes < > & as \u003c \u003e \u0026 (JSON alike): written plainly, as the initializer's
 line takes no backslash but the one before a quote (loadtest/_shell.tpl) */}}
 {{- toJson (mergeOverwrite $env ($lt.environment | default dict)) | replace "\\u003c" "<" | replace "\\u003e" ">" | replace "\\u0026" "&" }}
@@ -291,6 +295,35 @@ JSON; fails on a value that is no label value once replaced. */}}
 {{- $_ := set $selector $key $text }}
 {{- end }}
 {{- toJson $selector }}
+{{- end }}
+
+{{/* bench.dataplaneScale.namespace: the data plane's namespace (loadtest.dataplaneScale.namespace,
+empty = the release namespace). */}}
+{{- define "bench.dataplaneScale.namespace" -}}
+{{- .Values.loadtest.dataplaneScale.namespace | default .Release.Namespace }}
+{{- end }}
+
+{{/* bench.dataplaneScale.deployment: loadtest.dataplaneScale.deployment with the placeholders
+{{ .Release.Name }}, {{ .Release.Namespace }} and {{ include "bench.gateway.name" . }} replaced
+(as monitoring.podMonitors); fails where dataplane-scale does not apply, and on a result that is no
+Deployment name (every template that names the Deployment goes through here: the checks are made
+whichever renders first). */}}
+{{- define "bench.dataplaneScale.deployment" -}}
+{{- $dps := .Values.loadtest.dataplaneScale }}
+{{- if not $dps.applies }}
+{{- fail (printf "loadtest.scenario dataplane-scale does not apply to controller %s: %s (loadtest.dataplaneScale.applies is false; the presets in values/ set it, with the data plane's Deployment, where it applies)" .Values.controller $dps.reason) }}
+{{- end }}
+{{- if not $dps.deployment }}
+{{- fail "loadtest.dataplaneScale.deployment is empty: dataplane-scale scales that Deployment, so name the controller's data-plane Deployment (e.g. traefik); the presets in values/ set it where it applies" }}
+{{- end }}
+{{- $text := include "bench.placeholders" (list .Values.loadtest.dataplaneScale.deployment .) | replace "{{ include \"bench.gateway.name\" . }}" (include "bench.gateway.name" .) }}
+{{- if or (contains "{{" $text) (contains "}}" $text) }}
+{{- fail (printf "loadtest.dataplaneScale.deployment %q: templates are not evaluated here; the only placeholders are {{ .Release.Name }}, {{ .Release.Namespace }} and {{ include \"bench.gateway.name\" . }}, written exactly so" $text) }}
+{{- end }}
+{{- if not (and (le (len $text) 253) (regexMatch "^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$" $text)) }}
+{{- fail (printf "loadtest.dataplaneScale.deployment %q: expected a Deployment name (lowercase letters, digits, - and ., at most 253, starting and ending with a letter or digit)" $text) }}
+{{- end }}
+{{- $text }}
 {{- end }}
 
 {{/* bench.controllerRestart.selectorText: the selector as BENCH_CONTROLLER_SELECTOR takes it, key=value,... */}}

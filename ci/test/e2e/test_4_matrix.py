@@ -1,5 +1,5 @@
 """The matrix runner (dashboards/report/matrix.sh, through ci/e2e/matrix.sh: the local cluster's
-installer and Prometheus) and several runners: one matrix of seven runs
+installer and Prometheus) and several runners: one matrix of eight runs
 through helm upgrades of this release, each merged from Prometheus (benchreport results, every
 runner), compared in one report. Run once by the first case here:
   clusterip  static, ClusterIP, 1 runner      (the paths comparison and the 1-runner reference)
@@ -10,6 +10,8 @@ runner), compared in one report. Run once by the first case here:
   spike      scenarios/spike.js (scenarios/README.md's example): 5 -> 10 -> 5 once, its own setting
   restart    controller-restart: the e2e Traefik's one pod deleted under load (the local values'
              loadtest.controllerRestart), its own summary section, gate and events
+  dpscale    dataplane-scale: the e2e Traefik's Deployment scaled 1 -> 2 -> 1 under load (the local
+             values' loadtest.dataplaneScale), its steps, gate and events
 """
 import json
 import shutil
@@ -34,6 +36,9 @@ VARIANTS = {
              "loadtest.settings.BENCH_SPIKE_HOLD=8s",
     "restart": "loadtest.scenario=controller-restart,loadtest.parallelism=1,loadtest.rate=200,loadtest.duration=20s,"
                "loadtest.controllerRestart.hold=4s",
+    # levels 2,1 come from the local values (a spec splits on commas)
+    "dpscale": "loadtest.scenario=dataplane-scale,loadtest.parallelism=1,loadtest.rate=200,loadtest.duration=30s,"
+               "loadtest.dataplaneScale.hold=4s",
 }
 
 
@@ -308,3 +313,78 @@ def test_controller_restart_merged_from_prometheus_in_the_report_failing_its_gat
     (row,) = [r for r in report["runs"] if r["testid"] == v["restart"].summary["testid"]]
     assert row["verdict"] == "FAIL" and any(x.startswith("controller_restart.requests_lost = ") for x in row["reasons"]), row
     assert "## Controller restart" in (out / "report" / "report.md").read_text()
+
+
+def test_dataplane_scale_traefik_scaled_1_2_1_each_step_ready_put_back_summary_valid(matrix, kube):
+    """dataplane-scale through the chart: the e2e Traefik's Deployment (bench-traefik/traefik, the
+    local values' loadtest.dataplaneScale, levels 2,1) scaled 1 -> 2 -> 1, one step each, each
+    Ready within the run; the runner's own summary validates against the contract's schema; the
+    Deployment is back at one replica, Ready, with no restore record left on it."""
+    out, v = matrix
+    (own,) = v["dpscale"].runners
+    d = own["dataplane_scale"]
+    assert (own["scenario"], d["namespace"], d["deployment"], d["mode"], d["levels"], d["start_replicas"]) == (
+        "dataplane-scale", "bench-traefik", "traefik", "gradual", [2, 1], 1), d
+    assert [(st["step"], st["from"], st["to"]) for st in d["steps"]] == [(1, 1, 2), (2, 2, 1)], d
+    assert all(st["ready_ms"] is not None and 0 < st["ready_ms"] < 60000 for st in d["steps"]), d
+    assert (d["levels_reached"], d["unready"], own["scale_events"]) == ([2, 1], 0, 2), d
+    path = out / "dpscale" / "runner-summary.json"
+    path.write_text(json.dumps(own))
+    r = run([kube.info["report_python"], ROOT / "ci" / "test" / "contract.py", "valid", path])
+    assert r.returncode == 0, r.stdout + r.stderr
+    traefik = kube.kubectl_json("-n", "bench-traefik", "get", "deployment", "traefik")
+    assert (traefik["spec"]["replicas"], traefik["status"].get("readyReplicas")) == (1, 1), traefik["status"]
+    assert "bench/churn-restore" not in (traefik["metadata"].get("annotations") or {}), traefik["metadata"]
+
+
+def test_dataplane_scale_gate_follows_the_lost_requests(matrix):
+    """Whatever a second Traefik replica coming and going costs, the gate says it: passed exactly
+    when no load request failed, and a failure names the threshold in the runner's log (exit 99);
+    every lost request is an error of the summary, by class."""
+    _, v = matrix
+    (own,) = v["dpscale"].runners
+    d = own["dataplane_scale"]
+    assert d["requests_lost"] == sum(own["errors"].values()), (d, own["errors"])
+    assert d["gate"] == {"max_errors": 0, "passed": d["requests_lost"] == 0}, d
+    if d["requests_lost"]:
+        log = (matrix[0] / "dpscale" / "runners.log").read_text(errors="replace")
+        assert "bench_errors{role:load}" in log and "have been crossed" in log, log[-3000:]
+
+
+def test_dataplane_scale_prometheus_has_its_series_each_step_an_event(matrix, kube):
+    """Each step is an event on the run's timeline (k6_bench_scale_events_total{action=
+    dataplane_scale}) and has series of its own (the replicas it set, its time to Ready); the report
+    cuts the run at both steps, with no error before the first; the run overview's Data-plane scale
+    row has this run's data."""
+    out, v = matrix
+    testid = v["dpscale"].summary["testid"]
+    now = time.time()
+    steps = kube.prom.query(f'sum(k6_bench_scale_events_total{{testid="{testid}", action="dataplane_scale"}})', now)
+    assert steps and float(steps[0]["value"][1]) == 2, steps
+    set_to = kube.prom.query(f'max by (step) (last_over_time(k6_bench_dataplane_step{{testid="{testid}"}}[1h]))', now)
+    assert sorted((s["metric"]["step"], float(s["value"][1])) for s in set_to) == [("1", 2.0), ("2", 1.0)], set_to
+    report = json.loads((out / "report" / "report.json").read_text())
+    (row,) = [r for r in report["runs"] if r["testid"] == testid]
+    windows = row["errors_by_event"]
+    assert windows[0]["total"] == 0 and [w["action"] for w in windows[1:]] == ["dataplane_scale"] * 2, windows
+    start = json.loads((out / "dpscale" / "summary.json").read_text())["merge"]["first_sample_unix"]
+    result = kube.run(["python3", ROOT / "ci" / "test" / "dashboards" / "check.py", "--quiet",
+                       "--prometheus", kube.prom_url, "--testid", testid, "--start", str(int(start) - 30),
+                       "--end", "now", "--require-data", "@dataplane-scale"])
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+
+def test_dataplane_scale_merged_from_prometheus_in_the_report_with_its_verdict(matrix):
+    """The merged result (every runner, from Prometheus) has the section too: the same steps and
+    lost requests as the runner's own; the report shows it, and fails the run exactly when the gate
+    failed."""
+    out, v = matrix
+    (own,) = v["dpscale"].runners
+    m, d = v["dpscale"].summary["dataplane_scale"], own["dataplane_scale"]
+    assert [(st["from"], st["to"]) for st in m["steps"]] == [(1, 2), (2, 1)], m
+    assert (m["requests_lost"], m["ready_ms"]["count"], m["unready"]) == (d["requests_lost"], 2, 0), (m, d)
+    report = json.loads((out / "report" / "report.json").read_text())
+    (row,) = [r for r in report["runs"] if r["testid"] == v["dpscale"].summary["testid"]]
+    gate_reason = any(x.startswith("dataplane_scale.requests_lost = ") for x in row["reasons"])
+    assert gate_reason == (d["requests_lost"] > 0) and (row["verdict"] == "FAIL") == bool(row["reasons"]), row
+    assert "## Data-plane scale" in (out / "report" / "report.md").read_text()

@@ -440,8 +440,36 @@ def test_controller_restart_verdict(gen):
 
 # ---- the common checks of every report folder: Markdown = JSON, renders cleanly ----
 
+# ---- dataplane-scale, from a summary written by hand in the shape summary-writer.js gives (no e2e
+# run of it is kept yet): the e2e Traefik's controller-restart summary with its section swapped for
+# gradual 1 -> 2 -> 1 of Deployment bench-traefik/traefik, 37 connection resets after the scale-down ----
+
+def test_dataplane_scale_written(gen):
+    ok(gen("dpscale", TD / "dataplane-scale.json", TD / "traefik.json"))
+
+
+def test_dataplane_scale_section(gen):
+    """dpscale: one row for the dataplane-scale run (its Deployment, levels, steps, lost requests, gate)
+    and one per step."""
+    md = gen.md("dpscale")
+    assert "## Data-plane scale" in md
+    rows = re.findall(r"^\| traefik( \[[^]]*\])? \| bench-traefik/traefik \| gradual \| 2,1 \| 2,1 \| 2 \| 0 \| 2197 \| 3124 "
+                      r"\| 37 \| connection 37 \| FAILED \|$", md, re.M)
+    assert len(rows) == 1, md
+    steps = re.findall(r"^\| traefik( \[[^]]*\])? \| (\d) \| (\d -> \d) \| (\d+) \| (\d+) \| n/a \|$", md, re.M)
+    assert [s[1:] for s in steps] == [("1", "1 -> 2", "3124", "0"), ("2", "2 -> 1", "1270", "3")], md
+
+
+def test_dataplane_scale_verdict(gen):
+    """dpscale: the dataplane-scale run fails on its lost requests (the zero-error gate), the steady
+    run beside it is not judged by it."""
+    runs = gen.json("dpscale")["runs"]
+    scaled = [r for r in runs if any(s.startswith("dataplane_scale.requests_lost = ") for s in r["reasons"])]
+    assert len(scaled) == 1 and scaled[0]["verdict"] == "FAIL", runs
+
+
 REPORT_DIRS = ["merged", "real", "comparable", "incomparable", "churn", "zero", "errors", "dropped", "paths", "routes",
-               "restart"]
+               "restart", "dpscale"]
 
 
 @pytest.fixture

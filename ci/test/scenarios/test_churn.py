@@ -1,4 +1,4 @@
-"""The churn scenarios (dynamic, rolling, podkill, controller-restart) against a bare kube-apiserver + etcd: no
+"""The churn scenarios (dynamic, rolling, podkill, controller-restart, dataplane-scale) against a bare kube-apiserver + etcd: no
 controllers, no kubelet, so Deployments get no pods; enough to see what the churn VU does to the API.
 The runner is a static-token user holding exactly the Role scenarios/contract.json runnerRole
 describes; its effect is read back from the API server (watches, the Deployment, pods). The tests
@@ -21,7 +21,8 @@ from harness.role import runner_role_rules
 ROOT = Path(__file__).resolve().parents[3]
 CONTRACT = json.loads((ROOT / "scenarios" / "contract.json").read_text())
 NS = "bench-test"
-NS_CTL = "bench-test-ctl"  # the controller's namespace (controller-restart)
+NS_CTL = "bench-test-ctl"  # the controller's namespace (controller-restart; dataplane-scale's data plane)
+DP = "dp"  # the data plane's Deployment there (dataplane-scale)
 RESTORE = "bench/churn-restore"
 RESTARTED = "kubectl.kubernetes.io/restartedAt"
 
@@ -42,10 +43,11 @@ def runner_role():
     """The namespace and the Role bench-runner with every rule of the contract's runnerRole (the
     podkill-only rule too: one user runs all the scenarios), target "backend" as resourceNames
     [bench-backend], the way charts/bench/templates/loadtest/rbac.yaml renders it; the controller's
-    rules (controller-restart) in a Role of the controller's namespace NS_CTL."""
+    rules (controller-restart) and the data plane's (dataplane-scale, resourceNames [DP]) in a Role
+    of the controller's namespace NS_CTL."""
     return {"apiVersion": "v1", "kind": "List", "items": [
         *role_and_binding(NS, runner_role_rules()),
-        *role_and_binding(NS_CTL, runner_role_rules(controller=True)),
+        *role_and_binding(NS_CTL, runner_role_rules("controller") + runner_role_rules("dataplane", DP)),
         {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "bench-backend", "namespace": NS},
          "spec": {"replicas": 2, "selector": {"matchLabels": {"app.kubernetes.io/component": "backend"}},
                   "template": {"metadata": {"labels": {"app.kubernetes.io/component": "backend"}},
@@ -130,7 +132,8 @@ def role_table():
     for r in CONTRACT["runnerRole"]["rules"]:
         group = '""' if r["apiGroup"] == "" else r["apiGroup"]
         scope = {"backend": "the backend Deployment only (`resourceNames`)",
-                 "controller": f"all {r['resource']} of the controller's namespace"}.get(
+                 "controller": f"all {r['resource']} of the controller's namespace",
+                 "dataplane": "the data plane's Deployment only (`resourceNames`), in its namespace"}.get(
                      r.get("target"), f"all {r['resource']} of the namespace")
         only = ", ".join(r["onlyFor"]) if r.get("onlyFor") else "every scenario"
         want.append(f"| `{group}` | `{r['resource']}` | {', '.join(r['verbs'])} | {scope} | {only} |")
@@ -490,6 +493,165 @@ def test_controller_restart_the_runner_may_delete_pods_only_in_the_controllers_n
     assert (can_runner(kube, "delete", "pods"), kube.kc("auth", "can-i", "delete", "pods", "-n", NS_CTL, "--as", "bench-runner",
                                                          check=False).stdout.strip()) == ("yes", "yes")
     assert kube.kc("auth", "can-i", "delete", "pods", "-n", "kube-system", "--as", "bench-runner", check=False).stdout.strip() == "no"
+
+
+# ---- dataplane-scale: the data plane's Deployment scaled step by step, each step once Ready ----
+# A bare API server has no Deployment controller and no kubelet: FakeDataplaneDeployment plays them,
+# writing the status a real Deployment would reach READY_DELAY after each change of spec.replicas.
+# The load goes to nginx directly (no data plane in the path): no step costs a request, and the
+# gate passes; the gate-failing run points the load at a server that resets every load request.
+READY_DELAY = 1.0
+
+
+class FakeDataplaneDeployment:
+    """Deployment NAME in NS_CTL and its controller: after each change of spec.replicas it waits
+    READY_DELAY and writes status with that many replicas, all Ready, and the generation it saw;
+    a change of annotations alone (also a new generation) it observes at once; events:
+    [(t, what, replicas)] for replica changes. One GET per poll, and it acts only on what that GET returned (a second
+    read per poll could see a later change than the one it acts on: FakeControllerDeployment says
+    how that made its first version flaky). In-process API calls (BareApiServer.request), 5 s each."""
+
+    def __init__(self, kube, name=DP):
+        self.api, self.events, self.stopped = kube.api, [], threading.Event()
+        self.path = f"/apis/apps/v1/namespaces/{NS_CTL}/deployments/{name}"
+        self.name, self.polls, self.last = name, 0, None
+
+    def create(self, replicas=1, ready=True):
+        labels = {"app.kubernetes.io/name": self.name}
+        d = self.api.request("admin", "POST", f"/apis/apps/v1/namespaces/{NS_CTL}/deployments", {
+            "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": self.name, "namespace": NS_CTL},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": labels},
+                     "template": {"metadata": {"labels": labels},
+                                  "spec": {"containers": [{"name": "proxy", "image": "bench/traefik:local"}]}}}},
+            timeout=5)
+        if ready:
+            self.mark_ready(d["metadata"]["generation"], replicas)
+
+    def mark_ready(self, generation, replicas):
+        self.api.request("admin", "PATCH", f"{self.path}/status", {"status": {
+            "observedGeneration": generation, "replicas": replicas, "updatedReplicas": replicas,
+            "readyReplicas": replicas, "availableReplicas": replicas}}, patch=True, timeout=5)
+
+    def get(self):
+        return self.api.request("admin", "GET", self.path, timeout=5)
+
+    def run(self):
+        while not self.stopped.is_set():
+            try:
+                d = self.get()
+                spec, generation, status = d["spec"]["replicas"], d["metadata"]["generation"], d.get("status") or {}
+                self.polls, self.last = self.polls + 1, (generation, spec, status.get("observedGeneration"),
+                                                         status.get("readyReplicas"))
+                if status.get("readyReplicas") != spec:
+                    self.events.append((time.monotonic(), "scaled", spec))
+                    time.sleep(READY_DELAY)
+                    self.mark_ready(generation, spec)
+                    self.events.append((time.monotonic(), "ready", spec))
+                elif status.get("observedGeneration") != generation:
+                    # an annotation changed (the restore record: it bumps a Deployment's generation
+                    # too); the controller observes it at once, no pod changes
+                    self.mark_ready(generation, spec)
+            except Exception as e:  # noqa: BLE001 - recorded, then tried again: the tests show the events
+                self.events.append((time.monotonic(), "failed", repr(e)[:2000]))
+            self.stopped.wait(0.1)
+
+
+def dataplane_run(kube, k6, servers, name, fake, **env):
+    """A dataplane-scale run on FAKE with its controller thread around it; run.events, run.fake
+    (what it saw, for failure messages), run.after (the data plane's Deployment after the run)."""
+    thread = threading.Thread(target=fake.run, daemon=True)
+    thread.start()
+    try:
+        run = k6(name, "dataplane-scale.js", churn_env(
+            kube, servers, BENCH_DATAPLANE_NAMESPACE=NS_CTL, BENCH_DATAPLANE_DEPLOYMENT=fake.name,
+            BENCH_DATAPLANE_HOLD="1s", BENCH_CONNECTIONS=40, **env))
+    finally:
+        fake.stopped.set()
+        thread.join(30)
+    run.events = fake.events
+    run.fake = f"the fake Deployment polled {fake.polls} times, last saw {fake.last}, alive: {thread.is_alive()}"
+    run.after = fake.get()
+    return run
+
+
+@pytest.fixture(scope="module")
+def dataplane_scale(kube, k6, servers):
+    """Gradual from 1 through 3 and back to 1: four steps of one replica, about 2.5 s each (Ready
+    after READY_DELAY and a poll, then the 1 s hold), twice that on a loaded machine: 22 s of load."""
+    fake = FakeDataplaneDeployment(kube)
+    fake.create(replicas=1)
+    run = dataplane_run(kube, k6, servers, "dataplane-scale", fake, BENCH_DATAPLANE_LEVELS="3,1",
+                        BENCH_DATAPLANE_MODE="gradual", BENCH_DURATION="22s")
+    run.backend = kube.backend_state()
+    return run
+
+
+def test_dataplane_scale_exit_0_one_replica_per_step_each_after_the_last_was_ready(dataplane_scale):
+    run = dataplane_scale
+    assert run.rc == 0, run.stderr[-3000:]
+    assert [(what, n) for _, what, n in run.events] == [
+        ("scaled", 2), ("ready", 2), ("scaled", 3), ("ready", 3), ("scaled", 2), ("ready", 2),
+        ("scaled", 1), ("ready", 1)], (run.events, run.fake)
+    assert run.summary["scale_events"] == 4
+
+
+def test_dataplane_scale_put_back_no_record_left_backend_untouched(dataplane_scale):
+    after = dataplane_scale.after
+    assert after["spec"]["replicas"] == 1 and RESTORE not in (after["metadata"].get("annotations") or {}), after
+    assert dataplane_scale.backend == (2, "none")
+
+
+def test_dataplane_scale_summary_times_each_step_no_request_lost_gate_passed(dataplane_scale):
+    d = dataplane_scale.summary["dataplane_scale"]
+    assert (d["namespace"], d["deployment"], d["mode"], d["levels"], d["start_replicas"]) == (
+        NS_CTL, DP, "gradual", [3, 1], 1), d
+    assert [(st["step"], st["from"], st["to"]) for st in d["steps"]] == [(1, 1, 2), (2, 2, 3), (3, 3, 2), (4, 2, 1)], d
+    # the fake writes Ready READY_DELAY after it sees the change (its poll: 100 ms, plus its API
+    # calls on a loaded machine); the runner sees it at its next 250 ms poll
+    assert all(900 <= st["ready_ms"] <= 8000 for st in d["steps"]), d
+    assert (d["levels_reached"], d["unready"], d["ready_ms"]["count"]) == ([3, 1], 0, 4), d
+    assert [st["probe_failures"] for st in d["steps"]] == [0, 0, 0, 0], d
+    assert d["requests_lost"] == 0 and d["gate"] == {"max_errors": 0, "passed": True}, d
+    assert "zero-error gate: passed" in dataplane_scale.table
+
+
+def test_dataplane_scale_summary_is_a_valid_bench_summary_v1(dataplane_scale):
+    r = subprocess.run([report_python(), ROOT / "ci" / "test" / "contract.py", "valid", dataplane_scale.dir / "summary.json"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_dataplane_scale_gate_fails_exit_99_when_load_requests_are_lost(kube, k6, servers):
+    """The gate broken on purpose: every load request (and probe) reset by the server, which answers
+    only setup's check; abrupt 1 -> 2 -> 1. The data plane is put back all the same."""
+    fake = FakeDataplaneDeployment(kube)  # the same Deployment, put back at 1 by the run before
+    run = dataplane_run(kube, k6, servers, "dataplane-scale-gate", fake, BENCH_TARGET_URL=servers.url("reset"),
+                        BENCH_DATAPLANE_LEVELS="2,1", BENCH_DATAPLANE_MODE="abrupt", BENCH_DURATION="10s")
+    assert run.rc == 99, run.stderr[-3000:]
+    d = run.summary["dataplane_scale"]
+    assert d["requests_lost"] > 0 and d["requests_lost"] == sum(run.summary["errors"].values()), d
+    assert d["gate"] == {"max_errors": 0, "passed": False}, d
+    assert [(st["from"], st["to"]) for st in d["steps"]] == [(1, 2), (2, 1)] and all(st["probe_failures"] > 0 for st in d["steps"]), d
+    assert "zero-error gate: FAILED" in run.table
+    assert run.after["spec"]["replicas"] == 1 and RESTORE not in (run.after["metadata"].get("annotations") or {}), run.after
+
+
+def test_dataplane_scale_without_a_ready_replica_setup_stops_naming_the_deployment(kube, k6, servers):
+    fake = FakeDataplaneDeployment(kube)  # the one Deployment the runner may read: its pods all gone
+    fake.mark_ready(fake.get()["metadata"]["generation"], 0)
+    run = k6("dataplane-scale-idle", "dataplane-scale.js", churn_env(
+        kube, servers, BENCH_DATAPLANE_NAMESPACE=NS_CTL, BENCH_DATAPLANE_DEPLOYMENT=DP, BENCH_DURATION="2s"))
+    assert run.rc != 0
+    assert (f"dataplane-scale: the data plane's Deployment {NS_CTL}/{DP} (BENCH_DATAPLANE_NAMESPACE/"
+            "BENCH_DATAPLANE_DEPLOYMENT) has no Ready replica") in run.stderr
+
+
+def test_dataplane_scale_the_runner_may_get_and_update_only_that_deployment(kube):
+    def can(verb, what, ns=NS_CTL):
+        return kube.kc("auth", "can-i", verb, what, "-n", ns, "--as", "bench-runner", check=False).stdout.strip()
+    assert [can("get", f"deployments.apps/{DP}"), can("update", f"deployments.apps/{DP}")] == ["yes", "yes"]
+    assert [can("update", "deployments.apps/other"), can("list", "deployments.apps"), can("patch", f"deployments.apps/{DP}"),
+            can("update", f"deployments.apps/{DP}", "kube-system")] == ["no", "no", "no", "no"]
 
 
 # ---- putting the backend back ----

@@ -134,7 +134,7 @@ def churn_row(lay):
         "short", steps=True, minimum=0), 12, 8)
     lay.add(timeseries(
         "Scale events",
-        "Actions taken by the churn scenario (scale, rollout, podkill, controller_podkill) per rate interval.",
+        "Actions taken by the churn scenario (scale, rollout, podkill, controller_podkill, dataplane_scale) per rate interval.",
         targets(("sum by (action) (increase(k6_bench_scale_events_total{%s}[$__rate_interval]))" % RUN,
                  "{{action}}")), "short", bars=True, minimum=0), 12, 8)
     conv = "k6_bench_endpoint_convergence_seconds"
@@ -190,6 +190,36 @@ def controller_restart_row(lay):
         "s", minimum=0), 16, 8)
 
 
+def dataplane_scale_row(lay):
+    """Data-plane scale: replicas, steps, time to Ready (dataplane-scale)"""
+    lay.row("Data-plane scale: replicas, steps, time to Ready (dataplane-scale)")
+    lay.add(timeseries(
+        "Data-plane replicas",
+        "dataplane-scale (scenarios/dataplane-scale.js) scales the controller's data-plane Deployment; "
+        "desired = its spec.replicas, ready = its status.readyReplicas, as the churn VU polls them "
+        "(each step is also a Scale events entry, action dataplane_scale, and an annotation).",
+        targets((f'max by (state) (k6_bench_dataplane_replicas{{{RUN}, state=~"desired|ready"}})', "{{state}}")),
+        "short", steps=True, minimum=0), 10, 8)
+    # one sample per step: its histogram's sum is that step's time (increase() over a range cannot
+    # see a series' only sample, as for the controller recovery above)
+    lay.add(timeseries(
+        "Data-plane time to Ready per step",
+        "Per scale step, from its scale call until exactly that many replicas were Ready; a step "
+        "never Ready has no line. The run's summary has each step's replicas and time.",
+        targets((f"histogram_sum(sum by (step) (k6_bench_dataplane_ready_seconds{{{RUN}}}))", "step {{step}}")),
+        "s", minimum=0), 7, 8)
+    lay.add(table(
+        "Data-plane steps",
+        "Per scale step: the replicas it set and the churn VU's probes (fresh connections through the "
+        "path) not answered by a backend pod until the next step. The load's own errors per step are "
+        "the report's errors by event.",
+        targets((f"max by (step) (max_over_time(k6_bench_dataplane_step{{{RUN}}}[$__range]))", ""),
+                (f"sum by (step) (max_over_time(k6_bench_dataplane_probe_failures_total{{{RUN}}}[$__range]))", ""),
+                instant=True, table=True),
+        "short", {"Value #A": "replicas", "Value #B": "probes failed"}, order=["step", "replicas", "probes failed"]),
+        7, 8)
+
+
 def routes_row(lay):
     """Routes: propagation, changes, scale (route-* experiments)"""
     lay.row("Routes: propagation, changes, scale (route-* experiments)")
@@ -243,7 +273,8 @@ def traffic_row(lay):
         "Bps", minimum=0), 24, 7)
 
 
-ROWS = [load_row, latency_row, errors_row, churn_row, controller_restart_row, routes_row, traffic_row]
+ROWS = [load_row, latency_row, errors_row, churn_row, controller_restart_row, dataplane_scale_row, routes_row,
+        traffic_row]
 
 
 def run_overview():

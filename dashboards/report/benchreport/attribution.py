@@ -1,7 +1,7 @@
 """Which event each error followed: the run cut at its scale events (scale, rollout, podkill,
-controller_podkill, or a churn function's own), and the errors of each class counted from one event
-to the next, from the error counters in Prometheus (differences of samples, to the resolution of the
-time series' step).
+controller_podkill, dataplane_scale, or a churn function's own), and the errors of each class counted
+from one event to the next, from the error counters in Prometheus (differences of samples, to the
+resolution of the time series' step).
 The window before the first event is the baseline: errors the churn did not cause."""
 
 BASELINE = "before the first event"

@@ -278,6 +278,7 @@ def build(runs, budgets, warnings, series, generated_at, prometheus_url, direct=
     blocks += _errors_blocks(runs)
     blocks += _routes_blocks(runs)
     blocks += _controller_restart_blocks(runs, series)
+    blocks += _dataplane_scale_blocks(runs, series)
     blocks += _convergence_blocks(runs)
     blocks += _over_time_blocks(runs, series, prometheus_url)
     return blocks, verdicts
@@ -397,6 +398,60 @@ def _controller_restart_blocks(runs, series):
 
 # the churn's action for a deleted controller pod (bench_scale_events{action})
 CONTROLLER_DELETION = "controller_podkill"
+# the churn's action for a scale step of the data plane
+DATAPLANE_SCALE = "dataplane_scale"
+
+
+def _dataplane_scale_blocks(runs, series):
+    """dataplane-scale's table, its steps with the load's errors after each (from Prometheus), and the
+    share of errors that followed a step; [] without a dataplane-scale run."""
+    scaled = [r for r in _file_runs(runs) if r.dataplane_scale]
+    if not scaled:
+        return []
+    blocks = [Block("h2", "Data-plane scale"),
+              Block("p", "The data plane's Deployment scaled under load (scenarios/dataplane-scale.js), one "
+                         "replica per step (gradual) or straight to each level (abrupt). Per step, from its scale "
+                         "call: Ready = exactly that many replicas Ready; probes failed = the churn's probes not "
+                         "answered by a backend pod until the next step. Requests lost: the load's failed requests, "
+                         "every class; zero passes.")]
+    rows = []
+    for r in scaled:
+        d = r.dataplane_scale
+        ready, gate = d.get("ready_ms") or {}, d.get("gate") or {}
+        where = f"{d['namespace']}/{d['deployment']}" if d.get("deployment") else "n/a"
+        rows.append([r.label, where, fmt(d.get("mode")), _levels(d.get("levels")), _levels(d.get("levels_reached")),
+                     fmt(len(d.get("steps") or [])), fmt(d.get("unready")), fmt(ready.get("p50")), fmt(ready.get("max")),
+                     fmt(d.get("requests_lost")), ", ".join(f"{cls} {n:g}" for cls, n in r.errors.items() if n) or "none",
+                     "passed" if gate.get("passed") else "FAILED"])
+    blocks.append(Block("table", headers=["run", "Deployment", "mode", "levels", "levels reached", "steps", "not Ready",
+                                          "Ready p50 (ms)", "Ready max (ms)", "requests lost", "by class",
+                                          "zero-error gate"], rows=rows))
+    step_rows, shares = [], []
+    for r in scaled:
+        windows = errors_by_event(series.get(r.testid))
+        after = [w for w in windows if w["action"] == DATAPLANE_SCALE]
+        steps = r.dataplane_scale.get("steps") or []
+        for i, st in enumerate(steps):
+            # the i-th scale window is this step's when every step is one window of its own
+            errors = fmt(after[i]["total"]) if len(after) == len(steps) else "n/a"
+            step_rows.append([r.label, fmt(st["step"]), f"{fmt(st['from'])} -> {fmt(st['to'])}",
+                              "not Ready" if st["ready_ms"] is None else fmt(st["ready_ms"]), fmt(st["probe_failures"]),
+                              errors])
+        total = sum(w["total"] for w in windows)
+        if total:
+            n = sum(w["total"] for w in after)
+            shares.append(Block("p", f"{r.label}: {fmt(n)} of {fmt(total)} errors ({100 * n / total:.0f} %) followed a "
+                                     f"data-plane scale step, counted until the next event (errors by event, under Over "
+                                     f"time)."))
+    if step_rows:
+        blocks.append(Block("table", headers=["run", "step", "replicas", "Ready after (ms)", "probes failed",
+                                              "load errors after it"], rows=step_rows))
+    return blocks + shares
+
+
+def _levels(levels):
+    """3,1 for [3, 1]; n/a when unknown (a merged run)."""
+    return "n/a" if levels is None else ",".join(str(n) for n in levels) or "none"
 
 
 def _convergence_blocks(runs):

@@ -214,7 +214,7 @@ def _merge_record(url, runners, first, last, latency_count, ratio, notes):
 
 def _add_optional(summary, q, settings, counts, steps, calibration, run):
     """The parts a summary has only for some runs: the warm-up's requests, why iterations were
-    dropped, the max-rps steps, the calibration, the controller-restart section."""
+    dropped, the max-rps steps, the calibration, the controller-restart and dataplane-scale sections."""
     testid, dropped = summary["testid"], counts["dropped"]
     # as the runner's summary: how many requests the warm-up sent, left out of every figure above
     warmup_requests = _int(q.scalar(f"sum({q.last('k6_http_reqs_total', selector(testid, role=WARMUP['role']))})"))
@@ -230,6 +230,8 @@ def _add_optional(summary, q, settings, counts, steps, calibration, run):
         summary["calibrate"] = calibration
     if summary["scenario"] == "controller-restart":
         summary["controller_restart"] = _controller_restart(q, run, counts["errors"])
+    if summary["scenario"] == "dataplane-scale":
+        summary["dataplane_scale"] = _dataplane_scale(q, run, counts["errors"])
 
 
 def _counts(q, load, run, notes):
@@ -315,6 +317,41 @@ def _controller_restart(q, run, errors):
     return {"namespace": None, "selector": None, "pods_deleted": deleted,
             "unrecovered": max(0, deleted - recovered["count"]), "replaced_ms": replaced, "recovered_ms": recovered,
             "requests_lost": lost, "gate": {"max_errors": 0, "passed": lost == 0}}
+
+
+def _dataplane_scale(q, run, errors):
+    """dataplane-scale's section (scenarios/lib/summary-writer.js dataplaneScaleFor) from the series:
+    per step (label step) the replicas it set, its one time to Ready (the histogram's sum: one sample
+    per step) and the failed probes; the load's errors. Namespace, Deployment, mode and levels are not
+    in Prometheus: null (so levels_reached is too)."""
+    to = q.by(f"max by (step) ({q.last('k6_bench_dataplane_step', run)})", "step")
+    ready_s = q.by(f"histogram_sum(sum by (step) ({q.hist('k6_bench_dataplane_ready_seconds', run)}))", "step")
+    failed = q.by(f"sum by (step) ({q.last('k6_bench_dataplane_probe_failures_total', run)})", "step")
+    start = q.scalar(f"max({q.last('k6_bench_dataplane_replicas', selector_with(run, state='start'))})")
+    start = _int(start) if start is not None else None
+    steps, before = [], start
+    for step in sorted((s for s in to if s.isdigit()), key=int):
+        ready = ready_s.get(step)
+        steps.append({"step": int(step), "from": before, "to": _int(to[step]),
+                      "ready_ms": None if ready is None else _round(_ms(ready), 1), "probe_failures": _int(failed.get(step))})
+        before = steps[-1]["to"]
+    times = sorted(s["ready_ms"] for s in steps if s["ready_ms"] is not None)
+    lost = sum(errors.values())
+    return {"namespace": None, "deployment": None, "mode": None, "levels": None,
+            "start_replicas": start, "levels_reached": None, "steps": steps,
+            "unready": sum(1 for s in steps if s["ready_ms"] is None),
+            # the median of the step times, as k6's p(50) of the runner's trend
+            "ready_ms": {"count": len(times), "p50": _median(times), "max": times[-1] if times else None},
+            "requests_lost": lost, "gate": {"max_errors": 0, "passed": lost == 0}}
+
+
+def _median(sorted_values):
+    """The median of a sorted list (None when empty), the mean of the two middle values for an even count."""
+    n = len(sorted_values)
+    if not n:
+        return None
+    mid = n // 2
+    return sorted_values[mid] if n % 2 else _round((sorted_values[mid - 1] + sorted_values[mid]) / 2, 1)
 
 
 def _runners(q, load, lag, limits, counts, rate, duration_s, notes):

@@ -131,6 +131,13 @@ def judge(run, budgets):
     if c.get("unrecovered"):
         reasons.append(f"controller_restart.unrecovered = {c['unrecovered']:g} > 0 (a deleted controller pod "
                        "was not replaced, or the path did not answer again, before the end)")
+    d = run.dataplane_scale
+    # dataplane-scale passes only with zero lost requests, every step Ready in time
+    if d.get("requests_lost"):
+        reasons.append(f"dataplane_scale.requests_lost = {d['requests_lost']:g} > 0 (zero-error gate)")
+    if d.get("unready"):
+        reasons.append(f"dataplane_scale.unready = {d['unready']:g} > 0 (a scale step of the data plane was not "
+                       "Ready within its timeout)")
     return Verdict("FAIL" if reasons else "PASS", reasons)
 
 

@@ -114,6 +114,16 @@ env:
   - {name: BENCH_CONTROLLER_HOLD, value: {{ $lt.controllerRestart.hold | quote }}}
   - {name: BENCH_CONTROLLER_READY_TIMEOUT, value: {{ $lt.controllerRestart.readyTimeout | quote }}}
   {{- end }}
+  {{- if eq $lt.scenario "dataplane-scale" }}
+  # dataplane-scale's own settings, from loadtest.dataplaneScale (the runner's Role reaches that Deployment)
+  {{- $dp := $lt.dataplaneScale }}
+  - {name: BENCH_DATAPLANE_NAMESPACE, value: {{ include "bench.dataplaneScale.namespace" $root | quote }}}
+  - {name: BENCH_DATAPLANE_DEPLOYMENT, value: {{ include "bench.dataplaneScale.deployment" $root | quote }}}
+  - {name: BENCH_DATAPLANE_LEVELS, value: {{ $dp.levels | replace " " "" | quote }}}
+  - {name: BENCH_DATAPLANE_MODE, value: {{ $dp.mode | quote }}}
+  - {name: BENCH_DATAPLANE_HOLD, value: {{ $dp.hold | quote }}}
+  - {name: BENCH_DATAPLANE_READY_TIMEOUT, value: {{ $dp.readyTimeout | quote }}}
+  {{- end }}
   # the entry script's own settings (loadtest.settings), as every BENCH_* above: runners and initializer
   {{- range $name, $value := $lt.settings }}
   - {name: {{ $name }}, value: {{ include "bench.text" $value | quote }}}

@@ -2,8 +2,9 @@
 // custom metric, so a real Prometheus receives the exact series names and labels the dashboards
 // query (remote write, native histograms). The churn telemetry here is SIMULATED (the fast tier has
 // no cluster): desired/ready replicas follow 5 -> 7 -> 5, with a scale event, a convergence time and
-// a probe request per step, one route of each kind created, served and changed per step, and every
-// third step controller-restart's recovery times of a deleted controller pod. The
+// a probe request per step, one route of each kind created, served and changed per step, every
+// third step controller-restart's recovery times of a deleted controller pod, and dataplane-scale's
+// data plane 1 -> 2 -> 1 -> 2 in its first steps. The
 // real churn series come from scenarios/ in the e2e run, the real route series from ci/test/scenarios/routes/.
 //
 // A warm-up (scenarios/lib/load.js measuredLoad: scenario and role warmup) sends clean requests for
@@ -21,7 +22,8 @@ import bench from 'k6/x/bench';
 import { countError } from '../../../../scenarios/lib/errors.js';
 import { runnerGcCpu, runnerLag, runnerSchedP99, runnerThrottled } from '../../../../scenarios/lib/metrics.js';
 import {
-  controllerRecovery, convergence, replicasDesired, replicasReady, scaleEvents,
+  controllerRecovery, convergence, dataplaneProbeFailures, dataplaneReady, dataplaneReplicas, dataplaneStep,
+  replicasDesired, replicasReady, scaleEvents,
 } from '../../../../scenarios/lib/churn-metrics.js';
 import {
   routeChanges, routeErrors, routePreReady, routePropagation, routesCreated, routesServing,
@@ -126,6 +128,17 @@ export function churn() {
   if (step % 3 === 1) {
     controllerRecovery.add(lag * 2000, { measure: 'replaced' });
     controllerRecovery.add(lag * 1000, { measure: 'recovered' });
+  }
+  // dataplane-scale's steps, at most 3 (no scale event either, for the same reason)
+  if (step < 3) {
+    const tags = { step: String(step + 1) };
+    const replicas = step % 2 === 0 ? 2 : 1;
+    if (step === 0) dataplaneReplicas.add(1, { state: 'start' });
+    dataplaneReplicas.add(replicas, { state: 'desired' });
+    dataplaneStep.add(replicas, tags);
+    dataplaneReady.add(lag * 1500, tags);
+    dataplaneReplicas.add(replicas, { state: 'ready' });
+    dataplaneProbeFailures.add(step % 2, tags);
   }
   sleep(3.9 - lag);
 }

@@ -3,8 +3,9 @@
 Usage: python check_markdown.py REPORT_DIR
 Reads REPORT_DIR/report.md and report.json (which names each row's summary file and by_path entry),
 re-reads the summary JSON independently of the generator, and compares every latency, error,
-request and convergence cell, and every cell of the Routes table (route experiments) and of the
-Controller restart table (controller-restart) when there is one. Prints one line per mismatch; exit 1 on any, 0 with a count otherwise.
+request and convergence cell, and every cell of the Routes table (route experiments), of the
+Controller restart table (controller-restart) and of the Data-plane scale tables (dataplane-scale)
+when there is one. Prints one line per mismatch; exit 1 on any, 0 with a count otherwise.
 """
 
 import json
@@ -96,7 +97,7 @@ def main(report_dir):
                 for stat in ("count", "p50", "max"):
                     header = f"{event} {stat}" + ("" if stat == "count" else " (ms)")
                     compare(f"{label} convergence {event} {stat}", conv[0][conv_h.index(header)], stats.get(stat))
-    for check in (compare_routes, compare_controller_restart):
+    for check in (compare_routes, compare_controller_restart, compare_dataplane_scale):
         n, found = check(md, runs)
         compared += n
         problems += found
@@ -146,26 +147,67 @@ def whole_runs_with(runs, key):
     return out
 
 
-def compare_controller_restart(md, runs):
-    """Every Controller restart row against controller_restart of its summary; (cells compared, problems)."""
-    restarts = whole_runs_with(runs, "controller_restart")
-    if not restarts:
+# Data-plane scale table column -> how to read it from the summary's dataplane_scale (and its steps table's).
+DATAPLANE_COLUMNS = {
+    "steps": lambda d: len(d["steps"]), "not Ready": lambda d: d["unready"],
+    "Ready p50 (ms)": lambda d: d["ready_ms"]["p50"], "Ready max (ms)": lambda d: d["ready_ms"]["max"],
+    "requests lost": lambda d: d["requests_lost"],
+}
+STEP_COLUMNS = {"Ready after (ms)": lambda st: st["ready_ms"], "probes failed": lambda st: st["probe_failures"]}
+
+
+def compare_gated_section(md, runs, key, first_headers, columns, what):
+    """Every row of WHAT's table (headers starting FIRST_HEADERS) against summary[KEY]: each of COLUMNS
+    and the zero-error gate; (cells compared, problems)."""
+    sections = whole_runs_with(runs, key)
+    if not sections:
         return 0, []
-    headers, rows = find_table(md, ["run", "namespace", "pods"])
+    headers, rows = find_table(md, first_headers)
     compared, problems = 0, []
-    for label, c in restarts:
+    for label, c in sections:
         row = [r for r in rows if r[0] == label]
         if len(row) != 1:
-            problems.append(f"{label}: expected one Controller restart row, found {len(row)}")
+            problems.append(f"{label}: expected one {what} row, found {len(row)}")
             continue
-        for column, read in RESTART_COLUMNS.items():
+        for column, read in columns.items():
             compared += 1
             if not same(row[0][headers.index(column)], read(c)):
-                problems.append(f"{label} controller restart {column}: markdown {row[0][headers.index(column)]!r} "
-                                f"!= json {read(c)!r}")
+                problems.append(f"{label} {what} {column}: markdown {row[0][headers.index(column)]!r} != json {read(c)!r}")
         compared += 1
         if row[0][headers.index("zero-error gate")] != ("passed" if c["gate"]["passed"] else "FAILED"):
-            problems.append(f"{label} controller restart gate: markdown {row[0][-1]!r} != json {c['gate']!r}")
+            problems.append(f"{label} {what} gate: markdown {row[0][-1]!r} != json {c['gate']!r}")
+    return compared, problems
+
+
+def compare_controller_restart(md, runs):
+    """Every Controller restart row against controller_restart of its summary; (cells compared, problems)."""
+    return compare_gated_section(md, runs, "controller_restart", ["run", "namespace", "pods"], RESTART_COLUMNS,
+                                 "controller restart")
+
+
+def compare_dataplane_scale(md, runs):
+    """Every Data-plane scale row, and every row of its steps table, against dataplane_scale of its
+    summary; (cells compared, problems)."""
+    compared, problems = compare_gated_section(md, runs, "dataplane_scale", ["run", "Deployment", "mode"],
+                                               DATAPLANE_COLUMNS, "data-plane scale")
+    sections = [(label, d) for label, d in whole_runs_with(runs, "dataplane_scale") if d["steps"]]
+    if not sections:
+        return compared, problems
+    headers, rows = find_table(md, ["run", "step", "replicas"])
+    for label, d in sections:
+        for st in d["steps"]:
+            row = [r for r in rows if r[0] == label and r[1] == str(st["step"])]
+            if len(row) != 1:
+                problems.append(f"{label}: expected one row for data-plane step {st['step']}, found {len(row)}")
+                continue
+            compared += 1
+            if row[0][headers.index("replicas")] != f"{'n/a' if st['from'] is None else st['from']} -> {st['to']}":
+                problems.append(f"{label} data-plane step {st['step']} replicas: markdown {row[0][2]!r} != json {st}")
+            for column, read in STEP_COLUMNS.items():
+                compared += 1
+                cell, want = row[0][headers.index(column)], read(st)
+                if not (cell == "not Ready" if want is None and column.startswith("Ready") else same(cell, want)):
+                    problems.append(f"{label} data-plane step {st['step']} {column}: markdown {cell!r} != json {want!r}")
     return compared, problems
 
 
