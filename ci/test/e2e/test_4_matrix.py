@@ -284,9 +284,11 @@ def test_controller_restart_prometheus_has_its_series_errors_attributed_to_the_d
     out, v = matrix
     testid = v["restart"].summary["testid"]
     now = time.time()
-    kills = kube.prom.query(f'sum(k6_bench_scale_events_total{{testid="{testid}", action="controller_podkill"}})', now)
+    # last_over_time: later runs (the rerun's three repeats, dpscale) put this run's last sample past
+    # Prometheus' 5 min lookback by the time this case asks
+    kills = kube.prom.query(f'sum(last_over_time(k6_bench_scale_events_total{{testid="{testid}", action="controller_podkill"}}[1h]))', now)
     assert kills and float(kills[0]["value"][1]) == 1, kills
-    measures = kube.prom.query(f'count by (measure) (k6_bench_controller_recovery_seconds{{testid="{testid}"}})', now)
+    measures = kube.prom.query(f'count by (measure) (last_over_time(k6_bench_controller_recovery_seconds{{testid="{testid}"}}[1h]))', now)
     assert sorted(m["metric"]["measure"] for m in measures) == ["recovered", "replaced"], measures
     report = json.loads((out / "report" / "report.json").read_text())
     (row,) = [r for r in report["runs"] if r["testid"] == testid]
@@ -359,14 +361,19 @@ def test_dataplane_scale_prometheus_has_its_series_each_step_an_event(matrix, ku
     out, v = matrix
     testid = v["dpscale"].summary["testid"]
     now = time.time()
-    steps = kube.prom.query(f'sum(k6_bench_scale_events_total{{testid="{testid}", action="dataplane_scale"}})', now)
+    steps = kube.prom.query(f'sum(last_over_time(k6_bench_scale_events_total{{testid="{testid}", action="dataplane_scale"}}[1h]))', now)
     assert steps and float(steps[0]["value"][1]) == 2, steps
     set_to = kube.prom.query(f'max by (step) (last_over_time(k6_bench_dataplane_step{{testid="{testid}"}}[1h]))', now)
     assert sorted((s["metric"]["step"], float(s["value"][1])) for s in set_to) == [("1", 2.0), ("2", 1.0)], set_to
     report = json.loads((out / "report" / "report.json").read_text())
     (row,) = [r for r in report["runs"] if r["testid"] == testid]
     windows = row["errors_by_event"]
-    assert windows[0]["total"] == 0 and [w["action"] for w in windows[1:]] == ["dataplane_scale"] * 2, windows
+    if sum(v["dpscale"].summary["errors"].values()) == 0:
+        # no error to attribute (Traefik went 1 -> 2 -> 1 without one on the e2e run of 7fb2936): the
+        # report cuts nothing
+        assert windows == [], windows
+    else:
+        assert windows[0]["total"] == 0 and [w["action"] for w in windows[1:]] == ["dataplane_scale"] * 2, windows
     start = json.loads((out / "dpscale" / "summary.json").read_text())["merge"]["first_sample_unix"]
     result = kube.run(["python3", ROOT / "ci" / "test" / "dashboards" / "check.py", "--quiet",
                        "--prometheus", kube.prom_url, "--testid", testid, "--start", str(int(start) - 30),
