@@ -24,6 +24,16 @@ CONVERGENCE_BUDGET_KEYS = [f"convergence.{e}" for e in CONVERGENCE_EVENTS]
 ALL_BUDGET_KEYS = LATENCY_BUDGET_KEYS + COUNT_BUDGET_KEYS + CONVERGENCE_BUDGET_KEYS
 
 
+# The controller experiments' zero gates: (summary section, count, why a non-zero count fails the run).
+ZERO_GATES = [
+    ("controller_restart", "requests_lost", "zero-error gate"),
+    ("controller_restart", "unrecovered", "a deleted controller pod was not replaced, or the path did not answer "
+                                          "again, before the end"),
+    ("dataplane_scale", "requests_lost", "zero-error gate"),
+    ("dataplane_scale", "unready", "a scale step of the data plane was not Ready within its timeout"),
+]
+
+
 class BudgetError(ValueError):
     """A --budget argument that cannot be parsed; the message names it and what is allowed."""
 
@@ -124,20 +134,11 @@ def judge(run, budgets):
             reasons.append(f"routes.{kind}.change_errors = {k['change_errors']:g} > 0")
         if k.get("unconverged"):
             reasons.append(f"routes.{kind}.unconverged = {k['unconverged']:g} > 0 (no 200 within the route timeout)")
-    c = run.controller_restart
-    # controller-restart passes only with zero lost requests, every deleted pod recovered
-    if c.get("requests_lost"):
-        reasons.append(f"controller_restart.requests_lost = {c['requests_lost']:g} > 0 (zero-error gate)")
-    if c.get("unrecovered"):
-        reasons.append(f"controller_restart.unrecovered = {c['unrecovered']:g} > 0 (a deleted controller pod "
-                       "was not replaced, or the path did not answer again, before the end)")
-    d = run.dataplane_scale
-    # dataplane-scale passes only with zero lost requests, every step Ready in time
-    if d.get("requests_lost"):
-        reasons.append(f"dataplane_scale.requests_lost = {d['requests_lost']:g} > 0 (zero-error gate)")
-    if d.get("unready"):
-        reasons.append(f"dataplane_scale.unready = {d['unready']:g} > 0 (a scale step of the data plane was not "
-                       "Ready within its timeout)")
+    # the controller experiments pass only with zero lost requests and every pod or step back in time
+    for section, key, why in ZERO_GATES:
+        value = getattr(run, section).get(key)
+        if value:
+            reasons.append(f"{section}.{key} = {value:g} > 0 ({why})")
     return Verdict("FAIL" if reasons else "PASS", reasons)
 
 
