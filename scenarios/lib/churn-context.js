@@ -22,11 +22,12 @@
 //
 // A change returns whether it changed anything. When the load ends the churn stops: the hold or
 // change that reaches the end throws CHURN_OVER, which churn.js catches, so `for (;;)` loops end too.
-import { parseDuration } from './duration.js';
+'use strict';
+const { parseDuration } = require('./duration.js');
 
 const CHURN_OVER = new Error('bench: the load ended, so the churn stops (the backend is put back)');
 
-export function isChurnOver(err) {
+function isChurnOver(err) {
   return err === CHURN_OVER;
 }
 
@@ -41,7 +42,7 @@ function msOf(what, duration) {
   return ms;
 }
 
-export function newChurnContext(o) {
+function newChurnContext(o) {
   function stopAtEnd() {
     if (o.now() >= o.endAt) throw CHURN_OVER;
   }
@@ -108,3 +109,8 @@ export function newChurnContext(o) {
     },
   });
 }
+
+module.exports = {
+  isChurnOver,
+  newChurnContext,
+};

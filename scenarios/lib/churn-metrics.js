@@ -2,25 +2,38 @@
 // the churn code (any VU may become the churn VU) and every metric object costs each VU about
 // 1.5 KB of memory; the rest of bench's metrics (metrics.js) stay out of those VUs.
 // Remote write adds the k6_ prefix, _total to counters and _seconds to time trends.
-import { Counter, Gauge, Trend } from 'k6/metrics';
+'use strict';
+const { Counter, Gauge, Trend } = require('k6/metrics');
 
 // Endpoint convergence in ms (convergence.js), tag event = added | removed.
-export const convergence = new Trend('bench_endpoint_convergence', true);
+const convergence = new Trend('bench_endpoint_convergence', true);
 // The backend Deployment's spec.replicas and status.readyReplicas, as the churn VU polls them.
-export const replicasDesired = new Gauge('bench_replicas_desired');
-export const replicasReady = new Gauge('bench_replicas_ready');
+const replicasDesired = new Gauge('bench_replicas_desired');
+const replicasReady = new Gauge('bench_replicas_ready');
 // One per change the churn VU makes, tag action = scale | rollout | podkill | controller_podkill |
 // dataplane_scale.
-export const scaleEvents = new Counter('bench_scale_events');
+const scaleEvents = new Counter('bench_scale_events');
 // controller-restart: per deleted controller pod, ms from the delete call until its replacement was
 // Ready (measure = replaced) and until the path answered again (measure = recovered): recovery.js.
-export const controllerRecovery = new Trend('bench_controller_recovery', true);
+const controllerRecovery = new Trend('bench_controller_recovery', true);
 // dataplane-scale (dataplane.js), tag step = the step's number (1, 2, ... in the order made; at most
 // dataplane.js MAX_STEPS): the replicas the step set, ms from its scale call until the data plane was
 // Ready at that level, and the churn VU's probes that failed from that step's scale call to the next.
-export const dataplaneStep = new Gauge('bench_dataplane_step');
-export const dataplaneReady = new Trend('bench_dataplane_ready', true);
-export const dataplaneProbeFailures = new Counter('bench_dataplane_probe_failures');
+const dataplaneStep = new Gauge('bench_dataplane_step');
+const dataplaneReady = new Trend('bench_dataplane_ready', true);
+const dataplaneProbeFailures = new Counter('bench_dataplane_probe_failures');
 // The data plane's spec.replicas (state = desired) and status.readyReplicas (state = ready) as polled,
 // and its spec.replicas when the churn started (state = start).
-export const dataplaneReplicas = new Gauge('bench_dataplane_replicas');
+const dataplaneReplicas = new Gauge('bench_dataplane_replicas');
+
+module.exports = {
+  convergence,
+  replicasDesired,
+  replicasReady,
+  scaleEvents,
+  controllerRecovery,
+  dataplaneStep,
+  dataplaneReady,
+  dataplaneProbeFailures,
+  dataplaneReplicas,
+};

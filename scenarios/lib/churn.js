@@ -12,19 +12,20 @@
 //                                      replaced and until the probes answered again (recovery.js)
 //   bench_dataplane_*{step}            dataplane-scale: per scale step of the data plane's Deployment,
 //                                      its replicas, until Ready, the probes failed (dataplane.js)
-import bench from 'k6/x/bench';
-import exec from 'k6/execution';
-import { sleep } from 'k6';
-import {
+'use strict';
+const bench = require('k6/x/bench');
+const exec = require('k6/execution');
+const { sleep } = require('k6');
+const {
   controllerRecovery, convergence, dataplaneProbeFailures, dataplaneReady, dataplaneReplicas, dataplaneStep,
   replicasDesired, replicasReady, scaleEvents,
-} from './churn-metrics.js';
-import { newConvergenceTracker } from './convergence.js';
-import { newRecoveryTracker } from './recovery.js';
-import { MAX_STEPS, newDataplaneTracker } from './dataplane.js';
-import { newChurnContext, isChurnOver } from './churn-context.js';
-import { k6Duration } from './request.js';
-import { kubeCalls } from './kube.js';
+} = require('./churn-metrics.js');
+const { newConvergenceTracker } = require('./convergence.js');
+const { newRecoveryTracker } = require('./recovery.js');
+const { MAX_STEPS, newDataplaneTracker } = require('./dataplane.js');
+const { newChurnContext, isChurnOver } = require('./churn-context.js');
+const { k6Duration } = require('./request.js');
+const { kubeCalls } = require('./kube.js');
 
 const POLL_INTERVAL_MS = 250; // API poll: resolution of the convergence start times
 const PROBE_INTERVAL_MS = 100;
@@ -41,7 +42,7 @@ const STATE_TAGS = { desired: { state: 'desired' }, ready: { state: 'ready' }, s
 
 // churnScenario: the single-VU, single-iteration scenario that runs the churn for the whole load
 // duration (the iteration keeps one API client, as xk6-kubernetes v0.9.0 requires).
-export function churnScenario(cfg, startMs) {
+function churnScenario(cfg, startMs) {
   return {
     executor: 'per-vu-iterations',
     exec: 'churn',
@@ -58,7 +59,7 @@ export function churnScenario(cfg, startMs) {
 // churn run loads this module, since k6 hands the churn scenario to a VU after init, but only the
 // churn VU and VU 0 call churnCalls(), so the load VUs never create these functions (each kept
 // function costs a VU about 0.75 KB: scenarios/calibrate/README.md, "Memory per VU").
-export function churnCalls() {
+function churnCalls() {
   const {
     connect, getDeployment, scaleDeployment, restartDeployment, restoreDeployment, readRestoreRecord, listBackendPods,
     deletePod, isPodReady, describeApiError, controllerOf, listControllerPods, deleteControllerPod, dataplaneOf,
@@ -454,3 +455,8 @@ export function churnCalls() {
     runChurn,
   };
 }
+
+module.exports = {
+  churnScenario,
+  churnCalls,
+};

@@ -4,16 +4,12 @@
 // VU 0, the other VUs read its result) in the init context; a bad value throws an Error naming the
 // variable, the value and what is allowed, so `k6 run` stops before any load. The parsers are
 // parse.js's.
-import {
+'use strict';
+const {
   parseDuration, parsePositiveInt, parseBool, parseUrl, parsePath, parseChurnPattern, parseEnvironment,
   parseRouteKind, parseBackends, parseOptionalLabel, parseDomain, parseLabelSelector, parseDnsName, parseTestId,
   parseCounts, parseOneOf,
-} from './parse.js';
-
-export {
-  parseDuration, parsePositiveInt, parseBool, parseUrl, parsePath, parseChurnPattern, parseEnvironment,
-  parseRouteKind, parseBackends, parseLabelSelector,
-};
+} = require('./parse.js');
 
 function fail(name, value, allowed) {
   throw new Error(`invalid ${name}=${JSON.stringify(value)}: ${allowed}`);
@@ -39,7 +35,7 @@ function parseWarmup(name, value, durationMs) {
 }
 
 // Defaults for every variable (scenarios/interfaces.md lists the same table).
-export const DEFAULTS = Object.freeze({
+const DEFAULTS = Object.freeze({
   BENCH_TARGET_URL: 'http://127.0.0.1:8080',
   BENCH_TARGET_HOST: '',
   BENCH_PATH: '/',
@@ -82,7 +78,9 @@ export const DEFAULTS = Object.freeze({
 
 // BENCH_* names the project's own shell tooling exports (ci/lib/common.sh, ci/test/all.sh). They
 // reach k6 through the environment of local runs and are not scenario options.
-const TOOLING_VARIABLES = ['BENCH_ROOT', 'BENCH_CACHE', 'BENCH_TOOLS', 'BENCH_TEST_PARTS'];
+// The repository's own scripts' variables (ci/README.md), which a local k6 run inherits from them.
+const TOOLING_VARIABLES = ['BENCH_ROOT', 'BENCH_CACHE', 'BENCH_TOOLS', 'BENCH_APT_LOCK'];
+const TOOLING_PREFIXES = ['BENCH_TEST_', 'BENCH_E2E_'];
 
 // Kubernetes injects service-link variables for every Service in the namespace; a release named
 // `bench` has Services named bench-*, so BENCH_BACKEND_PORT_80_TCP_PORT and the like reach the runner
@@ -92,10 +90,11 @@ const SERVICE_LINK_VARIABLE =
 
 // checkUnknownVariables fails on a BENCH_* variable that no scenario reads (usually a typo).
 // declared: the names of the entry script's own settings.
-export function checkUnknownVariables(env, declared) {
+function checkUnknownVariables(env, declared) {
   const own = declared || [];
   for (const key of Object.keys(env)) {
     if (!key.startsWith('BENCH_') || key in DEFAULTS || own.includes(key) || TOOLING_VARIABLES.includes(key)) continue;
+    if (TOOLING_PREFIXES.some((prefix) => key.startsWith(prefix))) continue;
     if (SERVICE_LINK_VARIABLE.test(key)) continue;
     throw new Error(`unknown variable ${key}: allowed are ${Object.keys(DEFAULTS).concat(own).join(', ')}`);
   }
@@ -104,7 +103,7 @@ export function checkUnknownVariables(env, declared) {
 // The types a script's own setting may have: what its value becomes (durations in ms, counts and
 // bools as numbers and booleans, counts as an array of numbers; `max` bounds a count or each of
 // counts, default 1000000; oneOf takes `values`, the words allowed).
-export const SETTING_TYPES = Object.freeze({
+const SETTING_TYPES = Object.freeze({
   count: (name, text, d) => parsePositiveInt(name, text, d.max || 1000000),
   duration: parseDuration,
   bool: parseBool,
@@ -122,7 +121,7 @@ export const SETTING_TYPES = Object.freeze({
 // {type, default, max} (a key of SETTING_TYPES) read from env (empty = the default), validated like
 // a BENCH_* variable. A declaration itself is checked first: a BENCH_* name of its own, a known
 // type, a default its type accepts.
-export function scriptSettings(env, declared) {
+function scriptSettings(env, declared) {
   const values = {};
   const texts = {};
   for (const name of Object.keys(declared || {})) {
@@ -153,7 +152,7 @@ export function scriptSettings(env, declared) {
 // kubernetesApi(env, benchKubeconfig): {kubeconfig, source}: the kubeconfig file the scenarios use
 // (BENCH_KUBECONFIG, else the first file KUBECONFIG lists, as kubectl reads it; "" = the in-cluster
 // service account) and a description of where API calls go, for error messages.
-export function kubernetesApi(env, benchKubeconfig) {
+function kubernetesApi(env, benchKubeconfig) {
   const own = String(benchKubeconfig).trim();
   if (own) return { kubeconfig: own, source: `kubeconfig ${own} (BENCH_KUBECONFIG)` };
   const first = String(env.KUBECONFIG || '').split(':').map((p) => p.trim()).find((p) => p !== '');
@@ -169,7 +168,7 @@ export function kubernetesApi(env, benchKubeconfig) {
 // experiment-specific defaults (e.g. {BENCH_PATH: '/bytes/1m'} for throughput); a variable set in env
 // always wins. `settings` declares the entry script's own settings (scriptSettings): their values are
 // `settings`, their texts `settingTexts` (the summary's settings.script).
-export function loadConfig(env, overrides, settings) {
+function loadConfig(env, overrides, settings) {
   checkUnknownVariables(env, Object.keys(settings || {}));
   for (const key of Object.keys(overrides || {})) {
     if (!(key in DEFAULTS)) {
@@ -252,3 +251,22 @@ export function loadConfig(env, overrides, settings) {
     }),
   });
 }
+
+module.exports = {
+  parseDuration,
+  parsePositiveInt,
+  parseBool,
+  parseUrl,
+  parsePath,
+  parseChurnPattern,
+  parseEnvironment,
+  parseRouteKind,
+  parseBackends,
+  parseLabelSelector,
+  DEFAULTS,
+  checkUnknownVariables,
+  SETTING_TYPES,
+  scriptSettings,
+  kubernetesApi,
+  loadConfig,
+};

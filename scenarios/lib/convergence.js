@@ -15,7 +15,8 @@
 // newConvergenceTracker(opts) declares the class when it is called: every VU of a churn run loads
 // this module, and only the churn VU needs the class (a class and its methods cost each VU that
 // creates them about 0.75 KB a function: scenarios/calibrate/README.md, "Memory per VU").
-export function newConvergenceTracker(opts) {
+'use strict';
+function newConvergenceTracker(opts) {
   class ConvergenceTracker {
     constructor(opts) {
       const o = opts || {};
@@ -106,3 +107,7 @@ export function newConvergenceTracker(opts) {
 
   return new ConvergenceTracker(opts);
 }
+
+module.exports = {
+  newConvergenceTracker,
+};

@@ -15,11 +15,12 @@
 //                   scale call to the next step's (the load's own errors per step come from Prometheus:
 //                   the report's errors by event)
 //
-export const MAX_STEPS = 50;
+'use strict';
+const MAX_STEPS = 50;
 
 // newDataplaneTracker(opts) declares the class when it is called: only the churn VU needs it
 // (convergence.js says why).
-export function newDataplaneTracker(opts) {
+function newDataplaneTracker(opts) {
   class DataplaneTracker {
     constructor(opts) {
       const o = opts || {};
@@ -95,7 +96,7 @@ export function newDataplaneTracker(opts) {
 // dataplaneSteps(start, levels, mode): the replica counts the Deployment is scaled to, in order,
 // from `start` through each of `levels`: gradual = one replica at a time, abrupt = straight to each
 // level. A level equal to where it stands adds no step.
-export function dataplaneSteps(start, levels, mode) {
+function dataplaneSteps(start, levels, mode) {
   if (mode !== 'gradual' && mode !== 'abrupt') {
     throw new Error(`dataplane mode ${JSON.stringify(mode)}: expected gradual or abrupt`);
   }
@@ -109,3 +110,9 @@ export function dataplaneSteps(start, levels, mode) {
   }
   return out;
 }
+
+module.exports = {
+  MAX_STEPS,
+  newDataplaneTracker,
+  dataplaneSteps,
+};

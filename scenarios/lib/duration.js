@@ -2,11 +2,12 @@
 // (t.hold('15s'), churn-context.js), and any VU of a churn run may be that VU, so every one loads
 // this module; one function costs each VU far less than all the parsers (parse.js, scenarios/calibrate/
 // README.md, "Memory per VU").
+'use strict';
 
 const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60000, h: 3600000 };
 
 // parseDuration('1m30s') -> 90000 (milliseconds). Units: ms, s, m, h; a bare number is seconds.
-export function parseDuration(name, value) {
+function parseDuration(name, value) {
   const text = String(value).trim();
   const allowed = 'expected a positive duration like 500ms, 12s, 1m30s or 2h';
   const fail = () => {
@@ -29,3 +30,6 @@ export function parseDuration(name, value) {
   return ms;
 }
 
+module.exports = {
+  parseDuration,
+};

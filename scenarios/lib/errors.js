@@ -17,13 +17,14 @@
 // classed there (request.js), and countError below asks it for responses of k6's http module. This
 // module holds the classes and causes (copy of scenarios/contract.json); the request path does not
 // load it.
-import bench from 'k6/x/bench';
-import { errors } from './metrics.js';
+'use strict';
+const bench = require('k6/x/bench');
+const { errors } = require('./metrics.js');
 
 // class -> its causes. The first cause of a class is its catch-all. Plain literals, nothing built in
 // the init context: every VU runs this module's body, and a table of frozen tag objects built here
 // cost about 60 KB per VU (scenarios/calibrate/README.md, "Memory per VU").
-export const ERROR_CAUSES = {
+const ERROR_CAUSES = {
   connection: ['other', 'refused', 'reset', 'tls_handshake', 'dns'],
   timeout: ['timeout'],
   read: ['other', 'reset', 'eof', 'replayed'],
@@ -31,7 +32,7 @@ export const ERROR_CAUSES = {
   http_4xx: ['status'],
   other: ['other'],
 };
-export const ERROR_CLASSES = Object.keys(ERROR_CAUSES);
+const ERROR_CLASSES = Object.keys(ERROR_CAUSES);
 
 // tagsFor(class, cause): one tag object per pair, made on a VU's first failure of that kind and
 // reused after (no allocation per failure, none per VU until it fails).
@@ -44,14 +45,14 @@ function tagsFor(cls, cause) {
 // classifyError(status, errorCode, message, written, tls) -> {class, cause}, or null for a success.
 // message: k6's error text ("dial: connection reset by peer"); written: whether the request was
 // written to a connection (k6 times `sending` and `waiting` only after that); tls: an https target.
-export function classifyError(status, errorCode, message, written, tls) {
+function classifyError(status, errorCode, message, written, tls) {
   const found = bench.classify(status, errorCode, String(message || ''), written, tls);
   return found === null ? null : { class: found[0], cause: found[1] };
 }
 
 // countError(res, extraTags) classifies a response of k6's http module and adds 1 to bench_errors
 // if it failed. Returns the class or null. (Load requests are counted in Go: request.js hit.)
-export function countError(res, extraTags) {
+function countError(res, extraTags) {
   const errorCode = res.error_code;
   if (!errorCode) return null;
   const timings = res.timings;
@@ -67,6 +68,14 @@ export function countError(res, extraTags) {
 // startErrorSeries(): adds 0 to every class and cause, so that each has a series in Prometheus from
 // the start of a run (a class that never happens reads 0, not "no data"). Called from every
 // setup() (checkTarget, load.js): untagged by role, it never counts in the summary.
-export function startErrorSeries() {
+function startErrorSeries() {
   for (const cls of ERROR_CLASSES) for (const cause of ERROR_CAUSES[cls]) errors.add(0, tagsFor(cls, cause));
 }
+
+module.exports = {
+  ERROR_CAUSES,
+  ERROR_CLASSES,
+  classifyError,
+  countError,
+  startErrorSeries,
+};

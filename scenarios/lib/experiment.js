@@ -16,8 +16,9 @@
 // It returns {options, setup, load, churn, teardown, handleSummary} for the entry script to export
 // under those names. customExperiment is the shape of entry scripts that build their own scenarios
 // (keepalive, paths, tls-handshakes, max-rps).
-import { target, loadOnly } from './request.js';
-import { runConfig } from './run-config.js';
+'use strict';
+const { target, loadOnly } = require('./request.js');
+const { runConfig } = require('./run-config.js');
 
 // VU 0 builds the options and runs setup, teardown and handleSummary; the load and lag VUs run
 // load() only, so they load none of that code (scenarios/calibrate/README.md, "Memory per VU").
@@ -28,7 +29,7 @@ const vu0 = __VU === 0
 
 // experiment(definition): a steady experiment (no churn): one target, constant rate; the run fails
 // (exit 99) if k6 dropped iterations, since its latency would not be the latency at the target rate.
-export function experiment(definition) {
+function experiment(definition) {
   if (definition.churn) {
     throw new Error(`experiment ${definition.name}: a churn needs experiment() from lib/churn-experiment.js, `
       + 'which loads the churn code into every VU (k6 picks the churn VU after init)');
@@ -50,7 +51,7 @@ export function experiment(definition) {
 // extra.vus) and, in VU 0, the options, setup, teardown and handleSummary around hooks.setup(cfg,
 // request) and hooks.teardown(cfg, data); extra.scenarios(cfg): scenarios besides the load. The
 // load VUs keep no reference to cfg or the definition (load() is request.js loadOnly's closure).
-export function buildExperiment(definition, extra) {
+function buildExperiment(definition, extra) {
   if (!definition || !definition.name) throw new Error('experiment({name, ...}): the experiment needs a name');
   const cfg = runConfig(__ENV, definition.defaults, definition.settings);
   const request = target(cfg, cfg.targetUrl, cfg.path, cfg.keepalive);
@@ -83,7 +84,7 @@ export function buildExperiment(definition, extra) {
 // targets = [[target, what it is]] for setup's checks. The load VUs so never create the
 // scenarios, the report or the code that builds them, and since build is called in VU 0 only,
 // nothing of the entry script's scope (its parsed configuration) stays alive in them.
-export function customExperiment(load, build) {
+function customExperiment(load, build) {
   if (!vu0) return load;
   const lib = Object.assign({}, vu0.load, vu0.summary);
   const { scenarios, report, thresholds, targets } = build(lib);
@@ -95,3 +96,9 @@ export function customExperiment(load, build) {
     handleSummary: lib.makeHandleSummary(report),
   });
 }
+
+module.exports = {
+  experiment,
+  buildExperiment,
+  customExperiment,
+};

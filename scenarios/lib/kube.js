@@ -9,16 +9,17 @@
 // annotation RESTORE_ANNOTATION on the Deployment holding the starting state (spec.replicas and the
 // pod template's restartedAt) and what the churn last set. It survives the runner: the scenario's
 // teardown, the next run's setup or a person (scenarios/README.md) restores from it and removes it.
-import { Kubernetes } from 'k6/x/kubernetes';
-import { sleep } from 'k6';
+'use strict';
+const { Kubernetes } = require('k6/x/kubernetes');
+const { sleep } = require('k6');
 
 const DEPLOYMENT = 'Deployment.apps';
 const CONFLICT_RETRIES = 5;
 const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
-export const RESTORE_ANNOTATION = 'bench/churn-restore';
+const RESTORE_ANNOTATION = 'bench/churn-restore';
 
 // connect(cfg): an API client (also for the route experiments, routes.js).
-export function connect(cfg) {
+function connect(cfg) {
   // Empty config_path = the in-cluster service account (xk6-kubernetes v0.9.0 reads no KUBECONFIG:
   // config.js's kubernetesApi falls back to it).
   return cfg.kubeconfig ? new Kubernetes({ config_path: cfg.kubeconfig }) : new Kubernetes();
@@ -28,7 +29,7 @@ export function connect(cfg) {
 // picks the churn VU after init), but only the churn VU and VU 0 call kubeCalls(), so the other VUs
 // never create these functions (each kept function costs a VU about 0.75 KB: scenarios/calibrate/
 // README.md, "Memory per VU").
-export function kubeCalls() {
+function kubeCalls() {
   function isConflict(err) {
     return /\b409\b|conflict|the object has been modified/i.test(String(err));
   }
@@ -249,3 +250,9 @@ export function kubeCalls() {
     describeApiError,
   };
 }
+
+module.exports = {
+  RESTORE_ANNOTATION,
+  connect,
+  kubeCalls,
+};

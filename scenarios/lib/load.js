@@ -2,9 +2,10 @@
 // (pre-allocated VUs, like wrk -c), keep-alive unless told otherwise, request timeout like wrk's,
 // response bodies discarded. Plus the k6 options every entry script shares. The request itself
 // (target, hit) is request.js, re-exported here for entry scripts that build their own options.
-import { sleep } from 'k6';
-import { k6Duration, target, hit, matchServerName } from './request.js';
-import { lagScenario } from './lag.js';
+'use strict';
+const { sleep } = require('k6');
+const { k6Duration, target, hit, matchServerName } = require('./request.js');
+const { lagScenario } = require('./lag.js');
 
 // What only setup() uses (checkTarget): k6 runs setup in VU 0, so the load VUs of entry scripts that
 // import this module skip k6's http module and the error classes (scenarios/calibrate/README.md, "Memory
@@ -12,23 +13,21 @@ import { lagScenario } from './lag.js';
 const vu0 = __VU === 0
   ? { http: require('k6/http'), errors: require('./errors.js'), runInfo: require('./run-info.js') } : null;
 
-export { k6Duration, target, hit };
-
-export const PERCENTILE_STATS = ['min', 'avg', 'max', 'p(50)', 'p(90)', 'p(95)', 'p(99)', 'p(99.9)', 'p(99.99)',
+const PERCENTILE_STATS = ['min', 'avg', 'max', 'p(50)', 'p(90)', 'p(95)', 'p(99)', 'p(99.9)', 'p(99.99)',
   'p(99.999)', 'p(99.9999)', 'count'];
 
 // gracefulStopMs: how long after the end of a load scenario its in-flight requests may finish
 // (they end by BENCH_TIMEOUT anyway). Scenarios that run one after another leave gapMs between them.
-export function gracefulStopMs(cfg) {
+function gracefulStopMs(cfg) {
   return cfg.timeoutMs + 1000;
 }
-export function gapMs(cfg) {
+function gapMs(cfg) {
   return gracefulStopMs(cfg) + 1000;
 }
 
 // loadScenario: constant-arrival-rate at `rate` req/s. With TestRun parallelism k6 splits the rate
 // and the VUs between runners by execution segment.
-export function loadScenario(cfg, opts) {
+function loadScenario(cfg, opts) {
   return {
     executor: 'constant-arrival-rate',
     exec: opts.exec,
@@ -46,7 +45,7 @@ export function loadScenario(cfg, opts) {
 // The warm-up (BENCH_WARMUP): its scenario's name and role tag (scenarios/contract.json "warmup",
 // parity: ci/test/contract.py k6-warmup). role=warmup keeps its samples out of every figure that
 // counts role=load: the summary's, make results' and the dashboards'.
-export const WARMUP = Object.freeze({ scenario: 'warmup', role: 'warmup' });
+const WARMUP = Object.freeze({ scenario: 'warmup', role: 'warmup' });
 
 // measuredLoad(cfg, exec): {warmup?, load}: the single measured load scenario `load` at cfg.rate for
 // cfg.durationMs and, with a warm-up, the scenario `warmup` before it at the same rate and
@@ -55,7 +54,7 @@ export const WARMUP = Object.freeze({ scenario: 'warmup', role: 'warmup' });
 // `load` (k6 reuses the VUs of scenarios that do not overlap; with a graceful stop they would, and
 // `load` would start on fresh VUs and new connections). A warm-up request still in flight at the
 // switch is cut short; it is a warm-up sample, left out like the rest.
-export function measuredLoad(cfg, exec) {
+function measuredLoad(cfg, exec) {
   const load = loadScenario(cfg, { exec, rate: cfg.rate, durationMs: cfg.durationMs, startMs: cfg.warmupMs });
   if (!(cfg.warmupMs > 0)) return { load };
   const warmup = Object.assign(loadScenario(cfg, { exec, rate: cfg.rate, durationMs: cfg.warmupMs }), {
@@ -68,14 +67,14 @@ export function measuredLoad(cfg, exec) {
 // noDroppedIterations(cfg): the threshold that fails a run (exit 99) whose measured load dropped
 // iterations. dropped_iterations carries no role tag: with a warm-up, the measured scenario `load`
 // is selected by name (a warm-up that could not hold the rate fails nothing; the summary says it).
-export function noDroppedIterations(cfg) {
+function noDroppedIterations(cfg) {
   return { [cfg.warmupMs > 0 ? 'dropped_iterations{scenario:load}' : 'dropped_iterations']: ['count==0'] };
 }
 
 // staircase(cfg, stepCount, exec): stepCount constant-arrival-rate scenarios one after the other,
 // cfg.rate/stepCount up to cfg.rate req/s, each cfg.durationMs/stepCount long (max-rps-style
 // sizing). Returns {scenarios, steps: [{scenario, rateTarget, durationMs, startMs}]}.
-export function staircase(cfg, stepCount, exec) {
+function staircase(cfg, stepCount, exec) {
   const stepMs = Math.floor(cfg.durationMs / stepCount);
   const scenarios = {};
   const steps = [];
@@ -90,7 +89,7 @@ export function staircase(cfg, stepCount, exec) {
 }
 
 // rampScenario: ramping-arrival-rate through `stages` ([{target, durationMs}]).
-export function rampScenario(cfg, opts) {
+function rampScenario(cfg, opts) {
   return {
     executor: 'ramping-arrival-rate',
     exec: opts.exec,
@@ -113,7 +112,7 @@ function durationMs(name, text) {
 }
 
 // loadEndMs(scenarios): when the last load scenario (role=load) ends, from their k6 options.
-export function loadEndMs(scenarios) {
+function loadEndMs(scenarios) {
   let end = 0;
   for (const name of Object.keys(scenarios)) {
     const s = scenarios[name];
@@ -135,7 +134,7 @@ export function loadEndMs(scenarios) {
 // Each part (report.parts: by_path) and step (report.steps: max-rps, calibrate) scenario also names
 // itself, its whole-run rate and length, and a step its budget (report.budget), in tags: a merge of
 // several runners from Prometheus rebuilds by_path and the knee from them (benchreport merge.py).
-export function baseOptions(report, scenarios, thresholds) {
+function baseOptions(report, scenarios, thresholds) {
   const cfg = report.cfg;
   refuseUnusedWarmup(report, scenarios);
   const all = Object.assign({}, scenarios, { runner_lag: lagScenario(loadEndMs(scenarios)) });
@@ -190,7 +189,7 @@ function refuseUnusedWarmup(report, scenarios) {
 // plane a Gateway controller creates after the Gateway, which may still be starting when the
 // TestRun does. Every setup() calls it, so it also starts the error-class series (errors.js) and
 // writes the run's settings (bench_run_info, run-info.js).
-export function checkTarget(t, variable, cfg) {
+function checkTarget(t, variable, cfg) {
   const { http, errors, runInfo } = vu0;
   errors.startErrorSeries();
   runInfo.recordRunInfo(cfg, t.url);
@@ -211,3 +210,21 @@ export function checkTarget(t, variable, cfg) {
     + `(BENCH_READY_TIMEOUT): ${last}. Check the URL, that the route exists, that the backend is up and, `
     + 'through a Gateway, that its data plane is ready (kubectl get gateway,pods -n <namespace>).');
 }
+
+module.exports = {
+  k6Duration,
+  target,
+  hit,
+  PERCENTILE_STATS,
+  gracefulStopMs,
+  gapMs,
+  loadScenario,
+  WARMUP,
+  measuredLoad,
+  noDroppedIterations,
+  staircase,
+  rampScenario,
+  loadEndMs,
+  baseOptions,
+  checkTarget,
+};

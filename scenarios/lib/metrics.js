@@ -5,18 +5,27 @@
 // lag.go), registering them under the same names and types. The summary writer loads this module
 // and churn-metrics.js, so its sub-metric thresholds always find them.
 // Remote write adds the k6_ prefix, _total to counters and _seconds to time trends.
-import { Counter, Gauge, Trend } from 'k6/metrics';
+'use strict';
+const { Counter, Gauge, Trend } = require('k6/metrics');
 
 // Failed requests by class (errors.js): connection, timeout, read, http_5xx, http_4xx, other.
-export const errors = new Counter('bench_errors');
+const errors = new Counter('bench_errors');
 // How late (ms) a sleeping VU of the runner_lag scenario woke up (lag.js): the runner's own CPU
 // starvation. Tag role=lag only (plus run tags, and step in calibrate).
-export const runnerLag = new Trend('bench_runner_lag', true);
+const runnerLag = new Trend('bench_runner_lag', true);
 // The Go runtime's witnesses of the runner's own pauses, since the runner started (k6/x/bench
 // runtimeStats, sent by the lag VUs every few seconds): p99 of the time ready goroutines waited for
 // a CPU, in ms, and the garbage collector's share of the CPU the runner used (0-1).
-export const runnerSchedP99 = new Gauge('bench_runner_sched_p99_ms');
-export const runnerGcCpu = new Gauge('bench_runner_gc_cpu_ratio');
+const runnerSchedP99 = new Gauge('bench_runner_sched_p99_ms');
+const runnerGcCpu = new Gauge('bench_runner_gc_cpu_ratio');
 // The cgroup's witness (k6/x/bench cpuThrottling, sent with them): the share of CFS quota periods
 // in which the runner's cgroup was throttled since the load began (0-1; 0 without a quota).
-export const runnerThrottled = new Gauge('bench_runner_cpu_throttled_ratio');
+const runnerThrottled = new Gauge('bench_runner_cpu_throttled_ratio');
+
+module.exports = {
+  errors,
+  runnerLag,
+  runnerSchedP99,
+  runnerGcCpu,
+  runnerThrottled,
+};

@@ -3,15 +3,14 @@
 // BENCH_* variable and a script's own settings (experiment({settings})) with them, in VU 0; an entry
 // script may import them too, at the cost of these functions in each of its VUs (about 10 KB;
 // scenarios/calibrate/README.md, "Memory per VU"): prefer a declared setting, parsed once in VU 0.
-import { parseDuration } from './duration.js';
-
-export { parseDuration };
+'use strict';
+const { parseDuration } = require('./duration.js');
 
 function fail(name, value, allowed) {
   throw new Error(`invalid ${name}=${JSON.stringify(value)}: ${allowed}`);
 }
 
-export function parsePositiveInt(name, value, max) {
+function parsePositiveInt(name, value, max) {
   const text = String(value).trim();
   const allowed = `expected a whole number from 1 to ${max}`;
   if (!/^\d+$/.test(text)) fail(name, value, allowed);
@@ -21,7 +20,7 @@ export function parsePositiveInt(name, value, max) {
 }
 
 // parseCounts: a comma-separated list of whole numbers from 1 to max, at least one, e.g. "1,3,1".
-export function parseCounts(name, value, max) {
+function parseCounts(name, value, max) {
   const text = String(value).trim();
   const allowed = `expected whole numbers from 1 to ${max}, separated by commas (e.g. 1,3,1)`;
   if (!/^\d+( *, *\d+)*$/.test(text)) fail(name, value, allowed);
@@ -33,13 +32,13 @@ export function parseCounts(name, value, max) {
 }
 
 // parseOneOf: one of the words `allowed` lists.
-export function parseOneOf(name, value, allowed) {
+function parseOneOf(name, value, allowed) {
   const text = String(value).trim();
   if (!allowed.includes(text)) fail(name, value, `expected one of ${allowed.join(', ')}`);
   return text;
 }
 
-export function parseBool(name, value) {
+function parseBool(name, value) {
   const text = String(value).trim().toLowerCase();
   if (text === 'true' || text === '1' || text === 'yes') return true;
   if (text === 'false' || text === '0' || text === 'no') return false;
@@ -47,7 +46,7 @@ export function parseBool(name, value) {
 }
 
 // parseUrl checks an http(s) base URL and returns it without a trailing slash.
-export function parseUrl(name, value) {
+function parseUrl(name, value) {
   const text = String(value).trim();
   if (!/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(text)) {
     fail(name, value, 'expected an http:// or https:// URL without query, e.g. http://127.0.0.1:8080');
@@ -55,14 +54,14 @@ export function parseUrl(name, value) {
   return text.replace(/\/+$/, '');
 }
 
-export function parsePath(name, value) {
+function parsePath(name, value) {
   const text = String(value).trim();
   if (!/^\/[^\s#]*$/.test(text)) fail(name, value, 'expected a path starting with /, e.g. /bytes/4k');
   return text;
 }
 
 // parseChurnPattern('5:12s,7:10s') -> [{replicas: 5, holdMs: 12000}, {replicas: 7, holdMs: 10000}]
-export function parseChurnPattern(name, value) {
+function parseChurnPattern(name, value) {
   const text = String(value).trim();
   const allowed = 'expected comma-separated replicas:hold steps, e.g. 5:12s,7:10s (replicas 0-1000)';
   if (text === '') fail(name, value, allowed);
@@ -84,7 +83,7 @@ export function parseChurnPattern(name, value) {
 // parseEnvironment('{"backend_replicas": 5}') -> the object. A flat JSON object describing what the
 // run ran on (controller chart and version, replicas, placement) for the summary and the report:
 // keys like backend_replicas, values strings, numbers or booleans. Empty = {}.
-export function parseEnvironment(name, value) {
+function parseEnvironment(name, value) {
   const text = String(value).trim();
   const allowed = 'expected a JSON object of snake_case keys to strings, numbers or booleans, '
     + 'e.g. {"controller_version": "v1.2.3", "backend_replicas": 5}';
@@ -104,10 +103,10 @@ export function parseEnvironment(name, value) {
   return Object.freeze(parsed);
 }
 
-export const ROUTE_KINDS = ['httproute', 'ingress'];
+const ROUTE_KINDS = ['httproute', 'ingress'];
 
 // parseRouteKind('both') -> ['httproute', 'ingress']: the kinds a route experiment runs, in order.
-export function parseRouteKind(name, value) {
+function parseRouteKind(name, value) {
   const text = String(value).trim();
   if (text === 'both') return ROUTE_KINDS.slice();
   if (!ROUTE_KINDS.includes(text)) fail(name, value, 'expected httproute, ingress or both');
@@ -116,7 +115,7 @@ export function parseRouteKind(name, value) {
 
 // parseBackends('a:80,b:8080') -> [{name: 'a', port: 80}, {name: 'b', port: 8080}]: Services by name
 // and port number, the backendRefs of the routes a route experiment creates.
-export function parseBackends(name, value) {
+function parseBackends(name, value) {
   const text = String(value).trim();
   const allowed = 'expected comma-separated service:port pairs, e.g. bench-backend:80,bench-backend-headless:8080 '
     + '(Service names are lowercase letters, digits and -, ports 1-65535)';
@@ -130,7 +129,7 @@ export function parseBackends(name, value) {
 
 // A DNS-1123 label (RFC 1123), as Kubernetes checks a Gateway listener name (sectionName); empty
 // allowed (= unset).
-export function parseOptionalLabel(name, value) {
+function parseOptionalLabel(name, value) {
   const text = String(value).trim();
   if (text !== '' && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(text)) {
     fail(name, value, 'expected empty or a DNS label (lowercase letters, digits and -, at most 63)');
@@ -138,7 +137,7 @@ export function parseOptionalLabel(name, value) {
   return text;
 }
 
-export function parseDomain(name, value) {
+function parseDomain(name, value) {
   const text = String(value).trim();
   if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/.test(text) || text.length > 200) {
     fail(name, value, 'expected a lowercase DNS domain such as routes.bench.local (route hosts are h-<i>.<domain>)');
@@ -147,7 +146,7 @@ export function parseDomain(name, value) {
 }
 
 // parseLabelSelector('a=b,c=d') -> {a: 'b', c: 'd'} (equality selectors only).
-export function parseLabelSelector(name, value) {
+function parseLabelSelector(name, value) {
   const text = String(value).trim();
   const allowed = 'expected comma-separated key=value labels, e.g. app.kubernetes.io/component=backend';
   const labels = {};
@@ -160,7 +159,7 @@ export function parseLabelSelector(name, value) {
   return labels;
 }
 
-export function parseDnsName(name, value) {
+function parseDnsName(name, value) {
   const text = String(value).trim();
   if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(text)) {
     fail(name, value, 'expected a Kubernetes name (lowercase letters, digits, - and .)');
@@ -168,7 +167,7 @@ export function parseDnsName(name, value) {
   return text;
 }
 
-export function parseTestId(name, value) {
+function parseTestId(name, value) {
   const text = String(value).trim();
   if (!/^[A-Za-z0-9][-A-Za-z0-9_.]{0,62}$/.test(text)) {
     fail(name, value, 'expected 1-63 characters: letters, digits, -, _ and . (it becomes a metric tag)');
@@ -176,3 +175,22 @@ export function parseTestId(name, value) {
   return text;
 }
 
+module.exports = {
+  parseDuration,
+  parsePositiveInt,
+  parseCounts,
+  parseOneOf,
+  parseBool,
+  parseUrl,
+  parsePath,
+  parseChurnPattern,
+  parseEnvironment,
+  ROUTE_KINDS,
+  parseRouteKind,
+  parseBackends,
+  parseOptionalLabel,
+  parseDomain,
+  parseLabelSelector,
+  parseDnsName,
+  parseTestId,
+};

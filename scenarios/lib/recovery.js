@@ -17,7 +17,8 @@
 //
 // newRecoveryTracker(opts) declares the class when it is called: only the churn VU needs it
 // (convergence.js says why).
-export function newRecoveryTracker(opts) {
+'use strict';
+function newRecoveryTracker(opts) {
   class RecoveryTracker {
     constructor(opts) {
       const o = opts || {};
@@ -86,3 +87,7 @@ export function newRecoveryTracker(opts) {
 
   return new RecoveryTracker(opts);
 }
+
+module.exports = {
+  newRecoveryTracker,
+};

@@ -7,10 +7,11 @@
 // reachable costs each VU about 0.75 KB (scenarios/calibrate/README.md, "Memory per VU"). The lag
 // sampler is Go too (lag.js): a VU of the runner_lag scenario runs `load` like any other, and
 // bench.request takes a lag sample there instead of a request.
-import bench from 'k6/x/bench';
+'use strict';
+const bench = require('k6/x/bench');
 
 // k6 duration string for options ("1500ms").
-export function k6Duration(ms) {
+function k6Duration(ms) {
   return `${Math.round(ms)}ms`;
 }
 
@@ -19,7 +20,7 @@ export function k6Duration(ms) {
 // prepared in Go for hit(). host: the Host header (default BENCH_TARGET_HOST; none: the URL's).
 // keepalive false: a new connection for every request (ab without -k), whatever the server does:
 // the VU's transport stops reusing connections and sends `Connection: close` itself.
-export function target(cfg, baseUrl, path, keepalive, host) {
+function target(cfg, baseUrl, path, keepalive, host) {
   const hostHeader = host || cfg.targetHost || '';
   const headers = {};
   if (hostHeader) headers.Host = hostHeader;
@@ -36,7 +37,7 @@ export function target(cfg, baseUrl, path, keepalive, host) {
 // A VU of the runner_lag scenario (lag.js) runs the same exported `load` function: bench.request
 // samples the runner's lag there instead and returns null; scripts that pick the request by scenario
 // name (keepalive.js, paths.js) have none for that scenario, so t may be undefined there.
-export function hit(t) {
+function hit(t) {
   return bench.request(t === undefined ? null : t.prepared);
 }
 
@@ -44,17 +45,25 @@ export function hit(t) {
 // hit() and the churn's probes always do, for requests sent through k6's http module (setup's
 // target check, the route experiments' probes). Controllers that choose the certificate by server
 // name refuse a Service name (k6/x/bench servername.go).
-export function matchServerName() {
+function matchServerName() {
   bench.matchServerName();
 }
 
 // loadOnly(t): {load} for a load VU, hitting t. A closure keeps its whole enclosing scope alive, so
 // load() is made here, where the scope holds the request only: made in an experiment function, whose
 // setup() refers to cfg, it would keep each VU's parsed copy of the configuration (about 5 KB).
-export function loadOnly(t) {
+function loadOnly(t) {
   return {
     load() {
       hit(t);
     },
   };
 }
+
+module.exports = {
+  k6Duration,
+  target,
+  hit,
+  matchServerName,
+  loadOnly,
+};

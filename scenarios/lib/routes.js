@@ -5,44 +5,45 @@
 // the migration A/B never share a host) and carries the label ROUTE_LABEL=<run id>: teardown deletes
 // exactly this run's routes, the next run's setup those an earlier run left (a killed runner).
 // The permissions these calls need are stated once, in scenarios/contract.json runnerRole.
-import http from 'k6/http';
-import { sleep } from 'k6';
-import { connect } from './kube.js';
-import { matchServerName } from './request.js';
-import { routePropagation, routePreReady, routesCreated, routesUnconverged, routesServing } from './route-metrics.js';
+'use strict';
+const http = require('k6/http');
+const { sleep } = require('k6');
+const { connect } = require('./kube.js');
+const { matchServerName } = require('./request.js');
+const { routePropagation, routePreReady, routesCreated, routesUnconverged, routesServing } = require('./route-metrics.js');
 
-export const ROUTE_LABEL = 'bench/route-run';
+const ROUTE_LABEL = 'bench/route-run';
 // client-go limits each API client to 5 requests/s (burst 10) and xk6-kubernetes v0.9.0 cannot
 // change that: route-scale creates through this many clients in turn, about kubectl's 50/s.
-export const API_CLIENTS = 10;
+const API_CLIENTS = 10;
 // Probe cadence while a route is not serving yet: the resolution of the propagation times.
-export const PROBE_INTERVAL_MS = 20;
-export const PROBE_BATCH = 20; // at most this many probes per round (route-scale, route-change's setup)
+const PROBE_INTERVAL_MS = 20;
+const PROBE_BATCH = 20; // at most this many probes per round (route-scale, route-change's setup)
 const CONFLICT_RETRIES = 5;
 
 // Probe answers before a route's first 200, by bucket (bench_route_pre_ready{status}).
-export const PRE_READY_STATUSES = ['404', '503', 'other_4xx', 'other_5xx', '3xx', 'no_response', 'other'];
+const PRE_READY_STATUSES = ['404', '503', 'other_4xx', 'other_5xx', '3xx', 'no_response', 'other'];
 
 const KINDS = {
   httproute: { api: 'HTTPRoute.gateway.networking.k8s.io', apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', letter: 'h' },
   ingress: { api: 'Ingress.networking.k8s.io', apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', letter: 'i' },
 };
 
-export function routeName(kind, n) {
+function routeName(kind, n) {
   return `bench-route-${KINDS[kind].letter}-${n}`;
 }
 
-export function routeHost(cfg, kind, n) {
+function routeHost(cfg, kind, n) {
   return `${KINDS[kind].letter}-${n}.${cfg.routes.domain}`;
 }
 
 // runLabel(cfg): the run id as a label value (labels must end with a letter or digit).
-export function runLabel(cfg) {
+function runLabel(cfg) {
   return cfg.testid.replace(/[^A-Za-z0-9]+$/, '') || 'run';
 }
 
 // preReadyBucket(status): where a probe answer that is not the first 200 is counted; null for 200.
-export function preReadyBucket(status) {
+function preReadyBucket(status) {
   if (status === 200) return null;
   if (status === 404 || status === 503) return String(status);
   if (status === 0) return 'no_response';
@@ -55,7 +56,7 @@ export function preReadyBucket(status) {
 // buildRoute(cfg, kind, n, backend): the HTTPRoute or Ingress object of route n, all paths of its
 // host to backend {name, port}. Built completely before it is handed to xk6-kubernetes (kube.js:
 // nested objects are copied at assignment).
-export function buildRoute(cfg, kind, n, backend) {
+function buildRoute(cfg, kind, n, backend) {
   const metadata = { name: routeName(kind, n), namespace: cfg.namespace, labels: { [ROUTE_LABEL]: runLabel(cfg) } };
   if (kind === 'httproute') {
     const parentRef = { group: 'gateway.networking.k8s.io', kind: 'Gateway', name: cfg.gateway.name, namespace: cfg.gateway.namespace };
@@ -97,7 +98,7 @@ function setRouteBackend(obj, kind, backend) {
 
 // ApiPool: API_CLIENTS (or `size`) xk6-kubernetes clients used in turn. Create it inside the
 // iteration (or setup/teardown) that uses it: xk6-kubernetes v0.9.0 binds a client to that context.
-export class ApiPool {
+class ApiPool {
   constructor(cfg, size) {
     this.clients = [];
     for (let i = 0; i < (size || 1); i++) this.clients.push(connect(cfg));
@@ -117,7 +118,7 @@ function isStatus(err, code, word) {
 
 // createRoute -> true when created, false when this run's route of that name already exists (another
 // runner's setup of the same run made it).
-export function createRoute(k8s, cfg, kind, n, backend) {
+function createRoute(k8s, cfg, kind, n, backend) {
   try {
     k8s.create(buildRoute(cfg, kind, n, backend));
     return true;
@@ -131,7 +132,7 @@ export function createRoute(k8s, cfg, kind, n, backend) {
 }
 
 // repointRoute(k8s, cfg, kind, n, backend): get, set the backend, update; retries on 409.
-export function repointRoute(k8s, cfg, kind, n, backend) {
+function repointRoute(k8s, cfg, kind, n, backend) {
   for (let attempt = 1; ; attempt++) {
     const obj = k8s.get(KINDS[kind].api, routeName(kind, n), cfg.namespace);
     setRouteBackend(obj, kind, backend);
@@ -146,7 +147,7 @@ export function repointRoute(k8s, cfg, kind, n, backend) {
 }
 
 // listLabelled(k8s, cfg, kind) -> [{name, run}] of the routes of that kind carrying ROUTE_LABEL.
-export function listLabelled(k8s, cfg, kind) {
+function listLabelled(k8s, cfg, kind) {
   const out = [];
   for (const obj of k8s.list(KINDS[kind].api, cfg.namespace)) {
     const labels = (obj.metadata && obj.metadata.labels) || {};
@@ -157,7 +158,7 @@ export function listLabelled(k8s, cfg, kind) {
 
 // deleteRoutes(pool, cfg, kinds, which): deletes the labelled routes `which(run label)` selects;
 // returns how many. A route already gone is fine.
-export function deleteRoutes(pool, cfg, kinds, which) {
+function deleteRoutes(pool, cfg, kinds, which) {
   let deleted = 0;
   for (const kind of kinds) {
     for (const r of listLabelled(pool.take(), cfg, kind)) {
@@ -173,19 +174,19 @@ export function deleteRoutes(pool, cfg, kinds, which) {
   return deleted;
 }
 
-export function deleteOwnRoutes(pool, cfg, kinds) {
+function deleteOwnRoutes(pool, cfg, kinds) {
   const mine = runLabel(cfg);
   return deleteRoutes(pool, cfg, kinds, (run) => run === mine);
 }
 
 // deleteLeftRoutes: routes an earlier run left (its runner killed before teardown).
-export function deleteLeftRoutes(pool, cfg, kinds) {
+function deleteLeftRoutes(pool, cfg, kinds) {
   const mine = runLabel(cfg);
   return deleteRoutes(pool, cfg, kinds, (run) => run !== mine);
 }
 
 // describeRouteApiError: what the runner needs, for a failed route call.
-export function describeRouteApiError(cfg, what, err) {
+function describeRouteApiError(cfg, what, err) {
   return `${what} failed using ${cfg.apiSource}: ${err}. The route experiments need create, get, update, delete and list `
     + `on httproutes.gateway.networking.k8s.io (BENCH_ROUTE_KIND httproute; the Gateway API v1.4.0 `
     + `standard-channel CRDs or later installed) or ingresses.networking.k8s.io (ingress) in namespace ${cfg.namespace} `
@@ -197,13 +198,13 @@ export function describeRouteApiError(cfg, what, err) {
 // routeBaseUrl(cfg, kind): where a kind's routes are served: the Gateway's data plane
 // (BENCH_URL_GATEWAY) for HTTPRoutes, the ingress controller's (BENCH_URL_INGRESS) for Ingresses,
 // else BENCH_TARGET_URL.
-export function routeBaseUrl(cfg, kind) {
+function routeBaseUrl(cfg, kind) {
   const own = kind === 'httproute' ? cfg.pathUrls.gateway : cfg.pathUrls.ingress;
   return own || cfg.targetUrl;
 }
 
 // routeRequest(cfg, kind, n, path, extra): one request to route n (its host in the Host header).
-export function routeRequest(cfg, kind, n, path, extra) {
+function routeRequest(cfg, kind, n, path, extra) {
   return {
     url: routeBaseUrl(cfg, kind) + path,
     keepalive: cfg.keepalive,
@@ -223,7 +224,7 @@ function probeParams(cfg, kind, n) {
 // RouteWatch: routes created and not yet serving; probe() sends one round of probes and records,
 // per route, the ms from its create call to its first 200 (bench_route_propagation) and the
 // answers before it (bench_route_pre_ready{status}).
-export class RouteWatch {
+class RouteWatch {
   constructor(cfg, kind) {
     this.cfg = cfg;
     this.kind = kind;
@@ -300,7 +301,7 @@ export class RouteWatch {
 // propagate(cfg, kind, endAt): route-propagation. Creates routes 1..N one after another, each
 // BENCH_ROUTE_INTERVAL after the previous create (or once the previous one served, if later), and
 // times each from its create call to its first 200.
-export function propagate(cfg, kind, endAt) {
+function propagate(cfg, kind, endAt) {
   const k8s = connect(cfg);
   const watch = new RouteWatch(cfg, kind);
   for (let n = 1; n <= cfg.routes.count; n++) {
@@ -321,7 +322,7 @@ export function propagate(cfg, kind, endAt) {
 // scaleUp(cfg, kind, endAt, milestone): route-scale. Creates routes 1..N as fast as API_CLIENTS
 // clients allow, probing the ones not serving yet between chunks, then until every route served.
 // milestone(name, ms) receives applied, all_serving and after_last_apply.
-export function scaleUp(cfg, kind, endAt, milestone) {
+function scaleUp(cfg, kind, endAt, milestone) {
   const pool = new ApiPool(cfg, API_CLIENTS);
   const watch = new RouteWatch(cfg, kind);
   const tags = { kind };
@@ -349,7 +350,7 @@ export function scaleUp(cfg, kind, endAt, milestone) {
 
 // createAndWait(cfg, kinds, timeoutMs): route-change's setup: every route of every kind on the
 // first backend, then probes until all serve. Returns {served, count}.
-export function createAndWait(cfg, kinds) {
+function createAndWait(cfg, kinds) {
   const pool = new ApiPool(cfg, API_CLIENTS);
   let served = 0;
   for (const kind of kinds) {
@@ -368,7 +369,7 @@ export function createAndWait(cfg, kinds) {
 // changeRoutes(cfg, kind, endAt, changed): route-change. Every BENCH_ROUTE_INTERVAL the next route
 // (round robin) is repointed to the next Service of BENCH_ROUTE_BACKENDS while the load runs on all
 // of them; changed() is called after each update.
-export function changeRoutes(cfg, kind, endAt, changed) {
+function changeRoutes(cfg, kind, endAt, changed) {
   const k8s = connect(cfg);
   const backends = cfg.routes.backends;
   const generation = new Array(cfg.routes.count + 1).fill(0);
@@ -382,3 +383,31 @@ export function changeRoutes(cfg, kind, endAt, changed) {
     if (wait > 0) sleep(wait / 1000);
   }
 }
+
+module.exports = {
+  ROUTE_LABEL,
+  API_CLIENTS,
+  PROBE_INTERVAL_MS,
+  PROBE_BATCH,
+  PRE_READY_STATUSES,
+  routeName,
+  routeHost,
+  runLabel,
+  preReadyBucket,
+  buildRoute,
+  ApiPool,
+  createRoute,
+  repointRoute,
+  listLabelled,
+  deleteRoutes,
+  deleteOwnRoutes,
+  deleteLeftRoutes,
+  describeRouteApiError,
+  routeBaseUrl,
+  routeRequest,
+  RouteWatch,
+  propagate,
+  scaleUp,
+  createAndWait,
+  changeRoutes,
+};

@@ -4,7 +4,8 @@
 // message. The other VUs read VU 0's validated values from a SharedArray (held once per process)
 // instead of loading config.js: its parsers and regex literals cost each VU about 40 KB of memory
 // (scenarios/calibrate/README.md, "Memory per VU").
-import { SharedArray } from 'k6/data';
+'use strict';
+const { SharedArray } = require('k6/data');
 
 const config = __VU === 0 ? require('./config.js') : null;
 
@@ -14,7 +15,7 @@ const config = __VU === 0 ? require('./config.js') : null;
 // This VU's handle on the shared copy (k6 makes a SharedArray in the init stage only).
 let shared = null;
 
-export function runConfig(env, overrides, settings) {
+function runConfig(env, overrides, settings) {
   shared = new SharedArray('bench-run-config', () => {
     if (!config) throw new Error('bench: the configuration must be validated in VU 0 first');
     return [config.loadConfig(env, overrides, settings)];
@@ -25,6 +26,11 @@ export function runConfig(env, overrides, settings) {
 // runConfigAgain(): what runConfig() returned, read again from the shared copy at run time. For
 // code that runs in one VU only (the churn VU): a closure that kept runConfig()'s result would keep
 // every VU's parsed copy alive (about 13 KB a VU, scenarios/calibrate/README.md, "Memory per VU").
-export function runConfigAgain() {
+function runConfigAgain() {
   return shared[0];
 }
+
+module.exports = {
+  runConfig,
+  runConfigAgain,
+};

@@ -3,13 +3,14 @@
 // beside its measurements, and `make results` reads them from there (benchreport/results.py):
 // nothing to re-read from the chart values or the TestRun, nothing to paste. Only VU 0 loads this
 // module (a metric object costs every VU that loads it memory).
-import { Gauge } from 'k6/metrics';
-import { runnerShare } from './segment.js';
+'use strict';
+const { Gauge } = require('k6/metrics');
+const { runnerShare } = require('./segment.js');
 
-export const runInfo = new Gauge('bench_run_info');
+const runInfo = new Gauge('bench_run_info');
 
 // recordRunInfo(cfg, targetUrl): the settings as tags (strings; an unset one is left out).
-export function recordRunInfo(cfg, targetUrl) {
+function recordRunInfo(cfg, targetUrl) {
   const tags = {
     rate: cfg.rate, duration_s: cfg.durationMs / 1000, warmup_s: cfg.warmupMs / 1000, connections: cfg.connections,
     timeout_s: cfg.timeoutMs / 1000, keepalive: cfg.keepalive, target_url: targetUrl, path: cfg.path,
@@ -21,3 +22,8 @@ export function recordRunInfo(cfg, targetUrl) {
   }
   runInfo.add(1, tags);
 }
+
+module.exports = {
+  runInfo,
+  recordRunInfo,
+};

@@ -1,9 +1,10 @@
 // runnerShare(): this runner's share of the test's load (k6-operator parallelism runs each runner
 // on an execution segment, e.g. "1/3:2/3"); 1 when the test is not split. Used by the summary
 // writer (the runner's own share of the rate) and run-info.js (how many runners share the run).
-import exec from 'k6/execution';
+'use strict';
+const exec = require('k6/execution');
 
-export function runnerShare() {
+function runnerShare() {
   let segment = '';
   try {
     segment = String(exec.test.options.executionSegment || '');
@@ -16,3 +17,7 @@ export function runnerShare() {
   const share = frac(m[2]) - frac(m[1]);
   return share > 0 && share <= 1 ? share : 1;
 }
+
+module.exports = {
+  runnerShare,
+};

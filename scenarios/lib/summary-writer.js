@@ -10,21 +10,22 @@
 // selector} when the run deletes the controller's pods (controller-restart), dataplaneScale:
 // {namespace, deployment, levels, mode} when it scales the data plane (dataplane-scale), extend(data, summary):
 // optional hook for experiment-specific keys}.
-import exec from 'k6/execution';
-import bench from 'k6/x/bench';
-import { ERROR_CAUSES, ERROR_CLASSES } from './errors.js';
-import { MAX_STEPS } from './dataplane.js';
-import {
+'use strict';
+const exec = require('k6/execution');
+const bench = require('k6/x/bench');
+const { ERROR_CAUSES, ERROR_CLASSES } = require('./errors.js');
+const { MAX_STEPS } = require('./dataplane.js');
+const {
   LAG_LIMIT_MS, LAG_LIMIT_P99_MS, lagCpuBound, runtimeVerdict, SCHED_LIMIT_P99_MS, GC_CPU_LIMIT, THROTTLED_LIMIT,
   throttleVerdict,
-} from './lag.js';
-import './metrics.js';
-import { runnerShare } from './segment.js';
-import { WARMUP } from './load.js';
-import './churn-metrics.js';
-import { RATE_HELD_SHARE, rateHeld } from './verdicts.js';
+} = require('./lag.js');
+require('./metrics.js');
+const { runnerShare } = require('./segment.js');
+const { WARMUP } = require('./load.js');
+require('./churn-metrics.js');
+const { RATE_HELD_SHARE, rateHeld } = require('./verdicts.js');
 
-export const SCHEMA = 'bench.summary/v1';
+const SCHEMA = 'bench.summary/v1';
 const LOAD = 'role:load';
 const WARMUP_REQUESTS = `http_reqs{role:${WARMUP.role}}`;
 const WARMUP_DROPPED = `dropped_iterations{scenario:${WARMUP.scenario}}`;
@@ -37,7 +38,7 @@ function addThreshold(thresholds, key, expr) {
 
 // summaryThresholds(report, thresholds): adds the sub-metrics the summary reads (always-true
 // expressions: k6 computes a sub-metric only when a threshold names it). Returns thresholds.
-export function summaryThresholds(report, thresholds) {
+function summaryThresholds(report, thresholds) {
   const t = thresholds || {};
   const parts = (report.parts || []).concat(report.steps || []);
   const filters = [LOAD].concat(parts.map((p) => `scenario:${p.scenario}`));
@@ -89,7 +90,7 @@ function count(data, key) {
   return m ? m.values.count : 0;
 }
 
-export function latencyFrom(values) {
+function latencyFrom(values) {
   const out = { min: null, avg: null, max: null };
   for (const [name] of PERCENTILES) out[name] = null;
   if (!values || !values.count) return out;
@@ -100,14 +101,14 @@ export function latencyFrom(values) {
   return out;
 }
 
-export function errorsFor(data, filter) {
+function errorsFor(data, filter) {
   const out = {};
   for (const cls of ERROR_CLASSES) out[cls] = count(data, `bench_errors{${filter},class:${cls}}`);
   return out;
 }
 
 // errorCausesFor(data, filter): {class: {cause: count}} (errors.js ERROR_CAUSES).
-export function errorCausesFor(data, filter) {
+function errorCausesFor(data, filter) {
   const out = {};
   for (const cls of ERROR_CLASSES) {
     out[cls] = {};
@@ -127,7 +128,7 @@ function droppedFor(data, filter) {
 
 // requestsFor(data, filter, rateTarget, durationMs): rate_target is this runner's share of
 // rateTarget (runnerShare): with several runners each holds its own part of the run's rate.
-export function requestsFor(data, filter, rateTarget, durationMs) {
+function requestsFor(data, filter, rateTarget, durationMs) {
   const total = count(data, `http_reqs{${filter}}`);
   return {
     total,
@@ -215,7 +216,7 @@ function dataplaneScaleFor(data, d, errors) {
 // - its cgroup's CPU accounting (k6/x/bench cpuThrottling: the CFS quota periods in which the kernel
 //   stopped it): cpu_throttled when above the limit, null when the cgroup could not be read
 //   (lag.js throttleVerdict).
-export function runnerFor(data, runtime, throttling) {
+function runnerFor(data, runtime, throttling) {
   const m = data.metrics.bench_runner_lag;
   const v = m ? m.values : null;
   const lag = { count: 0, p50: null, p95: null, p99: null, max: null };
@@ -266,7 +267,7 @@ function cgroupCpuFor(t) {
 
 // buildSummary(data, report, runTags): the bench.summary/v1 object. runTags are the test-wide tags
 // (exec.test.options.tags: --tag testid=..., --tag controller=...).
-export function buildSummary(data, report, runTags) {
+function buildSummary(data, report, runTags) {
   const cfg = report.cfg;
   const tags = runTags || {};
   const durationMs = report.durationMs;
@@ -345,7 +346,7 @@ function pad(text, width) {
 }
 
 // table(header, rows): right-aligned columns, the first column left-aligned.
-export function table(header, rows) {
+function table(header, rows) {
   const all = [header].concat(rows).map((r) => r.map((c) => String(c)));
   const widths = header.map((_, i) => Math.max.apply(null, all.map((r) => r[i].length)));
   return all.map((r) => r.map((c, i) => (i === 0 ? c + ' '.repeat(widths[0] - c.length) : pad(c, widths[i] + 2))).join(''))
@@ -374,14 +375,14 @@ const ERROR_HEADER = ['Errors', 'connection', 'timeout', 'read', '5xx', '4xx', '
 // droppedBecause(summary): why k6 dropped iterations: 'runner' when the runner's verdict says it
 // was short of CPU or paused itself, 'target' when its VUs were all waiting on responses, null when
 // nothing was dropped.
-export function droppedBecause(s) {
+function droppedBecause(s) {
   if (!s.requests.dropped_iterations) return null;
   const rn = s.runner || {};
   return rn.cpu_bound || rn.runtime_bound || rn.cpu_throttled ? 'runner' : 'target';
 }
 
 // warnings(summary): what makes the numbers less than they seem, said loudly.
-export function warnings(s) {
+function warnings(s) {
   const out = [];
   const r = s.requests;
   const rn = s.runner;
@@ -438,7 +439,7 @@ export function warnings(s) {
   return out;
 }
 
-export function formatText(s) {
+function formatText(s) {
   const st = s.settings;
   const lines = [];
   lines.push(`bench ${s.scenario}   testid ${s.testid}   controller ${s.controller || '-'}`);
@@ -565,7 +566,7 @@ function routesText(r) {
 }
 
 // summaryOutputs(summary): what handleSummary returns.
-export function summaryOutputs(s, dir) {
+function summaryOutputs(s, dir) {
   const json = JSON.stringify(s);
   const text = formatText(s);
   const base = dir.endsWith('/') ? dir : `${dir}/`;
@@ -578,7 +579,7 @@ export function summaryOutputs(s, dir) {
 }
 
 // makeHandleSummary(report): the entry script's handleSummary.
-export function makeHandleSummary(report) {
+function makeHandleSummary(report) {
   return function handleSummary(data) {
     let tags = {};
     try {
@@ -589,3 +590,20 @@ export function makeHandleSummary(report) {
     return summaryOutputs(buildSummary(data, report, tags), report.cfg.summaryDir);
   };
 }
+
+module.exports = {
+  SCHEMA,
+  summaryThresholds,
+  latencyFrom,
+  errorsFor,
+  errorCausesFor,
+  requestsFor,
+  runnerFor,
+  buildSummary,
+  table,
+  droppedBecause,
+  warnings,
+  formatText,
+  summaryOutputs,
+  makeHandleSummary,
+};

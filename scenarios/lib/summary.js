@@ -9,17 +9,18 @@
 // churnPattern (string or null), parts: [{name, scenario, rateTarget, durationMs}] for by_path,
 // steps: parts that get sub-metrics but no by_path entry (max-rps), extend(data, summary): optional
 // hook for experiment-specific keys}.
+'use strict';
 
 const writer = __VU === 0 ? require('./summary-writer.js') : null;
 
 // summaryThresholds(report, thresholds): adds the sub-metrics the summary reads (VU 0; options are
 // read from VU 0 only, so other VUs get thresholds unchanged).
-export function summaryThresholds(report, thresholds) {
+function summaryThresholds(report, thresholds) {
   return writer ? writer.summaryThresholds(report, thresholds) : thresholds;
 }
 
 // singleTargetReport: the report of an experiment with one target and one load scenario.
-export function singleTargetReport(scenario, cfg, extra) {
+function singleTargetReport(scenario, cfg, extra) {
   return Object.assign({
     scenario,
     cfg,
@@ -34,11 +35,20 @@ export function singleTargetReport(scenario, cfg, extra) {
 }
 
 // makeHandleSummary(report): the entry script's handleSummary (k6 calls it in VU 0).
-export function makeHandleSummary(report) {
+function makeHandleSummary(report) {
   return writer ? writer.makeHandleSummary(report) : undefined;
 }
 
 // Readers an experiment's report.extend(data, summary) hook uses (it runs in handleSummary, VU 0).
-export const requestsFor = (...args) => writer.requestsFor(...args);
-export const latencyFrom = (...args) => writer.latencyFrom(...args);
-export const errorsFor = (...args) => writer.errorsFor(...args);
+const requestsFor = (...args) => writer.requestsFor(...args);
+const latencyFrom = (...args) => writer.latencyFrom(...args);
+const errorsFor = (...args) => writer.errorsFor(...args);
+
+module.exports = {
+  summaryThresholds,
+  singleTargetReport,
+  makeHandleSummary,
+  requestsFor,
+  latencyFrom,
+  errorsFor,
+};

@@ -194,6 +194,8 @@ function configTests() {
   });
   check('config: tooling and non-BENCH variables are ignored', () => {
     eq(loadConfig({ BENCH_ROOT: '/x', BENCH_CACHE: '/y', BENCH_TOOLS: '/z', HOME: '/root' }).rate, 1000);
+    eq(loadConfig({ BENCH_TEST_SERIAL: '1', BENCH_TEST_PARTS: 'report', BENCH_E2E_KEEP_CLUSTER: '1' }).rate, 1000);
+    throwsWith(() => loadConfig({ BENCH_TESTS: '1' }), /unknown variable BENCH_TESTS/);
   });
   check('config: each default, set explicitly, is accepted and gives the config of an unset variable', () => {
     const unset = loadConfig({});
