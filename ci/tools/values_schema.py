@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Writes charts/bench/values.schema.json from charts/bench/values.yaml: each key's default and its
-comments are the one source of the values surface (`make schema`).
+"""Writes charts/bench/values.schema.json, and the list of keys in charts/bench/README.md ("Values
+reference"), from charts/bench/values.yaml: each key's default and its comments are the one source of
+the values surface (`make schema`).
 
-Usage: ci/tools/values_schema.py --write    rewrite values.schema.json
-       ci/tools/values_schema.py --check    exit 1 (printing the difference) when it is stale
+Usage: ci/tools/values_schema.py --write    rewrite values.schema.json and README.md's key list
+       ci/tools/values_schema.py --check    exit 1 (printing the differences) when either is stale
 The chart part's test_values_schema.py runs the same check.
 
 What a key's schema is made of (the syntax, for contributors, is also at the top of values.yaml):
@@ -26,6 +27,7 @@ its properties: the generator stops naming the line otherwise.
 import difflib
 import json
 import pathlib
+import re
 import sys
 
 import yaml
@@ -33,6 +35,8 @@ import yaml
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 VALUES = ROOT / "charts" / "bench" / "values.yaml"
 SCHEMA = ROOT / "charts" / "bench" / "values.schema.json"
+README = ROOT / "charts" / "bench" / "README.md"
+KEYS_BLOCK = re.compile(r"(<!-- BEGIN keys:[^\n]*-->\n)(.*?)(<!-- END keys -->)", re.S)
 COMMAND = "make schema"
 MARK = "@schema"
 GENERATED = ("Generated from values.yaml (its defaults, `# --` comments and `# @schema` annotations) by "
@@ -160,27 +164,85 @@ def generate(values_text):
     return json.dumps(Generator(values_text).root(), indent=2, ensure_ascii=False) + "\n"
 
 
-def drift(values_text, schema_text):
-    """'' when schema_text is what values_text generates; else a message naming the command and the first
-    differing lines."""
-    wanted = generate(values_text)
-    if wanted == schema_text:
+def key_path(name, schema):
+    """`name`, `name.child` or `name.{a, b.{c, d}}`: a key and the keys its schema describes below it."""
+    children = [key_path(child, sub) for child, sub in schema.get("properties", {}).items()]
+    if not children:
+        return name
+    return f"{name}.{children[0]}" if len(children) == 1 else f"{name}.{{{', '.join(children)}}}"
+
+
+def wrapped(items, head="-", width=110):
+    """A list item of comma-separated code spans, broken between spans (never inside one)."""
+    lines, line = [], head
+    for n, item in enumerate(items):
+        text = f" `{item}`" + ("," if n < len(items) - 1 else "")
+        if len(line) + len(text) > width and line != head:
+            lines.append(line)
+            line = " "
+        line += text
+    return "\n".join(lines + [line])
+
+
+def key_list(schema):
+    """README.md's list: a mapping with several keys per item (`backend`: its keys), runs of other keys
+    together, in values.yaml's order."""
+    items, run = [], []
+    for name, sub in schema["properties"].items():
+        children = sub.get("properties", {})
+        if len(children) > 1:
+            if run:
+                items.append(wrapped(run))
+                run = []
+            items.append(wrapped([key_path(child, s) for child, s in children.items()], f"- `{name}`:"))
+        else:
+            run.append(key_path(name, sub))
+    if run:
+        items.append(wrapped(run))
+    return "\n".join(items) + "\n"
+
+
+def readme(values_text, readme_text):
+    """README.md's text with its key list as values_text generates it."""
+    if not KEYS_BLOCK.search(readme_text):
+        raise AnnotationError("charts/bench/README.md: no `<!-- BEGIN keys: ... -->` ... `<!-- END keys -->` block")
+    keys = key_list(json.loads(generate(values_text)))
+    return KEYS_BLOCK.sub(lambda m: m.group(1) + keys + m.group(3), readme_text, count=1)
+
+
+def differences(name, committed, wanted):
+    diff = difflib.unified_diff(committed.splitlines(), wanted.splitlines(), f"{name} (committed)", f"{name} (generated)",
+                                lineterm="", n=1)
+    return list(diff)[:40]
+
+
+def drift(values_text, schema_text, readme_text=None):
+    """'' when schema_text (and readme_text's key list, when given) are what values_text generates; else
+    a message naming the command and the first differing lines."""
+    stale = [("values.schema.json", schema_text, generate(values_text))]
+    if readme_text is not None:
+        stale.append(("README.md", readme_text, readme(values_text, readme_text)))
+    stale = [(name, committed, wanted) for name, committed, wanted in stale if committed != wanted]
+    if not stale:
         return ""
-    diff = list(difflib.unified_diff(schema_text.splitlines(), wanted.splitlines(), "values.schema.json (committed)",
-                                     "values.schema.json (generated)", lineterm="", n=1))
-    return (f"charts/bench/values.schema.json differs from what charts/bench/values.yaml generates: run `{COMMAND}`\n"
-            + "\n".join(diff[:40]))
+    names = " and ".join(f"charts/bench/{name}" for name, _, _ in stale)
+    lines = [f"{names} differ{'s' if len(stale) == 1 else ''} from what charts/bench/values.yaml generates: run `{COMMAND}`"]
+    for name, committed, wanted in stale:
+        lines += differences(name, committed, wanted)
+    return "\n".join(lines)
 
 
 def main(argv):
     if argv not in (["--write"], ["--check"]):
-        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        print(__doc__.split("\n\n")[2], file=sys.stderr)
         return 2
+    values = VALUES.read_text()
     try:
         if argv == ["--write"]:
-            SCHEMA.write_text(generate(VALUES.read_text()))
+            SCHEMA.write_text(generate(values))
+            README.write_text(readme(values, README.read_text()))
             return 0
-        message = drift(VALUES.read_text(), SCHEMA.read_text())
+        message = drift(values, SCHEMA.read_text(), README.read_text())
     except AnnotationError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

@@ -1,7 +1,8 @@
-"""charts/bench/values.schema.json is generated from charts/bench/values.yaml (ci/tools/values_schema.py,
-`make schema`): the committed file is what values.yaml generates, and the check fails naming the command
-on an edited annotation, comment, default or schema; the generator's rules on a small file of its own;
-its refusals (an annotation it would otherwise ignore, a required name that is no key)."""
+"""charts/bench/values.schema.json and the key list of charts/bench/README.md ("Values reference") are
+generated from charts/bench/values.yaml (ci/tools/values_schema.py, `make schema`): the committed copies
+are what values.yaml generates, and the check fails naming the command on an edited annotation, comment,
+default, schema or list; the generator's rules on a small file of its own; its refusals (an annotation
+it would otherwise ignore, a required name that is no key)."""
 import json
 import shutil
 import subprocess
@@ -15,10 +16,11 @@ from conftest import CHART_SRC, ROOT
 
 VALUES = (CHART_SRC / "values.yaml").read_text()
 SCHEMA = (CHART_SRC / "values.schema.json").read_text()
+README = (CHART_SRC / "README.md").read_text()
 
 
 def test_committed_schema_is_what_values_yaml_generates():
-    message = values_schema.drift(VALUES, SCHEMA)
+    message = values_schema.drift(VALUES, SCHEMA, README)
     assert message == "", message
 
 
@@ -39,19 +41,32 @@ EDITS = {
 def test_check_fails_naming_the_command_on_an_edited_values_yaml(edit):
     old, new = EDITS[edit]
     assert VALUES.count(old) == 1, old
-    message = values_schema.drift(VALUES.replace(old, new), SCHEMA)
-    assert message.startswith("charts/bench/values.schema.json differs") and "run `make schema`" in message, message
+    message = values_schema.drift(VALUES.replace(old, new), SCHEMA, README)
+    assert message.startswith("charts/bench/values.schema.json") and "run `make schema`" in message, message
 
 
 def test_check_fails_on_a_hand_edited_schema():
     assert SCHEMA.count('"maximum": 1000\n') == 1
-    message = values_schema.drift(VALUES, SCHEMA.replace('"maximum": 1000\n', '"maximum": 2000\n'))
+    message = values_schema.drift(VALUES, SCHEMA.replace('"maximum": 1000\n', '"maximum": 2000\n'), README)
     assert "run `make schema`" in message and '"maximum": 2000' in message, message
+
+
+def test_check_fails_on_a_hand_edited_key_list():
+    assert README.count("`preStopSleepSeconds`, ") == 1
+    message = values_schema.drift(VALUES, SCHEMA, README.replace("`preStopSleepSeconds`, ", ""))
+    assert message.startswith("charts/bench/README.md differs") and "run `make schema`" in message, message
+
+
+def test_new_key_reaches_the_key_list():
+    message = values_schema.drift(VALUES.replace(*EDITS["new key"]), SCHEMA, README)
+    assert message.startswith("charts/bench/values.schema.json and charts/bench/README.md differ"), message
+    assert "`surge`" in message, message
 
 
 def test_the_command_line_check_and_write(tmp_path):
     """--check exits 1 naming `make schema` on a stale copy, --write regenerates it, --check passes."""
-    for name in ("ci/tools/values_schema.py", "charts/bench/values.yaml", "charts/bench/values.schema.json"):
+    for name in ("ci/tools/values_schema.py", "charts/bench/values.yaml", "charts/bench/values.schema.json",
+                 "charts/bench/README.md"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / name, tmp_path / name)
     values = tmp_path / "charts/bench/values.yaml"
