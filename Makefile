@@ -97,6 +97,6 @@ docs: ## Regenerate the docs' copies: README times (ci/README.md), versions (pin
 	python3 ci/tools/doc-figures.py --write
 
 # PyYAML from the project's pinned venv (requirements.txt), as the tests run the same generator.
-schema: ## Regenerate charts/bench/values.schema.json from values.yaml's annotations
+schema: ## Write charts/bench/values.schema.json and README's key list from values.yaml
 	. lib/common.sh && . lib/venv.sh && ensure_venv bench "$$BENCH_ROOT/requirements.txt" && \
 	  "$$VENV_PYTHON" ci/tools/values_schema.py --write
