@@ -107,6 +107,9 @@ def type_of(node):
 
 
 class Generator:
+    """One values.yaml text: the schema of its root and every key, and the annotation lines it used (an
+    annotation it did not use is an error, never silently dropped)."""
+
     def __init__(self, text):
         self.lines = text.splitlines()
         self.used = set()
@@ -136,8 +139,11 @@ class Generator:
             properties[name] = schema
         schema = {k: v for k, v in {**derived, **annotation}.items() if v is not None}
         if properties:
-            schema = {**{k: v for k, v in schema.items() if k != "additionalProperties"}, "properties": properties,
-                      **({"additionalProperties": schema["additionalProperties"]} if "additionalProperties" in schema else {})}
+            # the keys first, then what happens to any other key: the order a reader asks in
+            closed = schema.pop("additionalProperties", None)
+            schema["properties"] = properties
+            if closed is not None:
+                schema["additionalProperties"] = closed
         missing = [name for name in schema.get("required", []) if name not in properties]
         if missing:
             raise AnnotationError(f"{path}: required names {missing}, which are not among its keys")
