@@ -92,6 +92,11 @@ test-e2e: ## [root] End to end on the local cluster: chart, Traefik, TestRun wit
 test-report: ## [root] Report part: real and crafted summaries, rendered in headless Chromium
 	BENCH_TEST_PARTS=report bash ci/test/all.sh
 
-.PHONY: docs
+.PHONY: docs schema
 docs: ## Regenerate the docs' copies: README times (ci/README.md), versions (pin files)
 	python3 ci/tools/doc-figures.py --write
+
+# PyYAML from the project's pinned venv (requirements.txt), as the tests run the same generator.
+schema: ## Write charts/bench/values.schema.json and README's key list from values.yaml
+	. lib/common.sh && . lib/venv.sh && ensure_venv bench "$$BENCH_ROOT/requirements.txt" && \
+	  "$$VENV_PYTHON" ci/tools/values_schema.py --write
