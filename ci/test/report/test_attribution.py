@@ -1,5 +1,7 @@
-"""benchreport.attribution: errors cut at the scale events, from the error counters' samples."""
+"""benchreport.attribution: errors cut at the scale events, from the error counters' samples; the
+report's sentence on the share that followed an experiment's own event."""
 from benchreport.attribution import BASELINE, errors_by_event
+from benchreport.document import CONTROLLER_DELETION, _share_after
 from benchreport.prometheus import TimeSeries
 
 
@@ -28,3 +30,12 @@ def test_no_event_is_one_baseline_window():
 
 def test_no_error_counters_no_windows():
     assert errors_by_event(series({}, [(3, "scale", 1)])) == [] and errors_by_event(None) == []
+
+
+def test_the_report_says_which_share_of_the_errors_followed_the_experiments_event():
+    totals = {"connection": [(0, 0), (10, 1), (12, 4), (30, 4)]}
+    w = errors_by_event(series(totals, [(10, CONTROLLER_DELETION, 1), (20, "scale", 1)]))
+    [block] = _share_after("traefik [r1]", w, CONTROLLER_DELETION, "a controller pod deletion")
+    assert block.text == ("traefik [r1]: 3 of 4 errors (75 %) followed a controller pod deletion, counted until "
+                          "the next event (errors by event, under Over time)."), block.text
+    assert _share_after("r", errors_by_event(series({"read": [(0, 0), (9, 0)]}, [])), CONTROLLER_DELETION, "x") == []

@@ -379,21 +379,34 @@ def _controller_restart_blocks(runs, series):
         gate = c.get("gate") or {}
         rows.append([r.label, fmt(c.get("namespace")), fmt(c.get("selector")), fmt(c.get("pods_deleted")),
                      fmt(c.get("unrecovered")), fmt(rep.get("p50")), fmt(rep.get("max")), fmt(rec.get("p50")),
-                     fmt(rec.get("max")), fmt(c.get("requests_lost")),
-                     ", ".join(f"{cls} {n:g}" for cls, n in r.errors.items() if n) or "none",
-                     "passed" if gate.get("passed") else "FAILED"])
+                     fmt(rec.get("max")), fmt(c.get("requests_lost")), _by_class(r), _gate_cell(gate)])
     blocks.append(Block("table", headers=["run", "namespace", "pods", "deleted", "unrecovered", "replaced p50 (ms)",
                                           "replaced max (ms)", "recovered p50 (ms)", "recovered max (ms)",
                                           "requests lost", "by class", "zero-error gate"], rows=rows))
     for r in restarts:
-        windows = errors_by_event(series.get(r.testid))
-        total = sum(w["total"] for w in windows)
-        after = sum(w["total"] for w in windows if w["action"] == CONTROLLER_DELETION)
-        if total:
-            blocks.append(Block("p", f"{r.label}: {fmt(after)} of {fmt(total)} errors ({100 * after / total:.0f} %) "
-                                     f"followed a controller pod deletion, counted until the next event (errors by "
-                                     f"event, under Over time)."))
+        blocks += _share_after(r.label, errors_by_event(series.get(r.testid)), CONTROLLER_DELETION,
+                               "a controller pod deletion")
     return blocks
+
+
+def _by_class(run):
+    """The run's errors by class, e.g. 'connection 3, timeout 1', or 'none'."""
+    return ", ".join(f"{cls} {n:g}" for cls, n in run.errors.items() if n) or "none"
+
+
+def _gate_cell(gate):
+    return "passed" if gate.get("passed") else "FAILED"
+
+
+def _share_after(label, windows, action, what):
+    """[the sentence saying how many of the run's errors followed an event of `action`], or [] when
+    the run had no errors."""
+    total = sum(w["total"] for w in windows)
+    if not total:
+        return []
+    after = sum(w["total"] for w in windows if w["action"] == action)
+    return [Block("p", f"{label}: {fmt(after)} of {fmt(total)} errors ({100 * after / total:.0f} %) followed {what}, "
+                       f"counted until the next event (errors by event, under Over time).")]
 
 
 # the churn's action for a deleted controller pod (bench_scale_events{action})
@@ -421,8 +434,7 @@ def _dataplane_scale_blocks(runs, series):
         where = f"{d['namespace']}/{d['deployment']}" if d.get("deployment") else "n/a"
         rows.append([r.label, where, fmt(d.get("mode")), _levels(d.get("levels")), _levels(d.get("levels_reached")),
                      fmt(len(d.get("steps") or [])), fmt(d.get("unready")), fmt(ready.get("p50")), fmt(ready.get("max")),
-                     fmt(d.get("requests_lost")), ", ".join(f"{cls} {n:g}" for cls, n in r.errors.items() if n) or "none",
-                     "passed" if gate.get("passed") else "FAILED"])
+                     fmt(d.get("requests_lost")), _by_class(r), _gate_cell(gate)])
     blocks.append(Block("table", headers=["run", "Deployment", "mode", "levels", "levels reached", "steps", "not Ready",
                                           "Ready p50 (ms)", "Ready max (ms)", "requests lost", "by class",
                                           "zero-error gate"], rows=rows))
@@ -437,12 +449,7 @@ def _dataplane_scale_blocks(runs, series):
             step_rows.append([r.label, fmt(st["step"]), f"{fmt(st['from'])} -> {fmt(st['to'])}",
                               "not Ready" if st["ready_ms"] is None else fmt(st["ready_ms"]), fmt(st["probe_failures"]),
                               errors])
-        total = sum(w["total"] for w in windows)
-        if total:
-            n = sum(w["total"] for w in after)
-            shares.append(Block("p", f"{r.label}: {fmt(n)} of {fmt(total)} errors ({100 * n / total:.0f} %) followed a "
-                                     f"data-plane scale step, counted until the next event (errors by event, under Over "
-                                     f"time)."))
+        shares += _share_after(r.label, windows, DATAPLANE_SCALE, "a data-plane scale step")
     if step_rows:
         blocks.append(Block("table", headers=["run", "step", "replicas", "Ready after (ms)", "probes failed",
                                               "load errors after it"], rows=step_rows))
