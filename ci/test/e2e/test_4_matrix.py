@@ -283,23 +283,38 @@ def test_controller_restart_prometheus_has_its_series_errors_attributed_to_the_d
     lost requests to the deletion: none before it."""
     out, v = matrix
     testid = v["restart"].summary["testid"]
-    now = time.time()
-    # last_over_time: later runs (the rerun's three repeats, dpscale) put this run's last sample past
-    # Prometheus' 5 min lookback by the time this case asks
-    kills = kube.prom.query(f'sum(last_over_time(k6_bench_scale_events_total{{testid="{testid}", action="controller_podkill"}}[1h]))', now)
-    assert kills and float(kills[0]["value"][1]) == 1, kills
-    measures = kube.prom.query(f'count by (measure) (last_over_time(k6_bench_controller_recovery_seconds{{testid="{testid}"}}[1h]))', now)
+    assert _events(kube, testid, "controller_podkill") == 1
+    measures = kube.prom.query(f'count by (measure) (last_over_time(k6_bench_controller_recovery_seconds{{testid="{testid}"}}[1h]))', time.time())
     assert sorted(m["metric"]["measure"] for m in measures) == ["recovered", "replaced"], measures
-    report = json.loads((out / "report" / "report.json").read_text())
-    (row,) = [r for r in report["runs"] if r["testid"] == testid]
-    windows = row["errors_by_event"]
+    windows = _report_row(out, testid)["errors_by_event"]
     deletion = [w for w in windows if w["action"] == "controller_podkill"]
     assert windows[0]["total"] == 0 and len(deletion) == 1 and deletion[0]["total"] > 0, windows
-    # the run overview's Controller restart row has this run's data
-    start = json.loads((out / "restart" / "summary.json").read_text())["merge"]["first_sample_unix"]
+    _assert_overview_row_has_data(kube, out, "restart", testid, "@controller-restart")
+
+
+# The Prometheus queries of the experiments' cases read last_over_time: later runs (the rerun's
+# three repeats, dpscale) put a run's last sample past Prometheus' 5 min lookback by the time they ask.
+def _events(kube, testid, action):
+    """How many events of `action` the run put on its timeline (k6_bench_scale_events_total)."""
+    found = kube.prom.query(f'sum(last_over_time(k6_bench_scale_events_total{{testid="{testid}", action="{action}"}}[1h]))',
+                            time.time())
+    assert found, f"no k6_bench_scale_events_total{{action={action}}} of run {testid} in Prometheus"
+    return float(found[0]["value"][1])
+
+
+def _report_row(out, testid):
+    """The matrix report's row of the run (report.json)."""
+    report = json.loads((out / "report" / "report.json").read_text())
+    (row,) = [r for r in report["runs"] if r["testid"] == testid]
+    return row
+
+
+def _assert_overview_row_has_data(kube, out, variant, testid, row):
+    """The run overview dashboard's `row` (check.py's @name) has data of the run."""
+    start = json.loads((out / variant / "summary.json").read_text())["merge"]["first_sample_unix"]
     result = kube.run(["python3", ROOT / "ci" / "test" / "dashboards" / "check.py", "--quiet",
                        "--prometheus", kube.prom_url, "--testid", testid, "--start", str(int(start) - 30),
-                       "--end", "now", "--require-data", "@controller-restart"])
+                       "--end", "now", "--require-data", row])
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
 
 
@@ -311,8 +326,7 @@ def test_controller_restart_merged_from_prometheus_in_the_report_failing_its_gat
     m = v["restart"].summary["controller_restart"]
     assert (m["pods_deleted"], m["requests_lost"], m["replaced_ms"]["count"]) == (
         1, own["controller_restart"]["requests_lost"], 1), (m, own["controller_restart"])
-    report = json.loads((out / "report" / "report.json").read_text())
-    (row,) = [r for r in report["runs"] if r["testid"] == v["restart"].summary["testid"]]
+    row = _report_row(out, v["restart"].summary["testid"])
     assert row["verdict"] == "FAIL" and any(x.startswith("controller_restart.requests_lost = ") for x in row["reasons"]), row
     assert "## Controller restart" in (out / "report" / "report.md").read_text()
 
@@ -360,25 +374,17 @@ def test_dataplane_scale_prometheus_has_its_series_each_step_an_event(matrix, ku
     row has this run's data."""
     out, v = matrix
     testid = v["dpscale"].summary["testid"]
-    now = time.time()
-    steps = kube.prom.query(f'sum(last_over_time(k6_bench_scale_events_total{{testid="{testid}", action="dataplane_scale"}}[1h]))', now)
-    assert steps and float(steps[0]["value"][1]) == 2, steps
-    set_to = kube.prom.query(f'max by (step) (last_over_time(k6_bench_dataplane_step{{testid="{testid}"}}[1h]))', now)
+    assert _events(kube, testid, "dataplane_scale") == 2
+    set_to = kube.prom.query(f'max by (step) (last_over_time(k6_bench_dataplane_step{{testid="{testid}"}}[1h]))', time.time())
     assert sorted((s["metric"]["step"], float(s["value"][1])) for s in set_to) == [("1", 2.0), ("2", 1.0)], set_to
-    report = json.loads((out / "report" / "report.json").read_text())
-    (row,) = [r for r in report["runs"] if r["testid"] == testid]
-    windows = row["errors_by_event"]
+    windows = _report_row(out, testid)["errors_by_event"]
     if sum(v["dpscale"].summary["errors"].values()) == 0:
         # no error to attribute (Traefik went 1 -> 2 -> 1 without one on the e2e run of 7fb2936): the
         # report cuts nothing
         assert windows == [], windows
     else:
         assert windows[0]["total"] == 0 and [w["action"] for w in windows[1:]] == ["dataplane_scale"] * 2, windows
-    start = json.loads((out / "dpscale" / "summary.json").read_text())["merge"]["first_sample_unix"]
-    result = kube.run(["python3", ROOT / "ci" / "test" / "dashboards" / "check.py", "--quiet",
-                       "--prometheus", kube.prom_url, "--testid", testid, "--start", str(int(start) - 30),
-                       "--end", "now", "--require-data", "@dataplane-scale"])
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    _assert_overview_row_has_data(kube, out, "dpscale", testid, "@dataplane-scale")
 
 
 def test_dataplane_scale_merged_from_prometheus_in_the_report_with_its_verdict(matrix):
@@ -390,8 +396,7 @@ def test_dataplane_scale_merged_from_prometheus_in_the_report_with_its_verdict(m
     m, d = v["dpscale"].summary["dataplane_scale"], own["dataplane_scale"]
     assert [(st["from"], st["to"]) for st in m["steps"]] == [(1, 2), (2, 1)], m
     assert (m["requests_lost"], m["ready_ms"]["count"], m["unready"]) == (d["requests_lost"], 2, 0), (m, d)
-    report = json.loads((out / "report" / "report.json").read_text())
-    (row,) = [r for r in report["runs"] if r["testid"] == v["dpscale"].summary["testid"]]
+    row = _report_row(out, v["dpscale"].summary["testid"])
     gate_reason = any(x.startswith("dataplane_scale.requests_lost = ") for x in row["reasons"])
     assert gate_reason == (d["requests_lost"] > 0) and (row["verdict"] == "FAIL") == bool(row["reasons"]), row
     assert "## Data-plane scale" in (out / "report" / "report.md").read_text()
