@@ -26,7 +26,8 @@ def parse_duration(text, unit="s", bare=None):
         if text < 0:
             raise DurationError(_refusal(text, bare))
         return float(text)
-    text = text if isinstance(text, str) else ""
+    if not isinstance(text, str):
+        raise DurationError(_refusal(text, bare))
     if bare is not None and _BARE.fullmatch(text):
         return float(Fraction(text) * UNITS_US[bare] / UNITS_US[unit])
     total, end = Fraction(0), 0
