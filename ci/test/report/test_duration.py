@@ -22,7 +22,8 @@ ACCEPTED = [
     ("30s1m", "s", None, 90.0),        # any order, summed, as Go's time.ParseDuration
     ("0s", "s", None, 0.0),             # zero is a duration; a caller refuses it when it must
     ("100ms", "ms", None, 100.0),
-    ("0.1s", "ms", None, 100.0),        # exact: no 100.00000000000001
+    ("0.1s", "ms", None, 100.0),
+    ("1.1m", "s", None, 66.0),          # exact: in floats 66.00000000000001, not whole seconds for --step
     ("250us", "ms", None, 0.25),
     ("1.5ms", "ms", None, 1.5),
     ("100", "ms", "ms", 100.0),         # a budget's bare number: milliseconds
@@ -65,6 +66,7 @@ CALLERS = [
     ("--budget 250us", lambda: parse_budget("p99=250us").limit, 0.25),
     ("--step 1m30s", lambda: whole_seconds("1m30s", "--step"), 90),
     ("--step 1.5m", lambda: whole_seconds("1.5m", "--step"), 90),
+    ("--step 1.1m", lambda: whole_seconds("1.1m", "--step"), 66),
 ]
 
 
