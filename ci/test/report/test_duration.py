@@ -1,6 +1,9 @@
 """benchreport.duration, the one Python duration parser: what it accepts, in which unit, and what it
 refuses with which message. Its callers' own messages are checked where they are used (test_report's
 --duration and --budget cases, the dashboards part's check.py arguments)."""
+import pathlib
+import re
+
 import pytest
 
 from benchreport.duration import DurationError, parse_duration
@@ -93,3 +96,32 @@ def test_caller_refuses_with_its_own_message(name, call, error, message):
     with pytest.raises(error) as e:
         call()
     assert str(e.value) == message
+
+
+# ---- one parser: no other module of the product's Python reads duration units ----
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+# a unit alternation like (us|ms|s|m) or (ms|s|m|h), or a unit class like [smh]
+UNIT = r"(?:h|m|s|ms|us|ns|d)"
+UNIT_PATTERN = re.compile(rf"\((?:\?:)?{UNIT}(?:\|{UNIT})+\)|\[[smhd]{{3,4}}\]")
+# (module, pattern): the parser itself; parse_time's now-30m, a Grafana time with days, not a duration
+ALLOWED_UNIT_PATTERNS = [("dashboards/generator/benchdashboards/queries.py", "[smhd]"),
+                         ("dashboards/report/benchreport/duration.py", "(h|ms|us|m|s)")]
+
+
+def unit_patterns(files):
+    """(module, pattern) of every duration-unit pattern, once per module."""
+    return sorted({(p, m.group(0)) for p, text in files.items() for m in UNIT_PATTERN.finditer(text)})
+
+
+def test_no_other_duration_parser():
+    files = {str(p.relative_to(ROOT)): p.read_text() for p in sorted(ROOT.glob("dashboards/**/*.py"))
+             + sorted(ROOT.glob("scenarios/calibrate/**/*.py"))}
+    assert unit_patterns(files) == ALLOWED_UNIT_PATTERNS
+
+
+@pytest.mark.parametrize("planted,pattern", [('re.fullmatch(r"(\\d+)(us|ms|s|m)?", text)', "(us|ms|s|m)"),
+                                             ('re.fullmatch(r"(\\d+)([smh])", t)', "[smh]"),
+                                             ('r"(?:(ms|s|m|h))+"', "(ms|s|m|h)")])
+def test_other_parser_check_fails_on_a_planted_one(planted, pattern):
+    assert unit_patterns({"planted.py": planted}) == [("planted.py", pattern)]
