@@ -464,7 +464,7 @@ def select_required(selectors_, reports):
 
 # ---------------------------------------------------------------------------------------------
 
-def main(argv=None):
+def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("paths", nargs="*", default=[str(DEFAULT_DASHBOARDS)],
                     help="dashboard files or folders (default: dashboards/)")
@@ -481,82 +481,115 @@ def main(argv=None):
                     + ") of panels that must return data (repeatable, comma-separated)")
     ap.add_argument("--report", help="write the per-panel report as JSON to this file")
     ap.add_argument("--quiet", action="store_true", help="print problems and the summary only")
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
 
+
+def read_dashboards(paths, known):
+    """[(file, dashboard)] of the files that parse, and the problems: unreadable files, a uid used
+    twice, and each dashboard's convention problems."""
+    dashboards, problems, uids = [], [], {}
+    for f in load_dashboards(paths):
+        try:
+            dash = json.loads(f.read_text())
+        except ValueError as e:
+            problems.append(f"{f.name}: not valid JSON: {e}")
+            continue
+        if not isinstance(dash, dict):
+            problems.append(f"{f.name}: top level must be a JSON object (a dashboard)")
+            continue
+        uid = dash.get("uid")
+        if uid in uids:
+            problems.append(f"{f.name}: uid {uid!r} already used by {uids[uid]}")
+        uids[uid] = f.name
+        dashboards.append((f, dash))
+        problems += convention_problems(f, dash, known)
+    return dashboards, problems
+
+
+def print_conventions(dashboards, problems):
+    n_queries = sum(len(queries_of(d)) for _, d in dashboards)
+    n_panels = sum(1 for _, d in dashboards for p, _ in walk_panels(d) if p.get("type") != "row")
+    for p in problems:
+        print(f"problem: {p}")
+    print(f"conventions: {len(dashboards)} dashboards, {n_panels} panels, {n_queries} queries, "
+          f"{len(problems)} problems")
+
+
+def query_window(args):
+    """(testids, start, end, step, rate_interval) of the live checks, or a UsageError naming the argument."""
+    if not args.testid:
+        raise UsageError("--prometheus needs --testid (the run whose data the panels should show)")
+    testids = [t for t in args.testid.split(",") if t]
+    for t in testids:
+        if not TESTID_RE.match(t):
+            raise UsageError(f"--testid {t!r} may contain only letters, digits and . _ : -")
+    now = datetime.datetime.now().timestamp()
+    start, end = parse_time(args.start, now), parse_time(args.end, now)
+    if end <= start:
+        raise UsageError(f"--start {args.start!r} must be before --end {args.end!r}")
+    step = parse_duration(args.step, "--step") if args.step else max(5, int((end - start) / 120))
+    rate_interval = parse_duration(args.rate_interval, "--rate-interval")
+    return testids, start, end, step, rate_interval
+
+
+def run_dashboards(dashboards, prom, window):
+    """Every panel's report and the query errors, over all dashboards."""
+    reports, syntax_errors = [], []
+    for f, dash in dashboards:
+        r, e = run_dashboard(f, dash, prom, *window)
+        reports += r
+        syntax_errors += e
+    return reports, syntax_errors
+
+
+def print_live(args, version, reports, syntax_errors, unmatched, missing):
+    for r in reports:
+        mark = "data" if r["data"] else "NO DATA"
+        req = " (required)" if r.get("required") else ""
+        if not args.quiet or (r.get("required") and not r["data"]):
+            print(f'{mark:8} {r["uid"]}/{r["title"]}{req}')
+    for e in syntax_errors:
+        print(f"query error: {e}")
+    for s in unmatched:
+        print(f"problem: --require-data {s!r} matches no panel")
+    for r in missing:
+        print(f'problem: required panel {r["uid"]}/{r["title"]} returned no data for testid {args.testid}')
+    with_data = sum(1 for r in reports if r["data"])
+    print(f"prometheus {version}: {sum(len(r['queries']) for r in reports)} queries run, "
+          f"{len(syntax_errors)} errors; {with_data}/{len(reports)} panels with data; "
+          f"required {sum(1 for r in reports if r.get('required'))}, missing data {len(missing)}")
+
+
+def check(args):
+    """The offline checks, then (with --prometheus) every query against the run: 0 when all pass."""
+    dashboards, problems = read_dashboards(args.paths, load_fixture(args.fixture))
+    print_conventions(dashboards, problems)
+
+    required_sel = [s for item in args.require_data for s in item.split(",") if s]
+    if not args.prometheus:
+        if required_sel:
+            raise UsageError("--require-data needs --prometheus")
+        return 1 if problems else 0
+    testids, start, end, step, rate_interval = query_window(args)
+
+    prom = Prometheus(args.prometheus)
+    version = prom.check_up()
+    reports, syntax_errors = run_dashboards(dashboards, prom, (testids, start, end, step, rate_interval))
+    unmatched = select_required(required_sel, reports)
+    missing = [r for r in reports if r.get("required") and not r["data"]]
+    print_live(args, version, reports, syntax_errors, unmatched, missing)
+    if args.report:
+        pathlib.Path(args.report).write_text(json.dumps(
+            {"prometheus": args.prometheus, "testid": args.testid, "start": start, "end": end,
+             "problems": problems, "query_errors": syntax_errors, "unmatched_selectors": unmatched,
+             "panels": reports}, indent=2) + "\n")
+    return 1 if (problems or syntax_errors or unmatched or missing) else 0
+
+
+def main(argv=None):
+    args = parse_args(argv)
     try:
-        known = load_fixture(args.fixture)
-        files = load_dashboards(args.paths)
-        dashboards, problems, uids = [], [], {}
-        for f in files:
-            try:
-                dash = json.loads(f.read_text())
-            except ValueError as e:
-                problems.append(f"{f.name}: not valid JSON: {e}")
-                continue
-            if not isinstance(dash, dict):
-                problems.append(f"{f.name}: top level must be a JSON object (a dashboard)")
-                continue
-            uid = dash.get("uid")
-            if uid in uids:
-                problems.append(f"{f.name}: uid {uid!r} already used by {uids[uid]}")
-            uids[uid] = f.name
-            dashboards.append((f, dash))
-            problems += convention_problems(f, dash, known)
-        n_queries = sum(len(queries_of(d)) for _, d in dashboards)
-        n_panels = sum(1 for _, d in dashboards for p, _ in walk_panels(d) if p.get("type") != "row")
-        for p in problems:
-            print(f"problem: {p}")
-        print(f"conventions: {len(dashboards)} dashboards, {n_panels} panels, {n_queries} queries, "
-              f"{len(problems)} problems")
-
-        required_sel = [s for item in args.require_data for s in item.split(",") if s]
-        if not args.prometheus:
-            if required_sel:
-                raise UsageError("--require-data needs --prometheus")
-            return 1 if problems else 0
-        if not args.testid:
-            raise UsageError("--prometheus needs --testid (the run whose data the panels should show)")
-        testids = [t for t in args.testid.split(",") if t]
-        for t in testids:
-            if not TESTID_RE.match(t):
-                raise UsageError(f"--testid {t!r} may contain only letters, digits and . _ : -")
-        now = datetime.datetime.now().timestamp()
-        start, end = parse_time(args.start, now), parse_time(args.end, now)
-        if end <= start:
-            raise UsageError(f"--start {args.start!r} must be before --end {args.end!r}")
-        step = parse_duration(args.step, "--step") if args.step else max(5, int((end - start) / 120))
-        rate_interval = parse_duration(args.rate_interval, "--rate-interval")
-
-        prom = Prometheus(args.prometheus)
-        version = prom.check_up()
-        reports, syntax_errors = [], []
-        for f, dash in dashboards:
-            r, e = run_dashboard(f, dash, prom, testids, start, end, step, rate_interval)
-            reports += r
-            syntax_errors += e
-        unmatched = select_required(required_sel, reports)
-        missing = [r for r in reports if r.get("required") and not r["data"]]
-        for r in reports:
-            mark = "data" if r["data"] else "NO DATA"
-            req = " (required)" if r.get("required") else ""
-            if not args.quiet or (r.get("required") and not r["data"]):
-                print(f'{mark:8} {r["uid"]}/{r["title"]}{req}')
-        for e in syntax_errors:
-            print(f"query error: {e}")
-        for s in unmatched:
-            print(f"problem: --require-data {s!r} matches no panel")
-        for r in missing:
-            print(f'problem: required panel {r["uid"]}/{r["title"]} returned no data for testid {args.testid}')
-        with_data = sum(1 for r in reports if r["data"])
-        print(f"prometheus {version}: {sum(len(r['queries']) for r in reports)} queries run, "
-              f"{len(syntax_errors)} errors; {with_data}/{len(reports)} panels with data; "
-              f"required {sum(1 for r in reports if r.get('required'))}, missing data {len(missing)}")
-        if args.report:
-            pathlib.Path(args.report).write_text(json.dumps(
-                {"prometheus": args.prometheus, "testid": args.testid, "start": start, "end": end,
-                 "problems": problems, "query_errors": syntax_errors, "unmatched_selectors": unmatched,
-                 "panels": reports}, indent=2) + "\n")
-        return 1 if (problems or syntax_errors or unmatched or missing) else 0
+        return check(args)
     except UsageError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -5,6 +5,7 @@ this module, so a picture shows exactly what the checks ran."""
 import datetime
 import re
 
+from benchreport.duration import DurationError, parse_duration as parse_duration_in  # the one parser
 from benchreport.prometheus import Prometheus as PrometheusClient, PrometheusError  # the one client
 
 TESTID_RE = re.compile(r"^[A-Za-z0-9_.:-]+$")
@@ -45,10 +46,14 @@ def parse_time(text, now):
 
 
 def parse_duration(text, what):
-    m = re.fullmatch(r"(\d+)([smh])", text)
-    if not m:
+    """Whole seconds, as the PromQL range and the query step take them ('{n}s'): '15s', '1m30s', '2h'."""
+    try:
+        seconds = parse_duration_in(text, "s")
+    except DurationError:
+        seconds = None
+    if seconds is None or not seconds.is_integer():
         raise UsageError(f"{what} {text!r} must be a duration like 15s, 1m or 2h")
-    return int(m.group(1)) * {"s": 1, "m": 60, "h": 3600}[m.group(2)]
+    return int(seconds)
 
 
 class Prometheus:

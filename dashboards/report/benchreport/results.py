@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass, field
 
 from .cost import controller_cost
+from .duration import DurationError, parse_duration
 from .merge import MergeError, merge_run
 from .prometheus import DEFAULT_LOOKBACK_S, Prometheus, PrometheusError, selector
 from .provenance import collect as collect_provenance
@@ -30,7 +31,6 @@ from .summary import SCHEMA, SETTINGS_ORDER, prometheus_name
 RUN_ID = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")  # charts/bench values.schema.json
 RELEASE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,51}[a-z0-9])?$")  # a Helm release name: at most 53
 NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
-DURATION = re.compile(r"^(?:([0-9]+(?:\.[0-9]+)?)h)?(?:([0-9]+(?:\.[0-9]+)?)m(?!s))?(?:([0-9]+(?:\.[0-9]+)?)s)?(?:([0-9]+)ms)?$")
 
 
 class SettingsError(ValueError):
@@ -38,14 +38,11 @@ class SettingsError(ValueError):
 
 
 def parse_duration_s(text, where):
-    """'180s', '3m', '1m30s', '500ms' or a number of seconds -> seconds."""
-    if isinstance(text, (int, float)) and not isinstance(text, bool):
-        return float(text)
-    m = DURATION.match(str(text or ""))
-    if not text or not m or not any(m.groups()):
-        raise SettingsError(f"{where} {text!r} is not a duration; expected e.g. 180s, 3m, 1m30s")
-    h, mi, s, ms = (float(g) if g else 0.0 for g in m.groups())
-    return h * 3600 + mi * 60 + s + ms / 1000
+    """'180s', '3m', '1m30s', '500ms' or a number of seconds (as BENCH_DURATION takes it) -> seconds."""
+    try:
+        return parse_duration(text, "s", bare="s")
+    except DurationError:
+        raise SettingsError(f"{where} {text!r} is not a duration; expected e.g. 180s, 3m, 1m30s") from None
 
 
 def _read_json(flag, path, hint=""):

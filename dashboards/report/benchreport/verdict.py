@@ -4,6 +4,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from .duration import DurationError, parse_duration
 from .summary import CONVERGENCE_EVENTS, ERROR_CLASSES, PERCENTILES, RATE_HELD_SHARE
 
 # Used when no --budget is given: no error of any class and p99.99 under 100 ms (a clean run of the
@@ -17,7 +18,6 @@ COMPARABLE_SETTINGS = ["rate", "duration_s", "warmup_s", "path", "connections", 
 # What a summary without the key meant: one written before warm-ups existed had none.
 SETTING_WHEN_ABSENT = {"warmup_s": 0}
 
-_DURATION_UNITS_MS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0}
 LATENCY_BUDGET_KEYS = PERCENTILES + ["avg", "max"]
 COUNT_BUDGET_KEYS = (["errors"] + [f"errors.{c}" for c in ERROR_CLASSES] + ["dropped_iterations"])
 CONVERGENCE_BUDGET_KEYS = [f"convergence.{e}" for e in CONVERGENCE_EVENTS]
@@ -60,13 +60,6 @@ class Budget:
         return count
 
 
-def _parse_duration_ms(text):
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)(us|ms|s|m)?", text)
-    if not m:
-        return None
-    return float(m.group(1)) * _DURATION_UNITS_MS[m.group(2) or "ms"]
-
-
 def parse_budget(arg):
     """'p99.99=100ms' -> Budget. Latency and convergence take a duration (bare number = ms);
     counts take a whole number, error counts also a percentage of the requests ('0.1%')."""
@@ -75,9 +68,11 @@ def parse_budget(arg):
     if not sep or key not in ALL_BUDGET_KEYS:
         raise BudgetError(f"--budget {arg!r}: unknown key {key!r}; allowed keys: {', '.join(ALL_BUDGET_KEYS)}")
     if key in LATENCY_BUDGET_KEYS or key in CONVERGENCE_BUDGET_KEYS:
-        ms = _parse_duration_ms(value)
-        if ms is None:
-            raise BudgetError(f"--budget {arg!r}: {value!r} is not a duration; expected e.g. 100ms, 0.5s, 250us or 100 (ms)")
+        try:
+            ms = parse_duration(value, "ms", bare="ms")
+        except DurationError:
+            raise BudgetError(f"--budget {arg!r}: {value!r} is not a duration; expected e.g. 100ms, 0.5s, 250us "
+                              "or 100 (ms)") from None
         return Budget(key, ms, text=arg)
     if key.startswith("errors") and value.endswith("%"):
         m = re.fullmatch(r"(\d+(?:\.\d+)?)%", value)

@@ -36,16 +36,21 @@ def within_bucket(estimate, true_value):
     return lo <= estimate <= hi
 
 
-def main(merged_path, prom_url, runner_paths):
+def load(merged_path, runner_paths):
+    """The merged summary and {instance_id: runner summary}, the id from the runner-N folder name."""
     merged = json.load(open(merged_path))
     runners = {}
     for path in runner_paths:
         m = re.search(r"runner-([0-9]+)", path)
         runners[m.group(1)] = json.load(open(path))
+    return merged, runners
+
+
+def check_requests(merged, runners, prom_url):
+    """The merged request count against the runners' own counts, Prometheus' and the histogram's."""
     own_total = sum(r["requests"]["total"] for r in runners.values())
     total = merged["requests"]["total"]
     testid = merged["testid"]
-
     check("schema bench.summary/v1, the run id", merged["schema"] == "bench.summary/v1"
           and all(r["testid"] == testid for r in runners.values()))
     check("merged requests = sum of the runners' own counts (within 1%)",
@@ -65,6 +70,10 @@ def main(merged_path, prom_url, runner_paths):
     hist_count = merged["merge"]["latency_histogram_count"]
     check("merged latency histogram counts every request (within 1%)",
           abs(hist_count - total) <= 0.01 * total, f"{hist_count} vs {total}")
+
+
+def check_errors(merged, runners):
+    """Error classes and their causes: the sums over the runners."""
     for cls in ERRORS:
         want = sum(r["errors"][cls] for r in runners.values())
         check(f"errors.{cls} = sum over runners", merged["errors"][cls] == want, f"{merged['errors'][cls]} vs {want}")
@@ -77,9 +86,14 @@ def main(merged_path, prom_url, runner_paths):
         check(f"error_causes.{cls} = sum over runners", got == want, f"{got} vs {want}")
         check(f"error_causes.{cls} adds up to errors.{cls}", sum(merged["error_causes"].get(cls, {}).values())
               == merged["errors"][cls], f"{merged['error_causes'].get(cls)} vs {merged['errors'][cls]}")
+
+
+def check_rate(merged, runners):
+    """Dropped iterations summed; the achieved rate from the merged count, near the target unless dropped."""
     dropped = sum(r["requests"]["dropped_iterations"] for r in runners.values())
     check("dropped iterations = sum over runners", merged["requests"]["dropped_iterations"] == dropped,
           f"{merged['requests']['dropped_iterations']} vs {dropped}")
+    total = merged["requests"]["total"]
     rate, duration = merged["requests"]["rate_target"], merged["settings"]["duration_s"]
     check("achieved rate = merged requests / duration", merged["requests"]["rate_achieved"] == round(total / duration, 1))
     if dropped == 0:
@@ -89,6 +103,9 @@ def main(merged_path, prom_url, runner_paths):
     else:
         print(f"SKIPPED: achieved-rate check: the runners dropped {dropped} iterations on the busy machine")
 
+
+def check_latency(merged, runners):
+    """Schema-3 buckets; each merged percentile within the runners' range, widened by one bucket."""
     ratio = merged["merge"]["histogram_bucket_ratio"]
     check("native histogram schema 3: bucket bounds 2^(1/8) apart", ratio is not None and abs(ratio - SCHEMA3_RATIO) < 1e-4,
           f"ratio {ratio}")
@@ -99,6 +116,9 @@ def main(merged_path, prom_url, runner_paths):
         check(f"merged {p} within the runners' {p} range, widened by one bucket", got is not None and lo <= got <= hi,
               f"{got} in [{lo:.3f}, {hi:.3f}]")
 
+
+def check_runner_entries(merged, runners):
+    """One entry per runner with its own figures, and the merged lag verdict."""
     by_id = {r["instance_id"]: r for r in merged["runners"]}
     check("one entry per runner, by instance_id", sorted(by_id) == sorted(runners), f"{sorted(by_id)}")
     for iid, own in sorted(runners.items()):
@@ -118,6 +138,15 @@ def main(merged_path, prom_url, runner_paths):
             check(f"runner {iid}: its Go runtime's figures and verdict", m["sched_p99_ms"] is not None
                   and isinstance(m["runtime_bound"], bool), f"sched p99 {m['sched_p99_ms']} (own {own_sched})")
     check("merged lag verdict: CPU-bound if any runner is", merged["runner"]["cpu_bound"] == any(r["cpu_bound"] for r in merged["runners"]))
+
+
+def main(merged_path, prom_url, runner_paths):
+    merged, runners = load(merged_path, runner_paths)
+    check_requests(merged, runners, prom_url)
+    check_errors(merged, runners)
+    check_rate(merged, runners)
+    check_latency(merged, runners)
+    check_runner_entries(merged, runners)
     print(f"check_merge: {checklog.failures} failed")
     return 1 if checklog.failures else 0
 
