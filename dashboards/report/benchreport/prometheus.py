@@ -174,7 +174,9 @@ class Prometheus:
             res = rng(f"max(k6_bench_replicas_{name}{sel})")
             if res:
                 ts.replicas[name] = points(res[0]["values"])
-        for r in rng(f"sum by (action) (k6_bench_scale_events_total{sel})"):
+        # A mark counts every event since the sample before it (two events in one step make one mark
+        # of 2); one step past the end, as the error totals, so an event in the last step is kept.
+        for r in self.query_range(f"sum by (action) (k6_bench_scale_events_total{sel})", start, end + step, step):
             action = r["metric"].get("action", "unknown")
             previous = 0.0
             for t, v in points(r["values"]):

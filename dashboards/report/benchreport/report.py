@@ -82,7 +82,8 @@ def write_report(args):
         "runs": [{"label": r.label, "testid": r.testid, "path": r.path_name, "source": r.source,
                   "verdict": verdicts[r.label].status, "reasons": verdicts[r.label].reasons,
                   "timeseries": bool(series.get(r.testid) and series[r.testid].request_rate),
-                  "scale_events_seen": len(series[r.testid].scale_events) if r.testid in series else None,
+                  "scale_events_seen": (sum(n for _, _, n in series[r.testid].scale_events)
+                                        if r.testid in series else None),
                   "errors_by_event": errors_by_event(series.get(r.testid))}
                  for r in runs],
         "series": summarize_repeats(runs),
