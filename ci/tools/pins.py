@@ -251,6 +251,7 @@ CHECKED = {
     "scenarios/runner/xk6-bench/go.mod": "test_pins.py: its go.k6.io/k6 requirement is K6_VERSION",
     "ci/licences.tsv": "test_licences.py: each row's version is the one the scripts install",
     "requirements.txt": "pip's own pin file (PyYAML, as PYYAML_VERSION; test_pins.py)",
+    "ci/tools/requirements-chart.txt": "pip's own pin file (kubernetes-validate, yamllint, PyYAML; test_pins.py)",
 }
 # The pin tooling itself: its examples, patterns and planted copies are not copies of the pins.
 TOOLING = {"ci/tools/pins.py", "ci/tools/doc-figures.py"}

@@ -1,4 +1,4 @@
-"""The real dynamic benchmark (ci/e2e/run.sh): the TestRun, the runner, the churn the API server saw,
+"""The real dynamic benchmark (the e2e harness, ci/e2e/e2eharness/demo.py): the TestRun, the runner, the churn the API server saw,
 the summary, Traefik, Prometheus, the report and the dashboards of this one run."""
 import json
 import re

@@ -1,4 +1,4 @@
-"""The matrix runner (dashboards/report/matrix.sh, through ci/e2e/matrix.sh: the local cluster's
+"""The matrix runner (dashboards/report/matrix.sh, through ci/e2e/matrix: the local cluster's
 installer and Prometheus) and several runners: one matrix of eight runs
 through helm upgrades of this release, each merged from Prometheus (benchreport results, every
 runner), compared in one report. Run once by the first case here:
@@ -15,6 +15,7 @@ runner), compared in one report. Run once by the first case here:
 """
 import json
 import shutil
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,11 +53,11 @@ class Variant:
 def matrix(kube, main_run):
     out = kube.work / "runs" / f"{main_run.testid}-matrix"
     shutil.rmtree(out, ignore_errors=True)
-    result = kube.run(["bash", ROOT / "ci" / "e2e" / "matrix.sh", "--out", out,
+    result = kube.run([ROOT / "ci" / "e2e" / "matrix", "--out", out,
                        "--prometheus", kube.prom_url, "--cooldown", "3", "--timeout", "600",
                        *(f"{name}:{spec}" for name, spec in VARIANTS.items())])
     Path(f"{out}.log").write_text(result.stdout + result.stderr)
-    assert result.returncode == 0, f"matrix.sh exited {result.returncode}:\n{result.stderr[-3000:]}"
+    assert result.returncode == 0, f"ci/e2e/matrix exited {result.returncode}:\n{result.stderr[-3000:]}"
     variants = {}
     for name in VARIANTS:
         runners = summaries_from_prefixed_log((out / name / "runners.log").read_text(errors="replace"))
@@ -224,7 +225,7 @@ def test_rerun_from_a_summary_repeats_the_run(kube, matrix):
     result = kube.run(["bash", ROOT / "dashboards" / "report" / "rerun.sh", "--summary",
                        out / "clusterip" / "summary.json", "--out", again, "--prometheus", kube.prom_url,
                        "--cooldown", "0", "--timeout", "600", "--repeats", "3",
-                       "--matrix", ROOT / "ci" / "e2e" / "matrix.sh"])
+                       "--matrix", ROOT / "ci" / "e2e" / "matrix"])
     Path(f"{again}.log").write_text(result.stdout + result.stderr)
     assert result.returncode == 0, f"rerun.sh exited {result.returncode}:\n{result.stderr[-3000:]}"
     repeats = [json.loads((again / "rerun" / f"r{r}" / "summary.json").read_text()) for r in (1, 2, 3)]
@@ -258,7 +259,7 @@ def test_controller_restart_the_traefik_pod_deleted_once_under_load_summary_vali
     assert 0 < c["replaced_ms"]["max"] < 60000 and c["recovered_ms"]["max"] < 60000, c
     path = out / "restart" / "runner-summary.json"
     path.write_text(json.dumps(own))
-    r = run([kube.info["report_python"], ROOT / "ci" / "test" / "contract.py", "valid", path])
+    r = run([sys.executable, ROOT / "ci" / "test" / "contract.py", "valid", path])
     assert r.returncode == 0, r.stdout + r.stderr
     ready = kube.kubectl_json("-n", "bench-traefik", "get", "deployment", "traefik")["status"].get("readyReplicas")
     assert ready == 1, ready
@@ -346,7 +347,7 @@ def test_dataplane_scale_traefik_scaled_1_2_1_each_step_ready_put_back_summary_v
     assert (d["levels_reached"], d["unready"], own["scale_events"]) == ([2, 1], 0, 2), d
     path = out / "dpscale" / "runner-summary.json"
     path.write_text(json.dumps(own))
-    r = run([kube.info["report_python"], ROOT / "ci" / "test" / "contract.py", "valid", path])
+    r = run([sys.executable, ROOT / "ci" / "test" / "contract.py", "valid", path])
     assert r.returncode == 0, r.stdout + r.stderr
     traefik = kube.kubectl_json("-n", "bench-traefik", "get", "deployment", "traefik")
     assert (traefik["spec"]["replicas"], traefik["status"].get("readyReplicas")) == (1, 1), traefik["status"]
