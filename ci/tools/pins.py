@@ -223,7 +223,7 @@ _FILE_COMPILED = {path: [(key, re.compile(p, re.M)) for key, p in found] for pat
 # Files that keep the versions they were made with: what a past run recorded, or a source that was
 # read at a tag. Never rewritten, never a stray literal. path -> why.
 RECORDED = {
-    "ci/test/dashboards/fixtures/metrics.json": "the metric names as read in those releases' sources",
+    "ci/tools/dashboards/fixtures/metrics.json": "the metric names as read in those releases' sources",
     "ci/test/report/testdata/controller-restart.json": "a summary a real run wrote (its provenance)",
     "ci/test/report/testdata/dataplane-scale.json": "controller-restart.json's recorded run, its section rewritten by hand",
     "ci/test/report/test_provenance.py": "provenance objects as a real cluster returned them",

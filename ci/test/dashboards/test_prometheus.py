@@ -12,7 +12,7 @@ from conftest import (CHECK, HERE, ROOT, Run, assert_panel_has_data, assert_repo
                       wait_for_value)
 from harness import pythonpath
 
-K6_METRICS = json.loads((HERE / "fixtures/metrics.json").read_text())["sources"]["k6"]["metrics"]
+K6_METRICS = json.loads((ROOT / "ci/tools/dashboards/fixtures/metrics.json").read_text())["sources"]["k6"]["metrics"]
 EMIT_SELECTORS = ["@k6", "@routes", "@warmup", "@controller-restart", "@dataplane-scale"]
 EMIT_PANELS = required_panels(EMIT_SELECTORS)
 STATIC_SELECTORS = [

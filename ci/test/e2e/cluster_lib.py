@@ -30,7 +30,7 @@ class Cluster(Kube):
 
     def __init__(self, settings, prom_url):
         super().__init__(settings)
-        # PYTHONPATH: the checkout's packages for the checkers it starts (ci/test/dashboards/check.py)
+        # PYTHONPATH: the checkout's packages for the checkers it starts (ci/tools/dashboards/check.py)
         self.env = pythonpath.env(self.env)
         self.prom_url = prom_url
         self.prom = Prometheus(prom_url)
