@@ -313,7 +313,7 @@ def _report_row(out, testid):
 def _assert_overview_row_has_data(kube, out, variant, testid, row):
     """The run overview dashboard's `row` (check.py's @name) has data of the run."""
     start = json.loads((out / variant / "summary.json").read_text())["merge"]["first_sample_unix"]
-    result = kube.run(["python3", ROOT / "ci" / "test" / "dashboards" / "check.py", "--quiet",
+    result = kube.run(["python3", ROOT / "ci" / "tools" / "dashboards" / "check.py", "--quiet",
                        "--prometheus", kube.prom_url, "--testid", testid, "--start", str(int(start) - 30),
                        "--end", "now", "--require-data", row])
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
