@@ -11,6 +11,8 @@ first written, must name the image the container had). */}}
 {{- $root := .root }}
 {{- $up := .up }}
 {{- $c := $up.container }}
+{{- /* the annotation that rolls the workload, as scenarios/contract.json's summary schema fixes it */}}
+{{- $rolledAt := (fromJson ($root.Files.Get "scenarios/contract.json")).summarySchema.properties.controller_upgrade.properties.annotation.const }}
 {{- /* PodSpec's fields in Kubernetes 1.30 (the policy's minimum), containers aside; pod-level
 resources came with 1.32 */}}
 {{- $podFields := list "volumes" "initContainers" "ephemeralContainers" "restartPolicy" "terminationGracePeriodSeconds" "activeDeadlineSeconds" "dnsPolicy" "nodeSelector" "serviceAccountName" "serviceAccount" "automountServiceAccountToken" "nodeName" "hostNetwork" "hostPID" "hostIPC" "shareProcessNamespace" "securityContext" "imagePullSecrets" "hostname" "subdomain" "affinity" "schedulerName" "tolerations" "hostAliases" "priorityClassName" "priority" "dnsConfig" "readinessGates" "runtimeClassName" "enableServiceLinks" "preemptionPolicy" "overhead" "topologySpreadConstraints" "setHostnameAsFQDN" "os" "hostUsers" "schedulingGates" "resourceClaims" }}
@@ -46,7 +48,7 @@ validations:
     message: {{ printf "the load-test runner may update only %s %s itself (no scale or status subresource)" $up.kind .name | quote }}
   {{- if not $up.image }}
   - expression: "object.spec.template.spec == oldObject.spec.template.spec"
-    message: "the load-test runner may not change the controller's pod spec (image, serviceAccountName, command, volumes, ...): only the pod template's bench/restartedAt annotation (loadtest.controllerUpgrade.image is empty)"
+    message: {{ printf "the load-test runner may not change the controller's pod spec (image, serviceAccountName, command, volumes, ...): only the pod template's %s annotation (loadtest.controllerUpgrade.image is empty)" $rolledAt | quote }}
   {{- else }}
   - expression: >-
       variables.target.size() == 1 && variables.oldTarget.size() == 1
@@ -81,9 +83,9 @@ validations:
       && object.spec.template.metadata.labels == oldObject.spec.template.metadata.labels
     message: {{ printf "the load-test runner may not change the controller's %s spec beyond its pod template (not its selector, %s or template labels)" $up.kind (join ", " $rollout) | quote }}
   - expression: >-
-      variables.templateAnnotations.all(k, k == 'bench/restartedAt' || (k in variables.oldTemplateAnnotations && variables.oldTemplateAnnotations[k] == variables.templateAnnotations[k]))
-      && variables.oldTemplateAnnotations.all(k, k == 'bench/restartedAt' || k in variables.templateAnnotations)
-    message: "the load-test runner may change only the bench/restartedAt annotation of the controller's pod template"
+      variables.templateAnnotations.all(k, k == '{{ $rolledAt }}' || (k in variables.oldTemplateAnnotations && variables.oldTemplateAnnotations[k] == variables.templateAnnotations[k]))
+      && variables.oldTemplateAnnotations.all(k, k == '{{ $rolledAt }}' || k in variables.templateAnnotations)
+    message: {{ printf "the load-test runner may change only the %s annotation of the controller's pod template" $rolledAt | quote }}
   - expression: >-
       variables.annotations.all(k, k in variables.written || (k in variables.oldAnnotations && variables.oldAnnotations[k] == variables.annotations[k]))
       && variables.oldAnnotations.all(k, k in variables.written || k in variables.annotations)
