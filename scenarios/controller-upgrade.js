@@ -47,7 +47,7 @@ export const { options, setup, load, churn, teardown, handleSummary } = experime
         namespace: s.BENCH_UPGRADE_NAMESPACE || cfg.namespace,
         name: s.BENCH_UPGRADE_NAME,
         container: s.BENCH_UPGRADE_IMAGE ? s.BENCH_UPGRADE_CONTAINER : null,
-        image: s.BENCH_UPGRADE_IMAGE || null,
+        imageTo: s.BENCH_UPGRADE_IMAGE || null,
       },
     };
   },

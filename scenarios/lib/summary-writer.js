@@ -9,7 +9,7 @@
 // steps: parts that get sub-metrics but no by_path entry (max-rps), controllerRestart: {namespace,
 // selector} when the run deletes the controller's pods (controller-restart), dataplaneScale:
 // {namespace, deployment, levels, mode} when it scales the data plane (dataplane-scale), controllerUpgrade:
-// {kind, namespace, name, container, image} when it rolls the controller (controller-upgrade), extend(data, summary):
+// {kind, namespace, name, container, imageTo} when it rolls the controller (controller-upgrade), extend(data, summary):
 // optional hook for experiment-specific keys}.
 'use strict';
 const exec = require('k6/execution');
@@ -241,10 +241,10 @@ function controllerUpgradeFor(data, u, errors) {
     namespace: u.namespace,
     name: u.name,
     container: u.container,
-    image_from: u.image ? (setup.image_from || null) : null,
-    image_to: u.image,
+    image_from: u.imageTo ? (setup.image_from || null) : null,
+    image_to: u.imageTo,
     annotation: ROLLED_AT,
-    at_end: u.image ? 'image_restored' : 'left_rolled',
+    at_end: u.imageTo ? 'image_restored' : 'left_rolled',
     rollouts,
     incomplete: Math.max(0, rollouts - complete.count),
     rollout_ms: complete.count ? complete.max : null,

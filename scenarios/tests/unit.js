@@ -484,7 +484,7 @@ function summaryTests() {
     });
     data.setup_data = { controllerUpgrade: { image_from: 'traefik:v1' } };
     const s = buildSummary(data, fakeReport({ controllerUpgrade: { kind: 'Deployment', namespace: 'ctl', name: 'traefik',
-      container: 'traefik', image: 'traefik:v2' } }), {});
+      container: 'traefik', imageTo: 'traefik:v2' } }), {});
     const u = s.controller_upgrade;
     eq(u.steps, [{ step: 1, old_terminating_ms: 1450, new_ready_ms: 1200 }, { step: 2, old_terminating_ms: null, new_ready_ms: 2600 }]);
     eq([u.image_from, u.image_to, u.annotation, u.at_end, u.rollouts, u.incomplete, u.rollout_ms, u.pods_terminating,
@@ -495,7 +495,7 @@ function summaryTests() {
       || !/\n2 +- +2600\n/.test(text) || !/complete after 3100 ms/.test(text)) throw new Error(text);
     if (!warnings(s).some((w) => /controller-upgrade FAILED: 7 requests lost/.test(w))) throw new Error(warnings(s).join('; '));
     const restart = buildSummary(fakeData(), fakeReport({ controllerUpgrade: { kind: 'DaemonSet', namespace: 'ctl',
-      name: 'ds', container: null, image: null } }), {}).controller_upgrade;
+      name: 'ds', container: null, imageTo: null } }), {}).controller_upgrade;
     eq([restart.image_from, restart.at_end, restart.rollouts, restart.rollout_ms, restart.steps], [null, 'left_rolled', 0, null, []]);
     const t = summaryThresholds(fakeReport({ controllerUpgrade: {} }), {});
     eq(['bench_upgrade_pod{event:terminating,pod:50}', 'bench_scale_events{action:controller_pod_ready}'].every((k) => k in t), true);
