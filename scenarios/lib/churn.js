@@ -377,11 +377,53 @@ function churnCalls() {
     }
   }
 
+  // tickAll({tracker, recovery, dataplane, rollout}): each tracker the run has closes what is due
+  // and its measurements are published.
+  function tickAll(o) {
+    o.tracker.tick(Date.now());
+    emitConvergence(o.tracker);
+    if (o.recovery) {
+      o.recovery.tick(Date.now());
+      emitRecovery(o.recovery);
+    }
+    if (o.dataplane) {
+      o.dataplane.tick(Date.now());
+      emitDataplane(o.dataplane);
+    }
+    if (o.rollout) {
+      o.rollout.tick(Date.now());
+      emitRollout(o.rollout);
+    }
+  }
+
+  // finishAll(trackers): the end of the run closes every tracker's books, and says what stayed open.
+  function finishAll(o) {
+    o.tracker.finish(Date.now());
+    emitConvergence(o.tracker);
+    if (o.tracker.unconverged > 0) console.warn(`churn: ${o.tracker.unconverged} endpoint change(s) did not converge before the end`);
+    if (o.recovery) {
+      o.recovery.finish(Date.now());
+      emitRecovery(o.recovery);
+      if (o.recovery.unrecovered > 0) console.warn(`churn: ${o.recovery.unrecovered} deleted controller pod(s) not recovered before the end`);
+    }
+    if (o.dataplane) {
+      o.dataplane.finish();
+      emitDataplane(o.dataplane);
+    }
+    if (o.rollout) {
+      o.rollout.finish();
+      emitRollout(o.rollout);
+      if (o.rollout.incomplete > 0) console.warn(`churn: ${o.rollout.incomplete} controller rollout(s) not complete before the end`);
+    }
+  }
+
   // runChurn(cfg, script, probeTarget): the churn VU's iteration: script(k8s, t), the entry script's
   // churn function (churn-context.js says what t offers), runs while bench polls the Deployment and
   // pods every POLL_INTERVAL_MS and probes the path every PROBE_INTERVAL_MS; when it returns, bench
   // keeps measuring until the load ends. probeTarget: a target (request.js, not kept alive) of a
   // cheap URL on the path under test (X-Bench-Pod comes with every response, even a 404).
+  // long: measure(), waitUntil() and t's callbacks are closures over the run's client, trackers and
+  // clock; what needs none of them is in the functions above (tickAll, finishAll, the polls).
   function runChurn(cfg, script, probeTarget) {
     let k8s;
     try {
@@ -402,6 +444,7 @@ function churnCalls() {
     const until = end + QUIET_MS + RESTORE_MARGIN_MS;
     let nextPollAt = start;
     let pollFailures = 0;
+    const trackers = { tracker, recovery, dataplane, rollout };
 
     // measure(): one round of the API poll (when due) and a probe batch, then a sleep to the next.
     function measure() {
@@ -428,20 +471,7 @@ function churnCalls() {
         }
       }
       probe(tracker, probeTarget, recovery, dataplane);
-      tracker.tick(Date.now());
-      emitConvergence(tracker);
-      if (recovery) {
-        recovery.tick(Date.now());
-        emitRecovery(recovery);
-      }
-      if (dataplane) {
-        dataplane.tick(Date.now());
-        emitDataplane(dataplane);
-      }
-      if (rollout) {
-        rollout.tick(Date.now());
-        emitRollout(rollout);
-      }
+      tickAll(trackers);
       const wait = PROBE_INTERVAL_MS - (Date.now() - now);
       if (wait > 0) sleep(wait / 1000);
     }
@@ -519,23 +549,7 @@ function churnCalls() {
       probe(tracker, probeTarget, recovery, dataplane);
       sleep(PROBE_INTERVAL_MS / 1000);
     }
-    tracker.finish(Date.now());
-    emitConvergence(tracker);
-    if (tracker.unconverged > 0) console.warn(`churn: ${tracker.unconverged} endpoint change(s) did not converge before the end`);
-    if (recovery) {
-      recovery.finish(Date.now());
-      emitRecovery(recovery);
-      if (recovery.unrecovered > 0) console.warn(`churn: ${recovery.unrecovered} deleted controller pod(s) not recovered before the end`);
-    }
-    if (dataplane) {
-      dataplane.finish();
-      emitDataplane(dataplane);
-    }
-    if (rollout) {
-      rollout.finish();
-      emitRollout(rollout);
-      if (rollout.incomplete > 0) console.warn(`churn: ${rollout.incomplete} controller rollout(s) not complete before the end`);
-    }
+    finishAll(trackers);
     // Leave the Deployment as we found it (teardown tries again if this fails).
     try {
       restoreBackend(k8s, cfg, 'end of churn');
