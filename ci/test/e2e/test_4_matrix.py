@@ -1,5 +1,5 @@
 """The matrix runner (dashboards/report/matrix.sh, through ci/e2e/matrix: the local cluster's
-installer and Prometheus) and several runners: one matrix of eight runs
+installer and Prometheus) and several runners: one matrix of nine runs
 through helm upgrades of this release, each merged from Prometheus (benchreport results, every
 runner), compared in one report. Run once by the first case here:
   clusterip  static, ClusterIP, 1 runner      (the paths comparison and the 1-runner reference)
@@ -12,6 +12,9 @@ runner), compared in one report. Run once by the first case here:
              loadtest.controllerRestart), its own summary section, gate and events
   dpscale    dataplane-scale: the e2e Traefik's Deployment scaled 1 -> 2 -> 1 under load (the local
              values' loadtest.dataplaneScale), its steps, gate and events
+  upgrade    controller-upgrade: the e2e Traefik's Deployment rolled under load (the local values'
+             loadtest.controllerUpgrade, the annotation alone), each pod's termination and Ready,
+             its gate and events
 """
 import json
 import shutil
@@ -40,6 +43,8 @@ VARIANTS = {
     # levels 2,1 come from the local values (a spec splits on commas)
     "dpscale": "loadtest.scenario=dataplane-scale,loadtest.parallelism=1,loadtest.rate=200,loadtest.duration=30s,"
                "loadtest.dataplaneScale.hold=4s",
+    "upgrade": "loadtest.scenario=controller-upgrade,loadtest.parallelism=1,loadtest.rate=200,loadtest.duration=20s,"
+               "loadtest.controllerUpgrade.hold=4s",
 }
 
 
@@ -401,3 +406,73 @@ def test_dataplane_scale_merged_from_prometheus_in_the_report_with_its_verdict(m
     gate_reason = any(x.startswith("dataplane_scale.requests_lost = ") for x in row["reasons"])
     assert gate_reason == (d["requests_lost"] > 0) and (row["verdict"] == "FAIL") == bool(row["reasons"]), row
     assert "## Data-plane scale" in (out / "report" / "report.md").read_text()
+
+
+def test_controller_upgrade_traefik_rolled_each_pod_seen_summary_valid(matrix, kube):
+    """controller-upgrade through the chart: the e2e Traefik's Deployment (bench-traefik/traefik, the
+    local values' loadtest.controllerUpgrade) rolled by its pod-template annotation alone: its one old
+    pod seen terminating, its one new pod seen Ready, the rollout complete within the run; the
+    runner's own summary validates against the contract's schema; the Deployment is left rolled (the
+    annotation stays, no restore record), one replica Ready."""
+    out, v = matrix
+    (own,) = v["upgrade"].runners
+    u = own["controller_upgrade"]
+    assert (own["scenario"], u["kind"], u["namespace"], u["name"], u["image_to"], u["at_end"]) == (
+        "controller-upgrade", "Deployment", "bench-traefik", "traefik", None, "left_rolled"), u
+    assert (u["rollouts"], u["incomplete"], u["pods_terminating"], u["pods_ready"], own["scale_events"]) == (1, 0, 1, 1, 3), u
+    (step,) = u["steps"]
+    assert 0 < step["new_ready_ms"] <= u["rollout_ms"] < 60000 and 0 < step["old_terminating_ms"] <= u["rollout_ms"], u
+    path = out / "upgrade" / "runner-summary.json"
+    path.write_text(json.dumps(own))
+    r = run([kube.info["report_python"], ROOT / "ci" / "test" / "contract.py", "valid", path])
+    assert r.returncode == 0, r.stdout + r.stderr
+    traefik = kube.kubectl_json("-n", "bench-traefik", "get", "deployment", "traefik")
+    assert "bench/restartedAt" in (traefik["spec"]["template"]["metadata"].get("annotations") or {}), traefik["spec"]
+    assert "bench/churn-restore" not in (traefik["metadata"].get("annotations") or {}), traefik["metadata"]
+    assert traefik["status"].get("readyReplicas") == 1, traefik["status"]
+
+
+def test_controller_upgrade_gate_follows_the_lost_requests(matrix):
+    """Whatever replacing the one Traefik pod costs, the gate says it: passed exactly when no load
+    request failed, and a failure names the threshold in the runner's log (exit 99)."""
+    _, v = matrix
+    (own,) = v["upgrade"].runners
+    u = own["controller_upgrade"]
+    assert u["requests_lost"] == sum(own["errors"].values()), (u, own["errors"])
+    assert u["gate"] == {"max_errors": 0, "passed": u["requests_lost"] == 0}, u
+    if u["requests_lost"]:
+        log = (matrix[0] / "upgrade" / "runners.log").read_text(errors="replace")
+        assert "bench_errors{role:load}" in log and "have been crossed" in log, log[-3000:]
+
+
+def test_controller_upgrade_prometheus_has_its_series_each_pod_an_event(matrix, kube):
+    """The rollout's update, the old pod's termination and the new pod's Ready are three events on
+    the run's timeline (k6_bench_scale_events_total, one action each) with the pods' times as series;
+    the report cuts the run at them, with no error before the first; the run overview's Controller
+    upgrade row has this run's data."""
+    out, v = matrix
+    testid = v["upgrade"].summary["testid"]
+    assert [_events(kube, testid, a) for a in ("controller_rollout", "controller_pod_terminating", "controller_pod_ready")] \
+        == [1, 1, 1]
+    pods = kube.prom.query(f'count by (event) (k6_bench_upgrade_pod_seconds{{testid="{testid}"}})', time.time())
+    assert sorted(s["metric"]["event"] for s in pods) == ["ready", "terminating"], pods
+    windows = _report_row(out, testid)["errors_by_event"]
+    if windows:
+        assert windows[0]["total"] == 0 and {w["action"] for w in windows[1:]} <= {
+            "controller_rollout", "controller_pod_terminating", "controller_pod_ready"}, windows
+    _assert_overview_row_has_data(kube, out, "upgrade", testid, "@controller-upgrade")
+
+
+def test_controller_upgrade_merged_from_prometheus_in_the_report_with_its_verdict(matrix):
+    """The merged result (every runner, from Prometheus) has the section too: the same pod step and
+    lost requests as the runner's own; the report shows it, and fails the run exactly when the gate
+    failed."""
+    out, v = matrix
+    (own,) = v["upgrade"].runners
+    m, u = v["upgrade"].summary["controller_upgrade"], own["controller_upgrade"]
+    assert [st["step"] for st in m["steps"]] == [1] and m["steps"][0]["new_ready_ms"] is not None, m
+    assert (m["requests_lost"], m["rollouts"], m["incomplete"]) == (u["requests_lost"], 1, 0), (m, u)
+    row = _report_row(out, v["upgrade"].summary["testid"])
+    gate_reason = any(x.startswith("controller_upgrade.requests_lost = ") for x in row["reasons"])
+    assert gate_reason == (u["requests_lost"] > 0) and (row["verdict"] == "FAIL") == bool(row["reasons"]), row
+    assert "## Controller upgrade" in (out / "report" / "report.md").read_text()

@@ -279,6 +279,7 @@ def build(runs, budgets, warnings, series, generated_at, prometheus_url, direct=
     blocks += _routes_blocks(runs)
     blocks += _controller_restart_blocks(runs, series)
     blocks += _dataplane_scale_blocks(runs, series)
+    blocks += _controller_upgrade_blocks(runs, series)
     blocks += _convergence_blocks(runs)
     blocks += _over_time_blocks(runs, series, prometheus_url)
     return blocks, verdicts
@@ -399,12 +400,13 @@ def _gate_cell(gate):
 
 
 def _share_after(label, windows, action, what):
-    """[the sentence saying how many of the run's errors followed an event of `action`], or [] when
-    the run had no errors."""
+    """[the sentence saying how many of the run's errors followed an event of `action` (one action, or
+    a tuple of them)], or [] when the run had no errors."""
     total = sum(w["total"] for w in windows)
     if not total:
         return []
-    after = sum(w["total"] for w in windows if w["action"] == action)
+    actions = (action,) if isinstance(action, str) else action
+    after = sum(w["total"] for w in windows if w["action"] in actions)
     return [Block("p", f"{label}: {fmt(after)} of {fmt(total)} errors ({100 * after / total:.0f} %) followed {what}, "
                        f"counted until the next event (errors by event, under Over time).")]
 
@@ -453,6 +455,52 @@ def _dataplane_scale_blocks(runs, series):
     if step_rows:
         blocks.append(Block("table", headers=["run", "step", "replicas", "Ready after (ms)", "probes failed",
                                               "load errors after it"], rows=step_rows))
+    return blocks + shares
+
+
+# controller-upgrade's actions: the rollout's update, an old pod seen terminating, a new pod Ready
+UPGRADE_ACTIONS = ("controller_rollout", "controller_pod_terminating", "controller_pod_ready")
+
+
+def _controller_upgrade_blocks(runs, series):
+    """controller-upgrade's table, its pods' steps, the load's errors after each kind of rollout event
+    (from Prometheus) and the share that followed the rollout; [] without a controller-upgrade run."""
+    upgraded = [r for r in _file_runs(runs) if r.controller_upgrade]
+    if not upgraded:
+        return []
+    blocks = [Block("h2", "Controller upgrade"),
+              Block("p", "The controller's Deployment or DaemonSet rolled under load (scenarios/controller-upgrade.js): "
+                         "a new pod-template annotation and, when set, a new image for one container. From the "
+                         "rollout's update call: each old pod seen terminating, each new pod seen Ready, the rollout "
+                         "complete. Requests lost: the load's failed requests, every class; zero passes.")]
+    rows, step_rows, event_rows, shares = [], [], [], []
+    for r in upgraded:
+        u = r.controller_upgrade
+        gate = u.get("gate") or {}
+        where = f"{u['kind']} {u['namespace']}/{u['name']}" if u.get("name") else "n/a"
+        change = (f"{u.get('container')}: {fmt(u.get('image_from'))} -> {u['image_to']}" if u.get("image_to")
+                  else "annotation" if u.get("name") else "n/a")
+        rows.append([r.label, where, change, fmt(u.get("at_end")), fmt(u.get("pods_terminating")), fmt(u.get("pods_ready")),
+                     "not complete" if u.get("rollout_ms") is None else fmt(u["rollout_ms"]),
+                     fmt(u.get("requests_lost")), _by_class(r), _gate_cell(gate)])
+        step_rows += [[r.label, fmt(st["step"]), fmt(st["old_terminating_ms"]), fmt(st["new_ready_ms"])]
+                      for st in u.get("steps") or []]
+        windows = errors_by_event(series.get(r.testid))
+        for action in UPGRADE_ACTIONS:
+            after = [w for w in windows if w["action"] == action]
+            if after:
+                event_rows.append([r.label, action, fmt(sum(w["events"] for w in after)),
+                                   fmt(sum(w["total"] for w in after))])
+        shares += _share_after(r.label, windows, UPGRADE_ACTIONS, "an event of the controller's rollout")
+    blocks.append(Block("table", headers=["run", "workload", "change", "at the end", "old pods terminating",
+                                          "new pods Ready", "rollout (ms)", "requests lost", "by class",
+                                          "zero-error gate"], rows=rows))
+    if step_rows:
+        blocks.append(Block("table", headers=["run", "pod", "old pod terminating (ms)", "new pod Ready (ms)"],
+                            rows=step_rows))
+    if event_rows:
+        blocks.append(Block("table", headers=["run", "event", "events", "load errors until the next event"],
+                            rows=event_rows))
     return blocks + shares
 
 
