@@ -76,7 +76,7 @@ def flap_env(**values):
 
 
 def test_flap_sh_keeps_its_schedule_healthy_first(tmp_path):
-    """1 s healthy, 1 s unhealthy, sampled every 50 ms for 4.6 s: flag absent, present, absent,
+    """1 s healthy, 1 s unhealthy, sampled every 50 ms for 3.5 s: flag absent, present, absent,
     present, each for about a second; a stop leaves the pod healthy (no flag)."""
     flag = tmp_path / "unhealthy"
     flag.write_text("")  # left by an earlier toggler: a new one starts healthy
@@ -87,7 +87,7 @@ def test_flap_sh_keeps_its_schedule_healthy_first(tmp_path):
     while flag.exists() and time.monotonic() - start < 2:  # its first act: the stale flag removed
         time.sleep(0.01)
     samples = []
-    while time.monotonic() - start < 4.6:
+    while time.monotonic() - start < 3.5:  # stopped inside the second unhealthy window
         samples.append((time.monotonic() - start, flag.exists()))
         time.sleep(0.05)
     proc.terminate()
