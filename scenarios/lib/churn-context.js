@@ -15,6 +15,8 @@
 //   t.scaleDataplane(replicas)  set the data plane's spec.replicas (1-1000) {action=dataplane_scale}
 //   t.waitDataplaneReady(duration)  hold until the data plane has exactly that many replicas, all
 //                       Ready (dataplane.js), at most `duration`; returns whether it got there
+//   t.mark(action, what)  record a change bench did not make but saw (backend-failover's flapping
+//                       pod: backend_unhealthy, backend_healthy)                {action=<action>}
 //   t.hold(duration)    wait '15s' (or a number of ms, as a setting of type duration holds),
 //                       probing and polling all the while
 //   t.settings          the script's own settings, validated (durations in ms); t.cfg: the whole run's
@@ -25,6 +27,8 @@
 'use strict';
 const { parseDuration } = require('./duration.js');
 
+// the events a churn script may record without making the change itself (t.mark)
+const MARKS = ['backend_unhealthy', 'backend_healthy'];
 const CHURN_OVER = new Error('bench: the load ended, so the churn stops (the backend is put back)');
 
 function isChurnOver(err) {
@@ -32,7 +36,7 @@ function isChurnOver(err) {
 }
 
 // newChurnContext({cfg, endAt, now(), waitUntil(ms, stop), change(action, arg), controllerPods(),
-// recovering(), dataplaneReplicas(), dataplaneReady()}): endAt and waitUntil's argument are times in
+// recovering(), dataplaneReplicas(), dataplaneReady(), mark(action, what)}): endAt and waitUntil's argument are times in
 // ms (now()'s clock), waitUntil stops early when stop() is true; change makes one change (arg:
 // replicas, or a pod name) and returns whether it changed anything; recovering() says a deleted
 // controller pod is still being measured; dataplaneReady() says the last data-plane step is Ready.
@@ -91,6 +95,12 @@ function newChurnContext(o) {
       if (o.dataplaneReady()) return true;
       if (until >= o.endAt) throw CHURN_OVER;
       return false;
+    },
+    mark(action, what) {
+      if (!MARKS.includes(action)) {
+        throw new Error(`t.mark(${JSON.stringify(action)}): expected one of ${MARKS.join(', ')}`);
+      }
+      o.mark(action, String(what || ''));
     },
     hold(duration) {
       const until = o.now() + msOf('t.hold', duration);

@@ -11,7 +11,8 @@ const convergence = new Trend('bench_endpoint_convergence', true);
 const replicasDesired = new Gauge('bench_replicas_desired');
 const replicasReady = new Gauge('bench_replicas_ready');
 // One per change the churn VU makes, tag action = scale | rollout | podkill | controller_podkill |
-// dataplane_scale.
+// dataplane_scale; backend-failover adds the flapping pod's own transitions it sees, backend_unhealthy
+// and backend_healthy (failover.js).
 const scaleEvents = new Counter('bench_scale_events');
 // controller-restart: per deleted controller pod, ms from the delete call until its replacement was
 // Ready (measure = replaced) and until the path answered again (measure = recovered): recovery.js.
@@ -25,6 +26,9 @@ const dataplaneProbeFailures = new Counter('bench_dataplane_probe_failures');
 // The data plane's spec.replicas (state = desired) and status.readyReplicas (state = ready) as polled,
 // and its spec.replicas when the churn started (state = start).
 const dataplaneReplicas = new Gauge('bench_dataplane_replicas');
+// backend-failover (failover.js): per flap of the flapping pod, ms it answered 503 (unhealthy), and
+// ms from its first 503 until the API showed it not Ready (not_ready; readiness mode).
+const failoverFlap = new Trend('bench_failover_flap', true);
 
 module.exports = {
   convergence,
@@ -36,4 +40,5 @@ module.exports = {
   dataplaneReady,
   dataplaneProbeFailures,
   dataplaneReplicas,
+  failoverFlap,
 };

@@ -12,6 +12,9 @@
 //                                      replaced and until the probes answered again (recovery.js)
 //   bench_dataplane_*{step}            dataplane-scale: per scale step of the data plane's Deployment,
 //                                      its replicas, until Ready, the probes failed (dataplane.js)
+//   bench_failover_flap{measure}       backend-failover: what the churn script (failover-poll.js)
+//                                      saw of the flapping pod; its transitions go to
+//                                      bench_scale_events through t.mark
 'use strict';
 const bench = require('k6/x/bench');
 const exec = require('k6/execution');
@@ -380,6 +383,10 @@ function churnCalls() {
         return dataplaneAt;
       },
       dataplaneReady: () => Boolean(dataplane && dataplane.ready()),
+      mark(action, what) {
+        scaleEvents.add(1, { action });
+        console.log(`churn: ${action} ${what} at +${((Date.now() - start) / 1000).toFixed(1)}s`);
+      },
       change(action, arg) {
         const at = Date.now();
         let r;

@@ -3,6 +3,8 @@ place of the mode's placeholder lines) with Debian's nginx, the toggler flap.sh 
 and the runner (scenarios/backend-failover.js) against a bare kube-apiserver, watching a local
 flapping nginx as it would the pod (its IP 127.0.0.1), with the gate both passing and failing."""
 import http.client
+import json
+import threading
 import os
 import subprocess
 import time
@@ -122,3 +124,122 @@ def test_flap_sh_refuses_a_bad_setting_naming_it_and_runs_nothing_from_it(tmp_pa
     assert r.returncode == 2, r.stdout + r.stderr
     assert name in r.stderr and "expected" in r.stderr, r.stderr
     assert not (tmp_path / "hostile").exists()
+
+
+# ---- the runner: scenarios/backend-failover.js against a bare API server ----
+# The flapping pod is a Pod object in the API whose IP is 127.0.0.1 (no kubelet here), served by a
+# flapping nginx above and toggled by the real flap.sh (1 s unhealthy, 2 s healthy); a thread plays
+# the kubelet: it writes the pod's Ready condition from the flag file, as /healthz would make it.
+# The load goes straight to that nginx: in readiness mode its / never fails (the gate passes), in
+# errors mode every load request of a flap fails (the gate, 5 errors per flap, breaks on purpose).
+
+from test_churn import NS, churn_env, kube, report_python  # noqa: E402,F401  (kube: the module's API server)
+
+FLAP_POD = "bench-backend-flapping-x"
+LABELS = {"app.kubernetes.io/component": "backend", "bench/flapping": "true"}
+
+
+class FlappingPod:
+    """The pod in the API, its toggler, and the kubelet's part: Ready follows the flag file."""
+
+    def __init__(self, kube, server, mode, work):
+        self.api, self.server, self.mode = kube.api, server, mode
+        self.readies, self.stopped = [], threading.Event()
+        pods = f"/api/v1/namespaces/{NS}/pods"
+        self.api.request("admin", "POST", pods, {
+            "apiVersion": "v1", "kind": "Pod", "metadata": {"name": FLAP_POD, "labels": LABELS},
+            "spec": {"containers": [{"name": "nginx", "image": "bench/backend:local"}]}}, timeout=5)
+        self.status = f"{pods}/{FLAP_POD}/status"
+        self.set_ready(True)
+        self.toggler = subprocess.Popen(["sh", FLAP_SH], env=flap_env(
+            BENCH_FLAP_UNHEALTHY_SECONDS="1", BENCH_FLAP_HEALTHY_SECONDS="2", BENCH_FLAP_FILE=str(server.flag)),
+            stdout=(work / f"flap-{mode}.log").open("w"), stderr=subprocess.STDOUT)
+        self.thread = threading.Thread(target=self.kubelet, daemon=True)
+        self.thread.start()
+
+    def set_ready(self, ready):
+        self.api.request("admin", "PATCH", self.status, {"status": {
+            "phase": "Running", "podIP": "127.0.0.1", "podIPs": [{"ip": "127.0.0.1"}],
+            "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]}}, patch=True, timeout=5)
+        self.readies.append((time.monotonic(), ready))
+
+    def kubelet(self):
+        ready = True
+        while not self.stopped.wait(0.2):
+            want = self.mode != "readiness" or not self.server.flag.exists()
+            if want != ready:
+                try:
+                    self.set_ready(want)
+                    ready = want
+                except OSError:
+                    pass  # tried again at the next tick
+
+    def stop(self):
+        self.stopped.set()
+        self.thread.join(10)
+        self.toggler.terminate()
+        self.toggler.wait(10)
+        self.api.request("admin", "DELETE", f"/api/v1/namespaces/{NS}/pods/{FLAP_POD}", timeout=5)
+
+
+def failover_run(kube, k6, servers, flapping, work, mode):
+    pod = FlappingPod(kube, flapping[mode], mode, work)
+    try:
+        run = k6(f"failover-{mode}", "backend-failover.js", churn_env(
+            kube, servers, BENCH_TARGET_URL=flapping[mode].url, BENCH_DURATION="10s", BENCH_CONNECTIONS=40,
+            BENCH_FAILOVER_MODE=mode, BENCH_FAILOVER_UNHEALTHY="1s", BENCH_FAILOVER_HEALTHY="2s",
+            BENCH_FAILOVER_PORT=str(flapping[mode].port)))
+    finally:
+        pod.stop()
+    run.readies = pod.readies
+    return run
+
+
+@pytest.fixture(scope="module")
+def readiness_run(kube, k6, servers, flapping, work):
+    return failover_run(kube, k6, servers, flapping, work, "readiness")
+
+
+def test_readiness_mode_exit_0_flaps_seen_and_timed_no_request_lost(readiness_run):
+    run = readiness_run
+    assert run.rc == 0, run.stderr[-3000:]
+    f = run.summary["backend_failover"]
+    why = (json.dumps(f), [line for line in run.stderr.splitlines() if "churn:" in line], run.readies)
+    # 10 s of a 3 s period: 3 or 4 flaps begin (the first answer only sets the state)
+    assert 2 <= f["flaps"] <= 4 and f["recovered"] >= f["flaps"] - 1, why
+    u = f["unhealthy_ms"]
+    assert u["count"] >= 2 and 700 <= u["p50"] <= 1500 and u["max"] <= 1800, why
+    # the fake kubelet notices within 0.2 s, the runner lists every 0.5 s
+    n = f["not_ready_ms"]
+    assert n["count"] >= 2 and n["max"] <= 1500, why
+    assert f["requests_lost"] == 0 and f["gate"] == {"max_errors": 0, "errors_per_flap": 5, "passed": True}, why
+    assert f["mode"] == "readiness" and (f["unhealthy_ms_set"], f["healthy_ms_set"]) == (1000, 2000), why
+    assert run.summary["scale_events"] == f["flaps"] + f["recovered"], run.summary
+    assert "backend_unhealthy pod bench-backend-flapping-x" in run.stderr, run.stderr[-3000:]
+    assert "gate (at most 0): passed" in run.table
+
+
+def test_readiness_mode_summary_is_a_valid_bench_summary_v1(readiness_run):
+    r = subprocess.run([report_python(), ROOT / "ci" / "test" / "contract.py", "valid", readiness_run.dir / "summary.json"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_errors_mode_gate_fails_exit_99_when_the_flaps_fail_more_than_5_requests_each(kube, k6, servers, flapping, work):
+    """The gate broken on purpose: nothing between the load and the flapping nginx ejects it, so each
+    1 s flap fails about 50 requests at 50 req/s; the budget is 5 x 4 windows = 20."""
+    run = failover_run(kube, k6, servers, flapping, work, "errors")
+    assert run.rc == 99, run.stderr[-3000:]
+    f = run.summary["backend_failover"]
+    assert f["flaps"] >= 2 and f["not_ready_ms"]["count"] == 0, f
+    assert f["requests_lost"] > 20 and f["requests_lost"] == run.summary["errors"]["http_5xx"], (f, run.summary["errors"])
+    assert f["gate"] == {"max_errors": 20, "errors_per_flap": 5, "passed": False}, f
+    assert "backend-failover FAILED" in run.table and "gate (at most 20): FAILED" in run.table
+
+
+def test_without_a_flapping_pod_the_run_stops_naming_the_label(kube, k6, servers, flapping):
+    run = k6("failover-none", "backend-failover.js", churn_env(
+        kube, servers, BENCH_TARGET_URL=flapping["errors"].url, BENCH_DURATION="5s",
+        BENCH_FAILOVER_PORT=str(flapping["errors"].port)))
+    assert run.rc != 0
+    assert "0 pods labelled bench/flapping=true in namespace bench-test, expected 1" in run.stderr, run.stderr[-3000:]
