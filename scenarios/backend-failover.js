@@ -18,14 +18,8 @@
 //   (exit 99 on any error), errors mode at most BENCH_FAILOVER_ERRORS_PER_FLAP per flap the run can
 //   overlap (lib/failover.js gateMaxErrors says why).
 import { experiment } from './lib/churn-experiment.js';
-import { flapWindows, gateMaxErrors, MODES } from './lib/failover.js';
+import { MODES, runBudget } from './lib/failover.js';
 import { failoverChurn } from './lib/failover-poll.js';
-
-function budget(cfg) {
-  const s = cfg.settings;
-  const windows = flapWindows(cfg.durationMs, s.BENCH_FAILOVER_UNHEALTHY, s.BENCH_FAILOVER_HEALTHY);
-  return gateMaxErrors(s.BENCH_FAILOVER_MODE, s.BENCH_FAILOVER_ERRORS_PER_FLAP, windows);
-}
 
 export const { options, setup, load, churn, teardown, handleSummary } = experiment({
   name: 'backend-failover',
@@ -37,14 +31,14 @@ export const { options, setup, load, churn, teardown, handleSummary } = experime
     // errors mode's budget; Envoy's outlier detection ejects after 5 consecutive 5xx by default
     BENCH_FAILOVER_ERRORS_PER_FLAP: { type: 'count', default: '5', max: 1000000 },
   },
-  thresholds: (cfg) => ({ 'bench_errors{role:load}': [`count<=${budget(cfg)}`] }),
+  thresholds: (cfg) => ({ 'bench_errors{role:load}': [`count<=${runBudget(cfg)}`] }),
   summary: (cfg) => ({
     backendFailover: {
       mode: cfg.settings.BENCH_FAILOVER_MODE,
       unhealthyMs: cfg.settings.BENCH_FAILOVER_UNHEALTHY,
       healthyMs: cfg.settings.BENCH_FAILOVER_HEALTHY,
       perFlap: cfg.settings.BENCH_FAILOVER_ERRORS_PER_FLAP,
-      maxErrors: budget(cfg),
+      maxErrors: runBudget(cfg),
     },
   }),
   churn: failoverChurn,

@@ -29,6 +29,8 @@ const dataplaneReplicas = new Gauge('bench_dataplane_replicas');
 // backend-failover (failover.js): per flap of the flapping pod, ms it answered 503 (unhealthy), and
 // ms from its first 503 until the API showed it not Ready (not_ready; readiness mode).
 const failoverFlap = new Trend('bench_failover_flap', true);
+// backend-failover: the gate's error budget, tag mode = errors | readiness (for the merge from Prometheus).
+const failoverBudget = new Gauge('bench_failover_budget');
 
 module.exports = {
   convergence,
@@ -41,4 +43,5 @@ module.exports = {
   dataplaneProbeFailures,
   dataplaneReplicas,
   failoverFlap,
+  failoverBudget,
 };

@@ -6,8 +6,8 @@
 // Only backend-failover runs load this module, and with it k6's http module.
 'use strict';
 const http = require('k6/http');
-const { failoverFlap } = require('./churn-metrics.js');
-const { FLAPPING_LABEL, newFailoverTracker, pollPath } = require('./failover.js');
+const { failoverBudget, failoverFlap } = require('./churn-metrics.js');
+const { FLAPPING_LABEL, newFailoverTracker, pollPath, runBudget } = require('./failover.js');
 const { kubeCalls } = require('./kube.js');
 
 const POLL_MS = 100; // a flip is dated to about this (plus one probe round of bench's)
@@ -25,6 +25,7 @@ function failoverChurn(k8s, t) {
   const params = { timeout: '1s', responseCallback: EXPECTED, tags: { name: 'failover-poll' } };
   let pod = null;
   let listedAt = 0;
+  failoverBudget.add(runBudget(cfg), { mode: s.BENCH_FAILOVER_MODE });
 
   function list() {
     const found = k8s.list('Pod', cfg.namespace).filter((p) => matchesLabels(p, { [FLAPPING_LABEL]: 'true' })

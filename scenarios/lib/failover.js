@@ -96,6 +96,13 @@ function gateMaxErrors(mode, perFlap, windows) {
   return mode === 'readiness' ? 0 : perFlap * windows;
 }
 
+// runBudget(cfg): the run's gate, from its settings (scenarios/backend-failover.js declares them).
+function runBudget(cfg) {
+  const s = cfg.settings;
+  const windows = flapWindows(cfg.durationMs, s.BENCH_FAILOVER_UNHEALTHY, s.BENCH_FAILOVER_HEALTHY);
+  return gateMaxErrors(s.BENCH_FAILOVER_MODE, s.BENCH_FAILOVER_ERRORS_PER_FLAP, windows);
+}
+
 module.exports = {
   ACTIONS,
   FLAPPING_LABEL,
@@ -104,4 +111,5 @@ module.exports = {
   gateMaxErrors,
   newFailoverTracker,
   pollPath,
+  runBudget,
 };

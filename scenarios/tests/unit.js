@@ -16,7 +16,7 @@ import { newConvergenceTracker } from '../lib/convergence.js';
 import { newRecoveryTracker } from '../lib/recovery.js';
 import { dataplaneSteps, MAX_STEPS, newDataplaneTracker } from '../lib/dataplane.js';
 import {
-  flapWindows, gateMaxErrors, newFailoverTracker, pollPath, ACTIONS as FAILOVER_ACTIONS,
+  flapWindows, gateMaxErrors, newFailoverTracker, pollPath, runBudget, ACTIONS as FAILOVER_ACTIONS,
 } from '../lib/failover.js';
 import {
   buildSummary, droppedBecause, formatText, summaryOutputs, summaryThresholds, table, SCHEMA, warnings,
@@ -930,6 +930,9 @@ function failoverTests() {
     eq(flapWindows(60000, 5000, 10000), 5, '65 s of schedule time: 4 whole periods and a part');
     eq(flapWindows(25000, 3000, 4000), 4);
     eq([gateMaxErrors('readiness', 5, 4), gateMaxErrors('errors', 5, 4)], [0, 20]);
+    const settings = { BENCH_FAILOVER_MODE: 'errors', BENCH_FAILOVER_UNHEALTHY: 1000, BENCH_FAILOVER_HEALTHY: 2000,
+      BENCH_FAILOVER_ERRORS_PER_FLAP: 5 };
+    eq(runBudget({ durationMs: 10000, settings }), 20, 'the run\'s: 4 windows in 11 s of a 3 s period');
   });
   check('failover: t.mark records an event the churn saw, and refuses another action', () => {
     const f = fakeChurn(10000);
