@@ -24,6 +24,8 @@
 //                                                                      controller_pod_ready}
 //   t.waitRolledOut(duration)  hold until that rollout is complete (rollout.js), at most `duration`;
 //                       returns whether it completed
+//   t.mark(action, what)  record a change bench did not make but saw (backend-failover's flapping
+//                       pod: backend_unhealthy, backend_healthy)                {action=<action>}
 //   t.hold(duration)    wait '15s' (or a number of ms, as a setting of type duration holds),
 //                       probing and polling all the while
 //   t.settings          the script's own settings, validated (durations in ms); t.cfg: the whole run's
@@ -34,6 +36,8 @@
 'use strict';
 const { parseDuration } = require('./duration.js');
 
+// the events a churn script may record without making the change itself (t.mark)
+const MARKS = ['backend_unhealthy', 'backend_healthy'];
 const CHURN_OVER = new Error('bench: the load ended, so the churn stops (the backend is put back)');
 
 function isChurnOver(err) {
@@ -41,7 +45,7 @@ function isChurnOver(err) {
 }
 
 // newChurnContext({cfg, endAt, now(), waitUntil(ms, stop), change(action, arg), controllerPods(),
-// recovering(), dataplaneReplicas(), dataplaneReady(), rolledOut()}): endAt and waitUntil's argument are times in
+// recovering(), dataplaneReplicas(), dataplaneReady(), rolledOut(), mark(action, what)}): endAt and waitUntil's argument are times in
 // ms (now()'s clock), waitUntil stops early when stop() is true; change makes one change (arg:
 // replicas, or a pod name) and returns whether it changed anything; recovering() says a deleted
 // controller pod is still being measured; dataplaneReady() says the last data-plane step is Ready;
@@ -115,6 +119,12 @@ function newChurnContext(o) {
     },
     waitRolledOut(duration) {
       return waitFor(o, 't.waitRolledOut', duration, () => o.rolledOut() !== null) && o.rolledOut() === true;
+    },
+    mark(action, what) {
+      if (!MARKS.includes(action)) {
+        throw new Error(`t.mark(${JSON.stringify(action)}): expected one of ${MARKS.join(', ')}`);
+      }
+      o.mark(action, String(what || ''));
     },
     hold(duration) {
       const until = o.now() + msOf('t.hold', duration);

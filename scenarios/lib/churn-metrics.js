@@ -13,6 +13,8 @@ const replicasReady = new Gauge('bench_replicas_ready');
 // One per change the churn VU makes, tag action = scale | rollout | podkill | controller_podkill |
 // dataplane_scale | controller_rollout, and per pod a controller rollout moved:
 // controller_pod_terminating (an old pod seen terminating) | controller_pod_ready (a new pod Ready).
+// backend-failover adds the flapping pod's own transitions it sees, backend_unhealthy and
+// backend_healthy (failover.js).
 const scaleEvents = new Counter('bench_scale_events');
 // controller-restart: per deleted controller pod, ms from the delete call until its replacement was
 // Ready (measure = replaced) and until the path answered again (measure = recovered): recovery.js.
@@ -31,6 +33,11 @@ const dataplaneReplicas = new Gauge('bench_dataplane_replicas');
 // 1, 2, ... in the order seen (at most dataplane.js MAX_STEPS); until the rollout was complete.
 const upgradePod = new Trend('bench_upgrade_pod', true);
 const upgradeRollout = new Trend('bench_upgrade_rollout', true);
+// backend-failover (failover.js): per flap of the flapping pod, ms it answered 503 (unhealthy), and
+// ms from its first 503 until the API showed it not Ready (not_ready; readiness mode).
+const failoverFlap = new Trend('bench_failover_flap', true);
+// backend-failover: the gate's error budget, tag mode = errors | readiness (for the merge from Prometheus).
+const failoverBudget = new Gauge('bench_failover_budget');
 
 module.exports = {
   convergence,
@@ -44,4 +51,6 @@ module.exports = {
   dataplaneReplicas,
   upgradePod,
   upgradeRollout,
+  failoverFlap,
+  failoverBudget,
 };

@@ -14,6 +14,9 @@
 //                                      its replicas, until Ready, the probes failed (dataplane.js)
 //   bench_upgrade_*                    controller-upgrade: per pod the rollout moved, until it was seen
 //                                      terminating or Ready; until the rollout was complete (rollout.js)
+//   bench_failover_flap{measure}       backend-failover: what the churn script (failover-poll.js)
+//                                      saw of the flapping pod; its transitions go to
+//                                      bench_scale_events through t.mark
 'use strict';
 const bench = require('k6/x/bench');
 const exec = require('k6/execution');
@@ -496,6 +499,10 @@ function churnCalls() {
       rolledOut: () => {
         if (!rollout) throw new Error(UNKNOWN_UPGRADE);
         return rollout.ended();
+      },
+      mark(action, what) {
+        scaleEvents.add(1, { action });
+        console.log(`churn: ${action} ${what} at +${((Date.now() - start) / 1000).toFixed(1)}s`);
       },
       change(action, arg) {
         const at = Date.now();

@@ -9,7 +9,9 @@
 // steps: parts that get sub-metrics but no by_path entry (max-rps), controllerRestart: {namespace,
 // selector} when the run deletes the controller's pods (controller-restart), dataplaneScale:
 // {namespace, deployment, levels, mode} when it scales the data plane (dataplane-scale), controllerUpgrade:
-// {kind, namespace, name, container, imageTo} when it rolls the controller (controller-upgrade), extend(data, summary):
+// {kind, namespace, name, container, imageTo} when it rolls the controller (controller-upgrade),
+// backendFailover: {mode, unhealthyMs, healthyMs, maxErrors} when a backend pod flaps
+// (backend-failover), extend(data, summary):
 // optional hook for experiment-specific keys}.
 'use strict';
 const exec = require('k6/execution');
@@ -17,6 +19,7 @@ const bench = require('k6/x/bench');
 const { ERROR_CAUSES, ERROR_CLASSES } = require('./errors.js');
 const { MAX_STEPS } = require('./dataplane.js');
 const { ROLLED_AT } = require('./rollout.js');
+const { ACTIONS: FAILOVER_ACTIONS } = require('./failover.js');
 const {
   LAG_LIMIT_MS, LAG_LIMIT_P99_MS, lagCpuBound, runtimeVerdict, SCHED_LIMIT_P99_MS, GC_CPU_LIMIT, THROTTLED_LIMIT,
   throttleVerdict,
@@ -83,11 +86,16 @@ function summaryThresholds(report, thresholds) {
       for (const event of ['terminating', 'ready']) addThreshold(t, `bench_upgrade_pod{event:${event},pod:${i}}`, 'max>=0');
     }
   }
+  if (report.backendFailover) {
+    for (const a of FAILOVER_ACTIONS) addThreshold(t, `bench_scale_events{action:${a}}`, 'count>=0');
+    for (const m of FAILOVER_MEASURES) addThreshold(t, `bench_failover_flap{measure:${m}}`, 'max>=0');
+  }
   return t;
 }
 
 const UPGRADE_ACTIONS = ['controller_rollout', 'controller_pod_terminating', 'controller_pod_ready'];
 const RECOVERY_MEASURES = ['replaced', 'recovered'];
+const FAILOVER_MEASURES = ['unhealthy', 'not_ready'];
 
 function round(v, digits) {
   if (v === null || v === undefined || Number.isNaN(v)) return null;
@@ -256,6 +264,29 @@ function controllerUpgradeFor(data, u, errors) {
   };
 }
 
+// backendFailoverFor(data, f, errors): backend-failover's section. flaps: the flapping pod's
+// transitions to unhealthy the churn VU saw (each a backend_unhealthy event); unhealthy_ms: how long
+// it answered 503, per flap; not_ready_ms: from its first 503 until the API showed it not Ready
+// (readiness mode; none in errors mode); requests_lost: the load's failed requests, every class
+// (per flap: the report's errors by event, from Prometheus); gate: at most max_errors
+// (failover.js gateMaxErrors says why readiness gets 0 and errors a budget per flap).
+function backendFailoverFor(data, f, errors) {
+  const flaps = count(data, 'bench_scale_events{action:backend_unhealthy}');
+  const lost = ERROR_CLASSES.reduce((n, cls) => n + errors[cls], 0);
+  return {
+    mode: f.mode,
+    unhealthy_ms_set: f.unhealthyMs,
+    healthy_ms_set: f.healthyMs,
+    flaps,
+    recovered: count(data, 'bench_scale_events{action:backend_healthy}'),
+    unhealthy_ms: countP50Max(data, 'bench_failover_flap{measure:unhealthy}'),
+    not_ready_ms: countP50Max(data, 'bench_failover_flap{measure:not_ready}'),
+    requests_lost: lost,
+    errors_per_flap: flaps > 0 ? round(lost / flaps, 1) : null,
+    gate: { max_errors: f.maxErrors, errors_per_flap: f.perFlap, passed: lost <= f.maxErrors },
+  };
+}
+
 // runnerFor(data, runtime, throttling): did the runner add latency of its own? Three witnesses:
 // - the runner_lag scenario's samples (lag.js): cpu_bound when lag p95 is above lag_limit_ms or
 //   p99 above lag_limit_p99_ms; null when no lag was sampled;
@@ -375,6 +406,7 @@ function buildSummary(data, report, runTags) {
   if (report.controllerRestart) summary.controller_restart = controllerRestartFor(data, report.controllerRestart, summary.errors);
   if (report.dataplaneScale) summary.dataplane_scale = dataplaneScaleFor(data, report.dataplaneScale, summary.errors);
   if (report.controllerUpgrade) summary.controller_upgrade = controllerUpgradeFor(data, report.controllerUpgrade, summary.errors);
+  if (report.backendFailover) summary.backend_failover = backendFailoverFor(data, report.backendFailover, summary.errors);
   if (report.extend) report.extend(data, summary);
   return summary;
 }
@@ -487,6 +519,12 @@ function warnings(s) {
     out.push(`controller-upgrade FAILED: ${u.requests_lost} requests lost while ${u.kind} ${u.name || ''} rolled.`);
   }
   if (u && u.incomplete > 0) out.push(`${u.incomplete} controller rollout(s) were not complete in time.`);
+  const bf = s.backend_failover;
+  if (bf && !bf.gate.passed) {
+    out.push(`backend-failover FAILED: ${bf.requests_lost} requests lost over ${bf.flaps} flap(s) of the flapping `
+      + `backend pod (${bf.mode} mode; at most ${bf.gate.max_errors} allowed).`);
+  }
+  if (bf && bf.flaps === 0) out.push('backend-failover: the flapping backend pod never turned unhealthy during the run.');
   if (r.total === 0) out.push('no request completed: check BENCH_TARGET_URL and the route.');
   else if (!rateHeld(r) && r.dropped_iterations === 0 && !s.max_rps) {
     out.push(`achieved ${r.rate_achieved} req/s, below ${RATE_HELD_SHARE * 100}% of the target ${r.rate_target} req/s.`);
@@ -539,6 +577,7 @@ function formatText(s) {
   if (s.controller_restart) lines.push('', controllerRestartText(s.controller_restart));
   if (s.dataplane_scale) lines.push('', dataplaneScaleText(s.dataplane_scale));
   if (s.controller_upgrade) lines.push('', controllerUpgradeText(s.controller_upgrade));
+  if (s.backend_failover) lines.push('', backendFailoverText(s.backend_failover));
   lines.push('');
   lines.push(`received ${humanBytes(s.throughput.bytes_received)} (${humanBytes(s.throughput.bytes_received_per_s)}/s)`);
   if (s.runner) {
@@ -605,6 +644,19 @@ function controllerUpgradeText(u) {
       u.steps.map((st) => [String(st.step), fmt(st.old_terminating_ms), fmt(st.new_ready_ms)])),
     `rollout ${u.rollout_ms === null ? 'NOT complete' : `complete after ${fmt(u.rollout_ms)} ms`}   requests lost `
       + `${u.requests_lost}   zero-error gate: ${u.gate.passed ? 'passed' : 'FAILED'}`].join('\n');
+}
+
+// backendFailoverText(f): backend-failover's flaps and its gate.
+function backendFailoverText(f) {
+  const u = f.unhealthy_ms;
+  const n = f.not_ready_ms;
+  return [`Backend failover: one backend pod flapping (${f.mode}), unhealthy ${f.unhealthy_ms_set / 1000} s `
+    + `then healthy ${f.healthy_ms_set / 1000} s`,
+  table(['Flapping pod (ms)', 'count', 'p50', 'max'],
+    [['answering 503 (per flap)', u.count, fmt(u.p50), fmt(u.max)],
+      ['first 503 to not Ready', n.count, fmt(n.p50), fmt(n.max)]]),
+  `flaps ${f.flaps}   requests lost ${f.requests_lost} (${fmt(f.errors_per_flap)} per flap)   `
+    + `gate (at most ${f.gate.max_errors}): ${f.gate.passed ? 'passed' : 'FAILED'}`].join('\n');
 }
 
 // routesText(routes): the route experiments' table (route-experiment.js), one row per route kind.

@@ -17,6 +17,9 @@ import { newRecoveryTracker } from '../lib/recovery.js';
 import { dataplaneSteps, MAX_STEPS, newDataplaneTracker } from '../lib/dataplane.js';
 import { newRolloutTracker, rolledOut, ROLLED_AT } from '../lib/rollout.js';
 import {
+  flapWindows, gateMaxErrors, newFailoverTracker, pollPath, runBudget, ACTIONS as FAILOVER_ACTIONS,
+} from '../lib/failover.js';
+import {
   buildSummary, droppedBecause, formatText, summaryOutputs, summaryThresholds, table, SCHEMA, warnings,
 } from '../lib/summary-writer.js';
 import {
@@ -500,6 +503,31 @@ function summaryTests() {
     const t = summaryThresholds(fakeReport({ controllerUpgrade: {} }), {});
     eq(['bench_upgrade_pod{event:terminating,pod:50}', 'bench_scale_events{action:controller_pod_ready}'].every((k) => k in t), true);
   });
+  check('summary: backend-failover, its flaps, the 503 time per flap, the gate against the budget', () => {
+    const counter = (n) => ({ type: 'counter', values: { count: n } });
+    const trend = (n, p50, max) => ({ type: 'trend', values: { count: n, 'p(50)': p50, max } });
+    const data = fakeData({
+      'bench_scale_events{action:backend_unhealthy}': counter(3), 'bench_scale_events{action:backend_healthy}': counter(2),
+      'bench_failover_flap{measure:unhealthy}': trend(2, 2990, 3010),
+    });
+    const bf = { mode: 'errors', unhealthyMs: 3000, healthyMs: 4000, perFlap: 5, maxErrors: 20 };
+    const s = buildSummary(data, fakeReport({ backendFailover: bf }), {});
+    eq(s.backend_failover, { mode: 'errors', unhealthy_ms_set: 3000, healthy_ms_set: 4000, flaps: 3, recovered: 2,
+      unhealthy_ms: { count: 2, p50: 2990, max: 3010 }, not_ready_ms: { count: 0, p50: null, max: null },
+      requests_lost: 7, errors_per_flap: 2.3, gate: { max_errors: 20, errors_per_flap: 5, passed: true } });
+    const text = formatText(s);
+    if (!/Backend failover: one backend pod flapping \(errors\), unhealthy 3 s then healthy 4 s/.test(text)
+      || !/requests lost 7 \(2\.30 per flap\) +gate \(at most 20\): passed/.test(text)) throw new Error(text);
+    const strict = buildSummary(data, fakeReport({ backendFailover: Object.assign({}, bf, { mode: 'readiness', maxErrors: 0 }) }), {});
+    eq(strict.backend_failover.gate, { max_errors: 0, errors_per_flap: 5, passed: false });
+    if (!warnings(strict).some((w) => /^backend-failover FAILED: 7 requests lost over 3 flap\(s\)/.test(w))) {
+      throw new Error(warnings(strict).join('; '));
+    }
+    const none = buildSummary(fakeData(), fakeReport({ backendFailover: bf }), {});
+    if (!warnings(none).some((w) => /never turned unhealthy/.test(w))) throw new Error(warnings(none).join('; '));
+    const t = summaryThresholds(fakeReport({ backendFailover: bf }), {});
+    eq(['bench_scale_events{action:backend_unhealthy}', 'bench_failover_flap{measure:not_ready}'].map((k) => k in t), [true, true]);
+  });
   check('summary: testid falls back to BENCH_TESTID, controller to null', () => {
     const s = buildSummary(fakeData(), fakeReport(), {});
     eq([s.testid, s.controller], ['local', null]);
@@ -907,6 +935,9 @@ function fakeChurn(endAt, settings, recoverAfter) {
     recovering,
     dataplaneReplicas: () => 1,
     dataplaneReady: () => !recovering(),
+    mark(action, what) {
+      log.push([now, action, what]);
+    },
     change(action, replicas) {
       log.push(replicas === undefined ? [now, action] : [now, action, replicas]);
       if (action === 'controller_podkill' || action === 'dataplane_scale') recoversAt = recoverAfter === undefined ? Infinity : now + recoverAfter;
@@ -953,6 +984,50 @@ function experimentTests() {
     const cfg = loadConfig({ BENCH_RATE: '100', BENCH_DURATION: '10s', BENCH_WARMUP: '3s' });
     throwsWith(() => baseOptions({ scenario: 'max-rps', cfg }, staircase(cfg, 10, 'load').scenarios, {}),
       /^invalid BENCH_WARMUP="3s": max-rps takes no warm-up .*leave BENCH_WARMUP empty or 0s/);
+  });
+}
+
+function failoverTests() {
+  check('failover: a flap is the first 503 to the next good answer; the first answer only sets the state', () => {
+    const f = newFailoverTracker();
+    eq(f.answered(503, 0), null, 'unhealthy when first seen: its start was before the run');
+    eq(f.answered(200, 500), 'backend_healthy', 'its end is seen');
+    eq(f.take(), [], 'but it has no duration');
+    eq(f.answered(200, 600), null);
+    eq(f.answered(0, 700), null, 'no answer: neither');
+    eq(f.answered(503, 1000), 'backend_unhealthy');
+    f.podReady(true, 1200);
+    f.podReady(false, 3000);
+    f.podReady(false, 3500);
+    eq(f.answered(503, 4000), null);
+    eq(f.answered(404, 6000), 'backend_healthy', 'a 404 is an answer of a healthy nginx');
+    eq(f.take(), [], 'taken when the next flap begins: the kubelet may take it out after the flag is gone');
+    eq(f.answered(503, 9000), 'backend_unhealthy');
+    eq(f.answered(200, 11000), 'backend_healthy');
+    f.podReady(false, 12500);
+    eq(f.take(), [{ unhealthy_ms: 5000, not_ready_ms: 2000 }]);
+    eq(f.answered(503, 14000), 'backend_unhealthy');
+    f.finish();
+    eq(f.take(), [{ unhealthy_ms: 2000, not_ready_ms: 3500 }], 'the flap still open at the end has no record');
+    eq(f.flaps, 3);
+    eq(FAILOVER_ACTIONS, ['backend_unhealthy', 'backend_healthy']);
+  });
+  check('failover: the polled path, the windows a run can overlap, and the gate per mode', () => {
+    eq([pollPath('errors', '/bytes/1k'), pollPath('readiness', '/bytes/1k')], ['/bytes/1k', '/healthz']);
+    throwsWith(() => pollPath('timeouts', '/'), /^backend-failover mode "timeouts": expected errors or readiness$/);
+    eq(flapWindows(60000, 5000, 10000), 5, '65 s of schedule time: 4 whole periods and a part');
+    eq(flapWindows(25000, 3000, 4000), 4);
+    eq([gateMaxErrors('readiness', 5, 4), gateMaxErrors('errors', 5, 4)], [0, 20]);
+    const settings = { BENCH_FAILOVER_MODE: 'errors', BENCH_FAILOVER_UNHEALTHY: 1000, BENCH_FAILOVER_HEALTHY: 2000,
+      BENCH_FAILOVER_ERRORS_PER_FLAP: 5 };
+    eq(runBudget({ durationMs: 10000, settings }), 20, 'the run\'s: 4 windows in 11 s of a 3 s period');
+  });
+  check('failover: t.mark records an event the churn saw, and refuses another action', () => {
+    const f = fakeChurn(10000);
+    f.t.mark('backend_unhealthy', 'pod p');
+    f.t.mark('backend_healthy');
+    eq(f.log, [[0, 'backend_unhealthy', 'pod p'], [0, 'backend_healthy', '']]);
+    throwsWith(() => f.t.mark('scale', 3), /^t\.mark\("scale"\): expected one of backend_unhealthy, backend_healthy$/);
   });
 }
 
@@ -1100,6 +1175,7 @@ export default function () {
   recoveryTests();
   dataplaneTests();
   rolloutTests();
+  failoverTests();
   summaryTests();
   kubeTests();
   restoreTests();

@@ -13,7 +13,7 @@ from conftest import (CHECK, HERE, ROOT, Run, assert_panel_has_data, assert_repo
 from harness import pythonpath
 
 K6_METRICS = json.loads((ROOT / "ci/tools/dashboards/fixtures/metrics.json").read_text())["sources"]["k6"]["metrics"]
-EMIT_SELECTORS = ["@k6", "@routes", "@warmup", "@controller-restart", "@dataplane-scale", "@controller-upgrade"]
+EMIT_SELECTORS = ["@k6", "@routes", "@warmup", "@controller-restart", "@dataplane-scale", "@controller-upgrade", "@backend-failover"]
 EMIT_PANELS = required_panels(EMIT_SELECTORS)
 STATIC_SELECTORS = [
     "bench-run-overview/Request rate*", "bench-run-overview/Dropped iterations", "bench-run-overview/VUs*",
@@ -227,4 +227,4 @@ def test_names_unknown_preset(prometheus, emit_data):
     """an unknown preset is named, with the presets there are."""
     check_fails(["--prometheus", prometheus.url, "--testid", emit_data.testid, "--require-data", "@nginx"],
                 "--require-data preset '@nginx' is unknown; presets: @k6, @warmup, @routes, @controller-restart, @dataplane-scale, "
-                "@controller-upgrade, @traefik, @cadvisor")
+                "@controller-upgrade, @backend-failover, @traefik, @cadvisor")

@@ -1,7 +1,7 @@
 """The matrix runner (dashboards/report/matrix.sh, through ci/e2e/matrix: the local cluster's
-installer and Prometheus) and several runners: one matrix of nine runs
+installer and Prometheus) and several runners: one matrix of ten runs
 through helm upgrades of this release, each merged from Prometheus (benchreport results, every
-runner), compared in one report. Run once by the first case here:
+runner), compared in one report (nine runs since backend-failover). Run once by the first case here:
   clusterip  static, ClusterIP, 1 runner      (the paths comparison and the 1-runner reference)
   pod        static, pod IP, 1 runner
   three      static, ClusterIP, 3 runners     (the same total rate and connections as clusterip)
@@ -15,6 +15,9 @@ runner), compared in one report. Run once by the first case here:
   upgrade    controller-upgrade: the e2e Traefik's Deployment rolled under load (the local values'
              loadtest.controllerUpgrade, the annotation alone), each pod's termination and Ready,
              its gate and events
+  failover   backend-failover: one backend pod flapping (3 s answering 503 on every path but /healthz,
+             4 s healthy) through the e2e Traefik, which has no passive health check: its flaps,
+             the errors in them, the gate (a budget of 5 per flap) failing, events and series
 """
 import json
 import shutil
@@ -45,6 +48,8 @@ VARIANTS = {
                "loadtest.dataplaneScale.hold=4s",
     "upgrade": "loadtest.scenario=controller-upgrade,loadtest.parallelism=1,loadtest.rate=200,loadtest.duration=20s,"
                "loadtest.controllerUpgrade.hold=4s",
+    "failover": "loadtest.scenario=backend-failover,loadtest.parallelism=1,loadtest.rate=200,loadtest.duration=25s,"
+                "loadtest.backendFailover.unhealthySeconds=3,loadtest.backendFailover.healthySeconds=4",
 }
 
 
@@ -476,3 +481,71 @@ def test_controller_upgrade_merged_from_prometheus_in_the_report_with_its_verdic
     gate_reason = any(x.startswith("controller_upgrade.requests_lost = ") for x in row["reasons"])
     assert gate_reason == (u["requests_lost"] > 0) and (row["verdict"] == "FAIL") == bool(row["reasons"]), row
     assert "## Controller upgrade" in (out / "report" / "report.md").read_text()
+
+
+# ---- failover: backend-failover through the e2e Traefik ----
+
+def test_backend_failover_flaps_seen_timed_and_the_errors_are_the_flapping_pods(matrix, kube):
+    """backend-failover through the chart: the flapping pod (bench-backend-flapping, the toggler at
+    3 s / 4 s) flips about every 7 s, so 25 s see 3 or 4 flaps, each about 3 s answering 503; mode
+    errors keeps it Ready (no not-Ready time); every lost request is a 503 (Traefik passes the
+    pod's answer on: no passive health check) and the runner's own summary validates; the flapping
+    Deployment is there only for this scenario (the next helm upgrade removes it)."""
+    out, v = matrix
+    (own,) = v["failover"].runners
+    f = own["backend_failover"]
+    assert (own["scenario"], f["mode"], f["unhealthy_ms_set"], f["healthy_ms_set"]) == (
+        "backend-failover", "errors", 3000, 4000), f
+    assert 2 <= f["flaps"] <= 4 and f["not_ready_ms"]["count"] == 0, f
+    assert f["unhealthy_ms"]["count"] >= 2 and 2000 <= f["unhealthy_ms"]["p50"] <= 4500, f
+    assert own["scale_events"] == f["flaps"] + f["recovered"], own
+    assert f["requests_lost"] == sum(own["errors"].values()) == own["errors"]["http_5xx"], (f, own["errors"])
+    path = out / "failover" / "runner-summary.json"
+    path.write_text(json.dumps(own))
+    r = run([kube.info["report_python"], ROOT / "ci" / "test" / "contract.py", "valid", path])
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_backend_failover_gate_follows_the_budget(matrix):
+    """The budget is 5 per flap the 25 s can overlap (ceil(28 / 7) = 4: 20); the gate says whether
+    the lost requests stayed within it, and a failure names the threshold in the runner's log (exit
+    99). Traefik sends the flapping pod its share (1 of 6 pods) until it is healthy again, so at
+    200 req/s a 3 s flap costs about 100 requests and the gate is expected to fail."""
+    _, v = matrix
+    (own,) = v["failover"].runners
+    f = own["backend_failover"]
+    assert f["gate"] == {"max_errors": 20, "errors_per_flap": 5, "passed": f["requests_lost"] <= 20}, f
+    if not f["gate"]["passed"]:
+        log = (matrix[0] / "failover" / "runners.log").read_text(errors="replace")
+        assert "bench_errors{role:load}" in log and "have been crossed" in log, log[-3000:]
+
+
+def test_backend_failover_prometheus_has_its_series_each_flip_an_event(matrix, kube):
+    """Each flip is an event on the run's timeline (k6_bench_scale_events_total{action=
+    backend_unhealthy|backend_healthy}); the report cuts the run at them, and the errors are in the
+    windows after backend_unhealthy; the run overview's Backend failover row has this run's data."""
+    out, v = matrix
+    testid = v["failover"].summary["testid"]
+    (own,) = v["failover"].runners
+    f = own["backend_failover"]
+    assert _events(kube, testid, "backend_unhealthy") == f["flaps"]
+    assert _events(kube, testid, "backend_healthy") == f["recovered"]
+    windows = _report_row(out, testid)["errors_by_event"]
+    if f["requests_lost"]:
+        unhealthy = sum(w["total"] for w in windows if w["action"] == "backend_unhealthy")
+        assert unhealthy >= 0.8 * sum(w["total"] for w in windows), windows
+    _assert_overview_row_has_data(kube, out, "failover", testid, "@backend-failover")
+
+
+def test_backend_failover_merged_from_prometheus_in_the_report_with_its_verdict(matrix):
+    """The merged result (from Prometheus) has the section too: the same flaps, lost requests and
+    budget as the runner's own; the report shows it, failing the run exactly when the gate failed."""
+    out, v = matrix
+    (own,) = v["failover"].runners
+    m, f = v["failover"].summary["backend_failover"], own["backend_failover"]
+    assert (m["mode"], m["flaps"], m["requests_lost"], m["gate"]["max_errors"]) == (
+        "errors", f["flaps"], f["requests_lost"], 20), (m, f)
+    row = _report_row(out, v["failover"].summary["testid"])
+    gate_reason = any(x.startswith("backend_failover.requests_lost = ") for x in row["reasons"])
+    assert gate_reason == (not f["gate"]["passed"]), row
+    assert "## Backend failover" in (out / "report" / "report.md").read_text()

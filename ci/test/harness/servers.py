@@ -80,8 +80,16 @@ def start_prometheus(servers, directory, scrape_configs=None):
     return s
 
 
-def start_backend_nginx(servers, directory):
-    """The chart's backend nginx.conf on 127.0.0.1:PORT."""
+def flapping_conf(conf, mode, flag):
+    """backend-failover's flapping pod's nginx.conf, as charts/bench/templates/backend/configmap.yaml
+    makes it: flap.conf, with FLAG for its flag file, in place of MODE's placeholder lines."""
+    flap = (ROOT / "charts/bench/files/backend/flap.conf").read_text().strip().replace("BENCH_FLAP_FILE", str(flag))
+    return conf.replace(f"#BENCH_FLAP_{mode.upper()}", flap)
+
+
+def start_backend_nginx(servers, directory, flap_mode=None):
+    """The chart's backend nginx.conf on 127.0.0.1:PORT; with FLAP_MODE (errors, readiness) the
+    flapping pod's, its flag file s.flag = DIRECTORY/unhealthy."""
     files = ROOT / "charts/bench/files/backend"
     bodies = directory / "bodies"
     bodies.mkdir(parents=True, exist_ok=True)
@@ -90,10 +98,12 @@ def start_backend_nginx(servers, directory):
     port = free_port()
     conf = ((files / "nginx.conf").read_text().replace("BENCH_PORT", f"127.0.0.1:{port}")
             .replace("BENCH_BODIES_DIR", str(bodies)).replace("/tmp/nginx.pid", str(directory / "nginx.pid")))
+    if flap_mode:
+        conf = flapping_conf(conf, flap_mode, directory / "unhealthy")
     (directory / "nginx.conf").write_text(conf)
     s = Server("nginx", ["nginx", "-c", directory / "nginx.conf", "-g", "daemon off;"], directory / "nginx.log")
     servers.append(s)
-    s.url, s.port = f"http://127.0.0.1:{port}", port
+    s.url, s.port, s.flag = f"http://127.0.0.1:{port}", port, directory / "unhealthy"
     s.ready(lambda: http_ok(f"{s.url}/healthz"), 15, "nginx")
     return s
 

@@ -496,8 +496,32 @@ def test_controller_upgrade_verdict(gen):
     assert len(rolled) == 1 and rolled[0]["verdict"] == "FAIL", runs
 
 
+# ---- backend-failover, from a summary written by hand in the runner's shape (no e2e run of it is kept
+# yet): the dataplane-scale file's load with its section swapped for 3 flaps in mode errors, 37 503s
+# over a budget of 20 ----
+
+def test_backend_failover_written(gen):
+    ok(gen("failover", TD / "backend-failover.json", TD / "traefik.json"))
+
+
+def test_backend_failover_section(gen):
+    """failover: one row for the backend-failover run (mode, flaps, 503 time, lost requests, budget)."""
+    md = gen.md("failover")
+    assert "## Backend failover" in md
+    rows = re.findall(r"^\| traefik( \[[^]]*\])? \| errors \| 3 \| 3004 \| 3101 \| n/a \| n/a \| 37 \| 12\.3 "
+                      r"\| http_5xx 37 \| FAILED \(at most 20\) \|$", md, re.M)
+    assert len(rows) == 1, md
+
+
+def test_backend_failover_verdict(gen):
+    """failover: the run fails on its budget, the steady run beside it is not judged by it."""
+    runs = gen.json("failover")["runs"]
+    failed = [r for r in runs if any(s.startswith("backend_failover.requests_lost = 37 > 20") for s in r["reasons"])]
+    assert len(failed) == 1 and failed[0]["verdict"] == "FAIL", runs
+
+
 REPORT_DIRS = ["merged", "real", "comparable", "incomparable", "churn", "zero", "errors", "dropped", "paths", "routes",
-               "restart", "dpscale", "upgrade"]
+               "restart", "dpscale", "upgrade", "failover"]
 
 
 @pytest.fixture

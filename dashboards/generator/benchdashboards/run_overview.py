@@ -135,7 +135,8 @@ def churn_row(lay):
     lay.add(timeseries(
         "Scale events",
         "Actions taken by the churn scenario (scale, rollout, podkill, controller_podkill, dataplane_scale, "
-        "controller_rollout and its pod events) per rate interval.",
+        "controller_rollout and its pod events; backend_unhealthy, backend_healthy: the flips backend-failover "
+        "saw) per rate interval.",
         targets(("sum by (action) (increase(k6_bench_scale_events_total{%s}[$__rate_interval]))" % RUN,
                  "{{action}}")), "short", bars=True, minimum=0), 12, 8)
     conv = "k6_bench_endpoint_convergence_seconds"
@@ -252,6 +253,35 @@ def controller_upgrade_row(lay):
         targets((f"histogram_sum({rollout}) / histogram_count({rollout})", "rollout"), instant=True), "s"), 6, 8)
 
 
+def backend_failover_row(lay):
+    """Backend failover: flaps, time answering 503 (backend-failover)"""
+    lay.row("Backend failover: flaps, time answering 503 (backend-failover)")
+    flap = "sum by (measure) (k6_bench_failover_flap_seconds{%s})" % RUN
+    lay.add(stat(
+        "Backend failover: flaps",
+        "backend-failover (scenarios/backend-failover.js): one backend pod flaps between healthy and "
+        "unhealthy on its own schedule; the flaps the churn VU saw end to end. Each flip is also a "
+        "Scale events entry (actions backend_unhealthy, backend_healthy) and an annotation, so the "
+        "errors above line up with it.",
+        targets((f'histogram_count(sum(k6_bench_failover_flap_seconds{{{RUN}, measure="unhealthy"}}))', "flaps"),
+                instant=True), "short", decimals=0), 6, 8)
+    # one sample per flap in a runner's cumulative histogram: the mean so far, as for the controller
+    # recovery above
+    lay.add(timeseries(
+        "Backend failover: mean time per flap so far",
+        "Per flap of the flapping pod: unhealthy = how long it answered 503 (the churn VU polls its IP); "
+        "not_ready = from its first 503 until the API showed it not Ready (mode readiness only). The "
+        "run's summary has count, p50 and max; the report has the load's errors per flap.",
+        targets((f"histogram_sum({flap}) / histogram_count({flap})", "{{measure}}")),
+        "s", minimum=0), 12, 8)
+    lay.add(stat(
+        "Backend failover: error budget",
+        "The gate: at most this many failed load requests in the run (mode readiness: 0; mode errors: "
+        "errors per flap x the flaps the run can overlap), by mode.",
+        targets((f"max by (mode) (k6_bench_failover_budget{{{RUN}}})", "{{mode}}"), instant=True),
+        "short", decimals=0), 6, 8)
+
+
 def routes_row(lay):
     """Routes: propagation, changes, scale (route-* experiments)"""
     lay.row("Routes: propagation, changes, scale (route-* experiments)")
@@ -306,7 +336,7 @@ def traffic_row(lay):
 
 
 ROWS = [load_row, latency_row, errors_row, churn_row, controller_restart_row, dataplane_scale_row, controller_upgrade_row,
-        routes_row, traffic_row]
+        backend_failover_row, routes_row, traffic_row]
 
 
 def run_overview():

@@ -280,6 +280,7 @@ def build(runs, budgets, warnings, series, generated_at, prometheus_url, direct=
     blocks += _controller_restart_blocks(runs, series)
     blocks += _dataplane_scale_blocks(runs, series)
     blocks += _controller_upgrade_blocks(runs, series)
+    blocks += _backend_failover_blocks(runs, series)
     blocks += _convergence_blocks(runs)
     blocks += _over_time_blocks(runs, series, prometheus_url)
     return blocks, verdicts
@@ -501,6 +502,48 @@ def _controller_upgrade_blocks(runs, series):
     if event_rows:
         blocks.append(Block("table", headers=["run", "event", "events", "load errors until the next event"],
                             rows=event_rows))
+    return blocks + shares
+
+
+# the churn's action when the flapping backend pod turns unhealthy (backend-failover)
+BACKEND_UNHEALTHY = "backend_unhealthy"
+
+
+def _backend_failover_blocks(runs, series):
+    """backend-failover's table, each flap with the load's errors in it by class (from Prometheus),
+    and the share of errors that came while the pod answered 503; [] without a backend-failover run."""
+    flapped = [r for r in _file_runs(runs) if r.backend_failover]
+    if not flapped:
+        return []
+    blocks = [Block("h2", "Backend failover"),
+              Block("p", "One backend pod flapping between healthy and unhealthy under load "
+                         "(scenarios/backend-failover.js): mode errors answers 503 on every path but /healthz, so "
+                         "only the controller's passive health checks, retries or ejection keep the errors from "
+                         "clients; mode readiness fails /healthz alone, so the kubelet takes the pod out and the "
+                         "controller must follow. Per flap: 503 = how long the pod answered 503, not Ready = from its "
+                         "first 503 until the API showed it not Ready. The gate: readiness none may fail, errors a "
+                         "budget per flap.")]
+    rows = []
+    for r in flapped:
+        f = r.backend_failover
+        u, n, gate = f.get("unhealthy_ms") or {}, f.get("not_ready_ms") or {}, f.get("gate") or {}
+        rows.append([r.label, fmt(f.get("mode")), fmt(f.get("flaps")), fmt(u.get("p50")), fmt(u.get("max")),
+                     fmt(n.get("p50")), fmt(n.get("max")), fmt(f.get("requests_lost")), fmt(f.get("errors_per_flap")),
+                     _by_class(r), f"{_gate_cell(gate)} (at most {fmt(gate.get('max_errors'))})"])
+    blocks.append(Block("table", headers=["run", "mode", "flaps", "503 p50 (ms)", "503 max (ms)", "not Ready p50 (ms)",
+                                          "not Ready max (ms)", "requests lost", "per flap", "by class", "gate"],
+                        rows=rows))
+    flap_rows, shares = [], []
+    for r in flapped:
+        windows = errors_by_event(series.get(r.testid))
+        for i, w in enumerate(w for w in windows if w["action"] == BACKEND_UNHEALTHY):
+            by_class = ", ".join(f"{c} {n:g}" for c, n in w["errors"].items()) or "none"
+            flap_rows.append([r.label, fmt(i + 1), f"{w['from_s']:g} s", f"{w['to_s'] - w['from_s']:g} s",
+                              fmt(w["total"]), by_class])
+        shares += _share_after(r.label, windows, BACKEND_UNHEALTHY, "the flapping pod turning unhealthy")
+    if flap_rows:
+        blocks.append(Block("table", headers=["run", "flap", "from", "until healthy", "load errors", "by class"],
+                            rows=flap_rows))
     return blocks + shares
 
 

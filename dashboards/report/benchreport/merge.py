@@ -237,6 +237,8 @@ def _add_optional(summary, q, settings, counts, steps, calibration, run):
         summary["dataplane_scale"] = _dataplane_scale(q, run, counts["errors"])
     if summary["scenario"] == "controller-upgrade":
         summary["controller_upgrade"] = _controller_upgrade(q, run, counts["errors"])
+    if summary["scenario"] == "backend-failover":
+        summary["backend_failover"] = _backend_failover(q, run, counts["errors"])
 
 
 def _counts(q, load, run, notes):
@@ -375,6 +377,26 @@ def _controller_upgrade(q, run, errors):
             "steps": [{"step": int(p), "old_terminating_ms": at("terminating", p), "new_ready_ms": at("ready", p)}
                       for p in pods],
             "requests_lost": lost, "gate": {"max_errors": 0, "passed": lost == 0}}
+
+
+def _backend_failover(q, run, errors):
+    """backend-failover's section (scenarios/lib/summary-writer.js backendFailoverFor) from the series:
+    the flips (events), the per-flap trends, the load's errors, the gate's budget and mode (the
+    bench_failover_budget gauge and its label). The schedule and the budget per flap are not in
+    Prometheus: null."""
+    def events(action):
+        return _int(q.scalar(f"sum({q.last('k6_bench_scale_events_total', selector_with(run, action=action))})"))
+    flaps = events("backend_unhealthy")
+    budget = q.by(f"max by (mode) ({q.last('k6_bench_failover_budget', run)})", "mode")
+    mode = next(iter(budget), None)
+    max_errors = _int(budget[mode]) if mode is not None else 0
+    lost = sum(errors.values())
+    return {"mode": mode, "unhealthy_ms_set": None, "healthy_ms_set": None, "flaps": flaps,
+            "recovered": events("backend_healthy"),
+            "unhealthy_ms": _count_p50_max(q, "k6_bench_failover_flap_seconds", selector_with(run, measure="unhealthy")),
+            "not_ready_ms": _count_p50_max(q, "k6_bench_failover_flap_seconds", selector_with(run, measure="not_ready")),
+            "requests_lost": lost, "errors_per_flap": _round(lost / flaps, 1) if flaps else None,
+            "gate": {"max_errors": max_errors, "errors_per_flap": None, "passed": lost <= max_errors}}
 
 
 def _median(sorted_values):

@@ -136,6 +136,11 @@ def judge(run, budgets):
         value = getattr(run, section).get(key)
         if value:
             reasons.append(f"{section}.{key} = {value:g} > 0 ({why})")
+    # backend-failover's gate is a budget (0 in mode readiness): scenarios/lib/failover.js gateMaxErrors
+    bf = run.backend_failover
+    if bf and not (bf.get("gate") or {}).get("passed", True):
+        reasons.append(f"backend_failover.requests_lost = {bf.get('requests_lost'):g} > {bf['gate'].get('max_errors'):g} "
+                       f"(the flapping backend's error budget, mode {bf.get('mode') or 'unknown'})")
     return Verdict("FAIL" if reasons else "PASS", reasons)
 
 

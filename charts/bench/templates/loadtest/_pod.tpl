@@ -135,6 +135,15 @@ env:
   - {name: BENCH_UPGRADE_HOLD, value: {{ $up.hold | quote }}}
   - {name: BENCH_UPGRADE_READY_TIMEOUT, value: {{ $up.readyTimeout | quote }}}
   {{- end }}
+  {{- if eq $lt.scenario "backend-failover" }}
+  # backend-failover's own settings, from loadtest.backendFailover (the flapping pod's schedule too)
+  {{- $bf := $lt.backendFailover }}
+  - {name: BENCH_FAILOVER_MODE, value: {{ $bf.mode | quote }}}
+  - {name: BENCH_FAILOVER_UNHEALTHY, value: {{ printf "%ds" ($bf.unhealthySeconds | int) | quote }}}
+  - {name: BENCH_FAILOVER_HEALTHY, value: {{ printf "%ds" ($bf.healthySeconds | int) | quote }}}
+  - {name: BENCH_FAILOVER_PORT, value: {{ $root.Values.backend.port | int | toString | quote }}}
+  - {name: BENCH_FAILOVER_ERRORS_PER_FLAP, value: {{ $bf.errorsPerFlap | int | toString | quote }}}
+  {{- end }}
   # the entry script's own settings (loadtest.settings), as every BENCH_* above: runners and initializer
   {{- range $name, $value := $lt.settings }}
   - {name: {{ $name }}, value: {{ include "bench.text" $value | quote }}}

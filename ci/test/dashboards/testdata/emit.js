@@ -4,7 +4,8 @@
 // no cluster): desired/ready replicas follow 5 -> 7 -> 5, with a scale event, a convergence time and
 // a probe request per step, one route of each kind created, served and changed per step, every
 // third step controller-restart's recovery times of a deleted controller pod, dataplane-scale's
-// data plane 1 -> 2 -> 1 -> 2 in its first steps, and controller-upgrade's rollout of two pods. The
+// data plane 1 -> 2 -> 1 -> 2 and backend-failover's flaps in its first steps, and controller-upgrade's
+// rollout of two pods. The
 // real churn series come from scenarios/ in the e2e run, the real route series from ci/test/scenarios/routes/.
 //
 // A warm-up (scenarios/lib/load.js measuredLoad: scenario and role warmup) sends clean requests for
@@ -23,7 +24,7 @@ import { countError } from '../../../../scenarios/lib/errors.js';
 import { runnerGcCpu, runnerLag, runnerSchedP99, runnerThrottled } from '../../../../scenarios/lib/metrics.js';
 import {
   controllerRecovery, convergence, dataplaneProbeFailures, dataplaneReady, dataplaneReplicas, dataplaneStep,
-  replicasDesired, replicasReady, scaleEvents, upgradePod, upgradeRollout,
+  failoverBudget, failoverFlap, replicasDesired, replicasReady, scaleEvents, upgradePod, upgradeRollout,
 } from '../../../../scenarios/lib/churn-metrics.js';
 import {
   routeChanges, routeErrors, routePreReady, routePropagation, routesCreated, routesServing,
@@ -139,6 +140,10 @@ export function churn() {
     dataplaneReady.add(lag * 1500, tags);
     dataplaneReplicas.add(replicas, { state: 'ready' });
     dataplaneProbeFailures.add(step % 2, tags);
+    // backend-failover's flaps (their flip events stay out, as above) and its budget
+    failoverFlap.add(1000 + lag * 1000, { measure: 'unhealthy' });
+    failoverFlap.add(lag * 800, { measure: 'not_ready' });
+    failoverBudget.add(15, { mode: 'errors' });
   }
   // controller-upgrade's rollout of two pods, each pod's new Ready then old terminating, then complete
   // (no scale event either)
