@@ -146,6 +146,11 @@ def test_two_runners_dynamic_churn_from_exactly_one(matrix):
     assert isinstance(churn, str) and "," not in churn, churn
     assert m["scale_events"] == sum(events), (m["scale_events"], events)
     assert m["convergence_ms"]["added"]["count"] > 0, m["convergence_ms"]
+    # the merged summary attributes the run's errors to its scale events (or to none): every one counted
+    a = m["attribution"]
+    assert a["events"]["scale"]["events"] == m["scale_events"], a
+    assert a["errors_total"] == sum(m["errors"].values()) == (
+        sum(b["errors_total"] for b in a["events"].values()) + a["unattributed"]["errors_total"]), (a, m["errors"])
 
 
 def test_two_runners_max_rps_each_finds_a_knee(matrix):
@@ -286,9 +291,10 @@ def test_controller_restart_prometheus_has_its_series_errors_attributed_to_the_d
     assert _events(kube, testid, "controller_podkill") == 1
     measures = kube.prom.query(f'count by (measure) (last_over_time(k6_bench_controller_recovery_seconds{{testid="{testid}"}}[1h]))', time.time())
     assert sorted(m["metric"]["measure"] for m in measures) == ["recovered", "replaced"], measures
-    windows = _report_row(out, testid)["errors_by_event"]
-    deletion = [w for w in windows if w["action"] == "controller_podkill"]
-    assert windows[0]["total"] == 0 and len(deletion) == 1 and deletion[0]["total"] > 0, windows
+    # the merged summary and the report attribute the lost requests to the deletion, within W
+    for a in (v["restart"].summary["attribution"], _report_row(out, testid)["attribution"]):
+        deletion = a["events"]["controller_podkill"]
+        assert deletion["events"] == 1 and deletion["errors_total"] > 0, a
     _assert_overview_row_has_data(kube, out, "restart", testid, "@controller-restart")
 
 
@@ -377,13 +383,9 @@ def test_dataplane_scale_prometheus_has_its_series_each_step_an_event(matrix, ku
     assert _events(kube, testid, "dataplane_scale") == 2
     set_to = kube.prom.query(f'max by (step) (last_over_time(k6_bench_dataplane_step{{testid="{testid}"}}[1h]))', time.time())
     assert sorted((s["metric"]["step"], float(s["value"][1])) for s in set_to) == [("1", 2.0), ("2", 1.0)], set_to
-    windows = _report_row(out, testid)["errors_by_event"]
-    if sum(v["dpscale"].summary["errors"].values()) == 0:
-        # no error to attribute (Traefik went 1 -> 2 -> 1 without one on the e2e run of 7fb2936): the
-        # report cuts nothing
-        assert windows == [], windows
-    else:
-        assert windows[0]["total"] == 0 and [w["action"] for w in windows[1:]] == ["dataplane_scale"] * 2, windows
+    a = _report_row(out, testid)["attribution"]
+    assert [m["kind"] for m in a["timeline"] if m["kind"] == "dataplane_scale"] == ["dataplane_scale"] * 2, a
+    assert a["errors_total"] == sum(v["dpscale"].summary["errors"].values()), a
     _assert_overview_row_has_data(kube, out, "dpscale", testid, "@dataplane-scale")
 
 

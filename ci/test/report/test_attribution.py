@@ -4,7 +4,7 @@ window's setting. A mutation of W or of the nearest rule turns these red (test_m
 import pytest
 
 from benchreport import timeline
-from benchreport.timeline import NO_EVENT, attribute, nearest, outlier_steps, parse_window, rises, sentence
+from benchreport.timeline import attribute, nearest, outlier_steps, parse_window, rises, sentence
 
 # (case, events [(t, kind, n)], errors {class: [(t, n)]}, W, {kind: errors_total}, unattributed)
 CASES = [
@@ -36,6 +36,14 @@ def test_shares_and_classes():
     b = a["events"]["podkill"]
     assert (b["events"], b["errors"], b["errors_total"], b["share"]) == (2, {"timeout": 3, "http_5xx": 1}, 4, 0.8)
     assert a["unattributed"] == {"errors": {"timeout": 1}, "errors_total": 1, "latency_outliers": 0, "share": 0.2}
+    assert a["timeline"] == [{"t_s": 10, "kind": "podkill", "events": 2, "errors": {"timeout": 3, "http_5xx": 1},
+                              "errors_total": 4, "latency_outliers": 0}]
+
+
+def test_each_mark_gets_its_own_errors():
+    a = attribute([(10, "dataplane_scale", 1), (20, "dataplane_scale", 1)],
+                  {"http_5xx": [(11, 2), (21, 5)]}, [], 2)
+    assert [m["errors_total"] for m in a["timeline"]] == [2, 5] and a["events"]["dataplane_scale"]["events"] == 2
 
 
 def test_outliers_likewise():
@@ -74,8 +82,10 @@ def test_a_new_churn_action_is_a_kind_without_a_change():
     assert timeline.words("backend_failover") == "a backend_failover event"
 
 
-def test_the_default_window_is_2_s_plus_a_step():
-    assert timeline.attribution_window(None, 3) == 5 and timeline.attribution_window(1.5, 3) == 1.5
+def test_the_default_window_is_2_s_plus_the_resolution():
+    # the longer of a query step and k6's push interval (5 s)
+    assert timeline.attribution_window(None, 1) == 7 and timeline.attribution_window(None, 9) == 11
+    assert timeline.attribution_window(1.5, 3) == 1.5
 
 
 @pytest.mark.parametrize("text,seconds", [("2s", 2), ("1500ms", 1.5), ("1m", 60)])
@@ -85,7 +95,7 @@ def test_window_setting(text, seconds):
 
 @pytest.mark.parametrize("text", ["0s", "2", "-1s", "11m", "soon"])
 def test_bad_window_is_refused_naming_it(text):
-    with pytest.raises(ValueError, match=r"--attribution-window '%s'" % text.replace("-", r"\-")):
+    with pytest.raises(ValueError, match="^'%s' is not a .*(duration|window)" % text.replace("-", r"\-")):
         parse_window(text)
 
 
@@ -98,7 +108,7 @@ def test_mutations_turn_red(monkeypatch):
     """Without the window (any earlier event) or with the latest event replaced by the first, the
     table's cases fail."""
     def first_not_nearest(events, t, window_s):
-        return next((k for te, k, _ in events if te <= t and t - te <= window_s), NO_EVENT)
+        return next((i for i, (te, _, _) in enumerate(events) if te <= t and t - te <= window_s), None)
 
     def no_window(events, t, window_s):
         return nearest(events, t, float("inf"))

@@ -5,7 +5,7 @@ import html
 from dataclasses import dataclass, field
 
 from . import charts, repeats
-from .attribution import errors_by_event
+from .timeline import NO_EVENT, OUTLIER_FACTOR, attribution_of, sentence
 from .summary import (CONVERGENCE_EVENTS, ERROR_CLASSES, LATENCY_KEYS, PERCENTILES,
                       SETTINGS_ORDER)
 from .verdict import judge
@@ -279,6 +279,7 @@ def build(runs, budgets, warnings, series, generated_at, prometheus_url, direct=
     blocks += _routes_blocks(runs)
     blocks += _controller_restart_blocks(runs, series)
     blocks += _dataplane_scale_blocks(runs, series)
+    blocks += _attribution_blocks(runs, series)
     blocks += _convergence_blocks(runs)
     blocks += _over_time_blocks(runs, series, prometheus_url)
     return blocks, verdicts
@@ -383,10 +384,7 @@ def _controller_restart_blocks(runs, series):
     blocks.append(Block("table", headers=["run", "namespace", "pods", "deleted", "unrecovered", "replaced p50 (ms)",
                                           "replaced max (ms)", "recovered p50 (ms)", "recovered max (ms)",
                                           "requests lost", "by class", "zero-error gate"], rows=rows))
-    for r in restarts:
-        blocks += _share_after(r.label, errors_by_event(series.get(r.testid)), CONTROLLER_DELETION,
-                               "a controller pod deletion")
-    return blocks
+    return blocks + _sentences(restarts, series)
 
 
 def _by_class(run):
@@ -398,21 +396,37 @@ def _gate_cell(gate):
     return "passed" if gate.get("passed") else "FAILED"
 
 
-def _share_after(label, windows, action, what):
-    """[the sentence saying how many of the run's errors followed an event of `action`], or [] when
-    the run had no errors."""
-    total = sum(w["total"] for w in windows)
-    if not total:
-        return []
-    after = sum(w["total"] for w in windows if w["action"] == action)
-    return [Block("p", f"{label}: {fmt(after)} of {fmt(total)} errors ({100 * after / total:.0f} %) followed {what}, "
-                       f"counted until the next event (errors by event, under Over time).")]
+def _sentences(runs, series):
+    """Per run with errors and events, the sentence of its attribution (benchreport.timeline)."""
+    said = (sentence(r.label, attribution_of(r, series)) for r in runs)
+    return [Block("p", s + " (Errors by event.)") for s in said if s]
 
 
-# the churn's action for a deleted controller pod (bench_scale_events{action})
-CONTROLLER_DELETION = "controller_podkill"
-# the churn's action for a scale step of the data plane
+# the churn's action for a scale step of the data plane (bench_scale_events{action})
 DATAPLANE_SCALE = "dataplane_scale"
+
+
+def _attribution_blocks(runs, series):
+    """Per churn run (one with events): the sentence, and its errors and latency outliers by the kind
+    of event they followed within W; [] when no run has events."""
+    churned = [(r, attribution_of(r, series)) for r in _file_runs(runs)]
+    churned = [(r, a) for r, a in churned if a and a.get("events")]
+    if not churned:
+        return []
+    blocks = [Block("h2", "Errors by event"),
+              Block("p", "Each error (counter rises per query step, by class) and each latency outlier (a step whose "
+                         f"p99 is over {OUTLIER_FACTOR:g} x the run's median step p99) is attributed to the nearest "
+                         "event before it within W, or to no event. Events: the churn's actions, route changes, "
+                         "the controller's reloads where its counter is known.")]
+    rows = []
+    for r, a in churned:
+        for kind, b in list(a["events"].items()) + [(NO_EVENT, a["unattributed"])]:
+            rows.append([r.label, fmt(a["window_s"]), kind, fmt(b.get("events", "")), fmt(b["errors_total"]),
+                         "n/a" if b["share"] is None else f"{100 * b['share']:.0f} %",
+                         ", ".join(f"{c} {n}" for c, n in b["errors"].items()), fmt(b["latency_outliers"])])
+    blocks.append(Block("table", headers=["run", "W (s)", "event", "events", "errors", "share", "by class",
+                                          "latency outliers"], rows=rows))
+    return blocks + _sentences([r for r, _ in churned], series)
 
 
 def _dataplane_scale_blocks(runs, series):
@@ -438,22 +452,20 @@ def _dataplane_scale_blocks(runs, series):
     blocks.append(Block("table", headers=["run", "Deployment", "mode", "levels", "levels reached", "steps", "not Ready",
                                           "Ready p50 (ms)", "Ready max (ms)", "requests lost", "by class",
                                           "zero-error gate"], rows=rows))
-    step_rows, shares = [], []
+    step_rows = []
     for r in scaled:
-        windows = errors_by_event(series.get(r.testid))
-        after = [w for w in windows if w["action"] == DATAPLANE_SCALE]
+        marks = [m for m in (attribution_of(r, series).get("timeline") or []) if m["kind"] == DATAPLANE_SCALE]
         steps = r.dataplane_scale.get("steps") or []
         for i, st in enumerate(steps):
-            # the i-th scale window is this step's when every step is one window of its own
-            errors = fmt(after[i]["total"]) if len(after) == len(steps) else "n/a"
+            # the i-th scale mark is this step's when every step is one mark of its own
+            errors = fmt(marks[i]["errors_total"]) if len(marks) == len(steps) else "n/a"
             step_rows.append([r.label, fmt(st["step"]), f"{fmt(st['from'])} -> {fmt(st['to'])}",
                               "not Ready" if st["ready_ms"] is None else fmt(st["ready_ms"]), fmt(st["probe_failures"]),
                               errors])
-        shares += _share_after(r.label, windows, DATAPLANE_SCALE, "a data-plane scale step")
     if step_rows:
         blocks.append(Block("table", headers=["run", "step", "replicas", "Ready after (ms)", "probes failed",
-                                              "load errors after it"], rows=step_rows))
-    return blocks + shares
+                                              "load errors within W"], rows=step_rows))
+    return blocks + _sentences(scaled, series)
 
 
 def _levels(levels):
@@ -494,16 +506,16 @@ def _over_time_blocks(runs, series, prometheus_url):
                                 svg=charts.timeseries_chart(ts, r.label)))
             if not ts.scale_events:
                 blocks.append(Block("p", "No scale event recorded in this run."))
-            windows = errors_by_event(ts)
-            if windows:
-                blocks.append(Block("p", f"Errors by the event they followed: the run cut at its scale events, "
-                                         f"each class counted until the next event (counter differences, to "
-                                         f"{fmt(ts.step)} s); the first row is the baseline before any churn."))
-                blocks.append(Block("table", headers=["seconds since start", "action", "events", "errors until the next",
-                                                      "by class"],
-                                    rows=[[f"{fmt(w['from_s'])} to {fmt(w['to_s'])}", w["action"], fmt(w["events"]),
-                                           fmt(w["total"]), ", ".join(f"{c} {n}" for c, n in w["errors"].items())]
-                                          for w in windows]))
+            marks = (ts.attribution or {}).get("timeline")
+            if marks:
+                blocks.append(Block("p", f"Events on the timeline, each with the errors and latency outliers "
+                                         f"attributed to it (within W = {fmt(ts.attribution['window_s'])} s, "
+                                         f"query step {fmt(ts.step)} s); the rest are no event's (Errors by event)."))
+                blocks.append(Block("table", headers=["seconds since start", "event", "events", "errors within W",
+                                                      "by class", "latency outliers"],
+                                    rows=[[fmt(m["t_s"]), m["kind"], fmt(m["events"]), fmt(m["errors_total"]),
+                                           ", ".join(f"{c} {n}" for c, n in m["errors"].items()),
+                                           fmt(m["latency_outliers"])] for m in marks]))
             elif ts.scale_events:
                 blocks.append(Block("table", headers=["seconds since start", "action", "events"],
                                     rows=[[fmt(round(t, 1)), a, fmt(n)] for t, a, n in ts.scale_events]))

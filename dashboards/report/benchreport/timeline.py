@@ -6,21 +6,26 @@ dashboard's row draws the same rule in PromQL.
 Events: the runner's churn actions (k6_bench_scale_events_total{action}, one kind per action, so a
 new experiment's action is a new kind without a change here), the route experiments' changes, and
 the controller's own configuration reloads or pushes where its preset's controller exposes a counter
-(CONTROLLER_RELOADS, which the controller dashboard's probe list reads too).
+(CONTROLLER_RELOADS).
 Errors: the load's error counters (k6_bench_errors_total, by class), a rise between two query steps.
 Latency outlier: a query step whose p99 request duration (the k6 native histogram) is over
 OUTLIER_FACTOR x the run's median step p99. The median of the steps is the run's usual tail and
 moves little with the few spikes it is there to find (a whole-run p99 would include them); a step
 is the finest time Prometheus resolves, so an outlier is a step, not a request.
-Prometheus sees a counter rise at the sample after it (k6 pushes every few seconds), so an error
-and its event are a step apart at best: the default window is ATTRIBUTION_WINDOW plus one step."""
+Prometheus sees a counter rise at the sample after it: k6 stamps its samples at each push (every
+K6_PUSH_INTERVAL_S by default), so an error pushed one push after its event is that much later on the
+timeline. The default window is ATTRIBUTION_WINDOW plus that resolution: the longer of one query step
+and one push interval."""
 
 from .prometheus import selector
+from .summary import CONTRACT
 
 NO_EVENT = "no event"
-# The default window W: a pod deletion's errors come within about a second or two of it; one query
-# step is added at run time (attribution_window).
+# The default window W: a pod deletion's errors come within about a second or two of it; the
+# timeline's resolution is added at run time (attribution_window).
 ATTRIBUTION_WINDOW = "2s"
+# k6's remote-write push interval by default (K6_PROMETHEUS_RW_PUSH_INTERVAL; the chart keeps it).
+K6_PUSH_INTERVAL_S = 5.0
 # A step's p99 this many times the run's median step p99 is an outlier.
 OUTLIER_FACTOR = 3.0
 # The runner's churn actions: every value of its action label is an event kind of that name.
@@ -40,18 +45,9 @@ EVENT_WORDS = {
     "dataplane_scale": "a data-plane scale step",
     "controller_reload": "a controller reload",
 }
-# The controller's own counter of configuration reloads or pushes, per preset `controller:` value:
-# (preset, the controller dashboard's name for it, counter). Its one statement: benchdashboards'
-# controllers.py builds its probe list from it.
-CONTROLLER_RELOADS = [
-    ("traefik", "traefik", "traefik_config_reloads_total"),
-    ("ingress-nginx", "ingress-nginx", "nginx_ingress_controller_success"),
-    ("nginx-inc", "nginx-ingress (F5 NGINX)", "nginx_ingress_controller_nginx_reloads_total"),
-    ("haproxy", "haproxy (haproxytech)", "haproxy_reloads_total"),
-    ("envoy-gateway", "envoy-gateway", "xds_snapshot_update_total"),
-    ("nginx-gateway-fabric", "nginx-gateway-fabric", "nginx_gateway_fabric_event_batch_processing_milliseconds_count"),
-    ("istio", "istio", "pilot_xds_pushes"),
-]
+# The controller's own counter of configuration reloads or pushes, per preset `controller:` value
+# (scenarios/contract.json controllerReloads, which the controller dashboard's probe list reads too).
+CONTROLLER_RELOADS = {r["controller"]: r["metric"] for r in CONTRACT["controllerReloads"]["list"]}
 RELOAD_KIND = "controller_reload"
 
 
@@ -63,26 +59,28 @@ def words(kind):
 
 def reload_metric(controller):
     """The controller's reload counter, or None when its preset names none."""
-    return next((m for c, _, m in CONTROLLER_RELOADS if c == controller), None)
+    return CONTROLLER_RELOADS.get(controller)
 
 
 def attribution_window(window_s, step):
-    """W in seconds: the given window, else ATTRIBUTION_WINDOW plus one query step."""
+    """W in seconds: the given window, else ATTRIBUTION_WINDOW plus the longer of one query step and
+    one push interval."""
     if window_s is not None:
         return window_s
     from .duration import parse_duration
-    return parse_duration(ATTRIBUTION_WINDOW, "s") + step
+    return parse_duration(ATTRIBUTION_WINDOW, "s") + max(step, K6_PUSH_INTERVAL_S)
 
 
 def parse_window(text):
-    """--attribution-window's value in seconds, or ValueError naming it and what is allowed."""
+    """--attribution-window's value in seconds, or ValueError naming it and what is allowed (argparse
+    puts the option's name before the message)."""
     from .duration import DurationError, parse_duration
     try:
         seconds = float(parse_duration(text, "s"))
     except DurationError as e:
-        raise ValueError(f"--attribution-window {text!r}: {e}") from e
+        raise ValueError(str(e)) from e
     if not 0 < seconds <= 600:
-        raise ValueError(f"--attribution-window {text!r}: expected a duration above 0 and at most 10m, e.g. 2s or 1500ms")
+        raise ValueError(f"{text!r} is not a window: expected a duration above 0 and at most 10m, e.g. 2s or 1500ms")
     return seconds
 
 
@@ -110,45 +108,67 @@ def outlier_steps(p99_points, factor=OUTLIER_FACTOR):
 
 
 def nearest(events, t, window_s):
-    """The kind of the latest event at or before t and at most window_s before it, or NO_EVENT.
+    """The index of the latest event at or before t and at most window_s before it, or None.
     events: [(t, kind, n)] sorted by time."""
-    kind = NO_EVENT
-    for te, k, _ in events:
+    found = None
+    for i, (te, _, _) in enumerate(events):
         if te > t:
             break
         if t - te <= window_s:
-            kind = k
-    return kind
+            found = i
+    return found
 
 
 def attribute(events, errors, outliers, window_s):
     """The attribution section: {"window_s", "events": {kind: {"events", "errors": {class: n},
-    "errors_total", "share", "latency_outliers"}}, "unattributed": {...}, "errors_total",
-    "latency_outliers"}. events [(t, kind, n)], errors {class: [(t, n)]}, outliers [(t, p99)]."""
+    "errors_total", "share", "latency_outliers"}}, "unattributed": {the same but events},
+    "errors_total", "latency_outliers", "timeline": [per event mark: "t_s", "kind" and the same]}.
+    events [(t, kind, n)] (seconds since the start), errors {class: [(t, n)]}, outliers [(t, p99)]."""
     events = sorted(events)
-    kinds = {}
-    for _, kind, n in events:
-        kinds.setdefault(kind, _bucket())["events"] += n
-    rest = _bucket()
+    marks = [dict(_bucket(n), t_s=round(t, 1), kind=kind) for t, kind, n in events]
+    rest = _bucket(0)
+
+    def bucket(t):
+        i = nearest(events, t, window_s)
+        return rest if i is None else marks[i]
+
     for cls, rows in sorted(errors.items()):
         for t, n in rows:
-            b = kinds.get(nearest(events, t, window_s), rest)
+            b = bucket(t)
             b["errors"][cls] = b["errors"].get(cls, 0) + n
             b["errors_total"] += n
     for t, _ in outliers:
-        kinds.get(nearest(events, t, window_s), rest)["latency_outliers"] += 1
+        bucket(t)["latency_outliers"] += 1
+    kinds = {}
+    for m in marks:
+        k = kinds.setdefault(m["kind"], _bucket(0))
+        k["events"] += m["events"]
+        k["errors_total"] += m["errors_total"]
+        k["latency_outliers"] += m["latency_outliers"]
+        for c, n in m["errors"].items():
+            k["errors"][c] = k["errors"].get(c, 0) + n
     total = sum(b["errors_total"] for b in kinds.values()) + rest["errors_total"]
-    for b in list(kinds.values()) + [rest]:
+    for b in marks + list(kinds.values()) + [rest]:
         b["errors_total"] = round(b["errors_total"])
         b["errors"] = {c: round(n) for c, n in b["errors"].items()}
+    for b in list(kinds.values()) + [rest]:
         b["share"] = round(b["errors_total"] / total, 4) if total else None
     del rest["events"]
     return {"window_s": round(window_s, 3), "events": dict(sorted(kinds.items())), "unattributed": rest,
-            "errors_total": round(total), "latency_outliers": len(outliers)}
+            "errors_total": round(total), "latency_outliers": len(outliers),
+            "timeline": [{k: m[k] for k in ("t_s", "kind", "events", "errors", "errors_total", "latency_outliers")}
+                         for m in marks]}
 
 
-def _bucket():
-    return {"events": 0, "errors": {}, "errors_total": 0, "latency_outliers": 0}
+def _bucket(events):
+    return {"events": events, "errors": {}, "errors_total": 0, "latency_outliers": 0}
+
+
+def attribution_of(run, series):
+    """The run's section: recomputed from its Prometheus series when the report has them, else the
+    one its summary carries ({} for neither)."""
+    ts = series.get(run.testid)
+    return (ts.attribution if ts else None) or run.attribution
 
 
 def fetch(prom, testid, start, end, step, controller=None):
