@@ -14,28 +14,28 @@ moves little with the few spikes it is there to find (a whole-run p99 would incl
 is the finest time Prometheus resolves, so an outlier is a step, not a request.
 Prometheus sees a counter rise at the sample after it: k6 stamps its samples at each push (every
 K6_PUSH_INTERVAL_S by default), so an error pushed one push after its event is that much later on the
-timeline. The default window is ATTRIBUTION_WINDOW plus that resolution: the longer of one query step
-and one push interval."""
+timeline. The default window is ATTRIBUTION_WINDOW_S plus that resolution: the longer of one query
+step and one push interval."""
 
 from .prometheus import selector
 from .summary import CONTRACT
 
 NO_EVENT = "no event"
+# The window, push interval, outlier factor and event sources: scenarios/contract.json
+# eventAttribution, which the run overview's row reads too.
+_SETTINGS = CONTRACT["eventAttribution"]
 # The default window W: a pod deletion's errors come within about a second or two of it; the
 # timeline's resolution is added at run time (attribution_window).
-ATTRIBUTION_WINDOW = "2s"
+ATTRIBUTION_WINDOW_S = float(_SETTINGS["windowS"])
 # k6's remote-write push interval by default (K6_PROMETHEUS_RW_PUSH_INTERVAL; the chart keeps it).
-K6_PUSH_INTERVAL_S = 5.0
+K6_PUSH_INTERVAL_S = float(_SETTINGS["pushIntervalS"])
 # A step's p99 this many times the run's median step p99 is an outlier.
-OUTLIER_FACTOR = 3.0
+OUTLIER_FACTOR = float(_SETTINGS["outlierFactor"])
 # The runner's churn actions: every value of its action label is an event kind of that name.
 SCALE_EVENTS = "k6_bench_scale_events_total"
-# Other event sources, a row each: (kind, counter, what a sentence calls one). Add a row for a new
-# source; a new churn action needs none (its kind is its action, its words from EVENT_WORDS or its name).
-EVENT_SOURCES = [
-    ("route_change", "k6_bench_route_changes_total", "a route change"),
-    ("route_create", "k6_bench_routes_created_total", "a route creation"),
-]
+# Other event sources: (kind, counter, what a sentence calls one), from the contract. A new churn
+# action needs no row (its kind is its action, its words from EVENT_WORDS or its name).
+EVENT_SOURCES = [(s["kind"], s["metric"], s["words"]) for s in _SETTINGS["sources"]]
 # What the report's sentence calls one event of a churn action.
 EVENT_WORDS = {
     "scale": "a backend scale step",
@@ -63,12 +63,11 @@ def reload_metric(controller):
 
 
 def attribution_window(window_s, step):
-    """W in seconds: the given window, else ATTRIBUTION_WINDOW plus the longer of one query step and
+    """W in seconds: the given window, else ATTRIBUTION_WINDOW_S plus the longer of one query step and
     one push interval."""
     if window_s is not None:
         return window_s
-    from .duration import parse_duration
-    return parse_duration(ATTRIBUTION_WINDOW, "s") + max(step, K6_PUSH_INTERVAL_S)
+    return ATTRIBUTION_WINDOW_S + max(step, K6_PUSH_INTERVAL_S)
 
 
 def parse_window(text):
