@@ -75,8 +75,9 @@ def test_attribution_row_reads_the_contract():
     assert window["type"] == "textbox" and window["query"] == f"{attribution['windowS'] + attribution['pushIntervalS']:g}s"
     (panel,) = [p for p, _ in lint.check.walk_panels(dash) if p.get("title") == "Errors within W of an event vs. no event nearby"]
     near, none = (t["expr"] for t in panel["targets"])
-    errors = 'sum(increase(k6_bench_errors_total{testid=~"$testid", group!~"::(setup|teardown)", scenario!="warmup", ' \
-             'role="load"}[$__rate_interval]))'
+    load = 'testid=~"$testid", group!~"::(setup|teardown)", scenario!="warmup", role="load"'
+    errors = (f'((sum(increase(k6_bench_errors_total{{{load}}}[$__rate_interval]))) or on () '
+              f'(0 * sum (rate(k6_http_reqs_total{{{load}}}[$__rate_interval]))))')
     assert near.startswith(errors + " and on() (") and none.startswith(errors + " unless on() ("), (near, none)
     assert near.split(" and on() ", 1)[1] == none.split(" unless on() ", 1)[1], "both sides test the same events"
     for metric in ["k6_bench_scale_events_total"] + [s["metric"] for s in attribution["sources"]]:

@@ -248,7 +248,7 @@ def attribution_queries(testid, window, start, end, step=5):
 
 
 def range_values(prom_url, expr, start, end, step=5):
-    r = check.Prometheus(prom_url).query(expr, start, end, step)
+    r = check.Prometheus(prom_url).query(expr, start, end, step, instant=False)
     assert r.get("status") == "success", f"query {expr!r}: {r.get('error')}"
     return {float(t): float(v) for res in r["data"]["result"] for t, v in res["values"]}
 

@@ -64,6 +64,9 @@ def test_an_outlier_is_over_the_factor_times_the_median():
 
 def test_rises_of_a_counter_and_its_resets():
     assert rises([(0, 0), (1, 0), (2, 3), (3, 3), (4, 5), (5, 1), (6, 2)]) == [(2, 3), (4, 2), (6, 1)]
+    # k6's counters start at 0 in the run: errors in its first push are a rise at the first point; a
+    # controller's counter counts since it started: its first point is no event
+    assert rises([(0, 2), (1, 3)]) == [(0, 2), (1, 1)] and rises([(0, 2), (1, 3)], from_zero=False) == [(1, 1)]
 
 
 def test_the_report_sentence():

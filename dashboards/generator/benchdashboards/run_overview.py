@@ -270,9 +270,11 @@ EVENT_COUNTERS = ["k6_bench_scale_events_total"] + [s["metric"] for s in ATTRIBU
 WINDOW_DEFAULT = f"{ATTRIBUTION['windowS'] + ATTRIBUTION['pushIntervalS']:g}s"
 # 1 at every instant with an event of any source in the W before it: a counter that rose within W.
 EVENT_WITHIN_W = " or ".join(f"(sum({m}{{{RUN}}}) - sum({m}{{{RUN}}} offset $window) > 0)" for m in EVENT_COUNTERS)
-ERRORS_PER_INTERVAL = "sum(increase(k6_bench_errors_total{%s}[$__rate_interval]))" % LOAD
-ERRORS_NEAR_EVENT = f"{ERRORS_PER_INTERVAL} and on() ({EVENT_WITHIN_W})"
-ERRORS_NO_EVENT = f"{ERRORS_PER_INTERVAL} unless on() ({EVENT_WITHIN_W})"
+# 0 while the run is live without an error (k6 creates an error series on its first error)
+ERRORS_PER_INTERVAL = zero_while_running("sum(increase(k6_bench_errors_total{%s}[$__rate_interval]))" % LOAD)
+# in parentheses: `and` and `unless` bind tighter than the `or` inside
+ERRORS_NEAR_EVENT = f"({ERRORS_PER_INTERVAL}) and on() ({EVENT_WITHIN_W})"
+ERRORS_NO_EVENT = f"({ERRORS_PER_INTERVAL}) unless on() ({EVENT_WITHIN_W})"
 
 
 def window_variable():

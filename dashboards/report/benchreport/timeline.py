@@ -83,15 +83,15 @@ def parse_window(text):
     return seconds
 
 
-def rises(points):
+def rises(points, from_zero=True):
     """[(t, n)] of a cumulative counter's points [(t, value)]: each rise since the point before it
-    (a drop is a reset: counting starts again from its value)."""
-    out, previous = [], None
+    (a drop is a reset: counting starts again from its value). from_zero: the counter started at 0
+    in the run (k6's), so its first point is a rise from 0; else (a controller's, counting since it
+    started) the first point is where counting starts."""
+    out, previous = [], 0.0 if from_zero else None
     for t, v in points:
         if previous is not None and v > previous:
             out.append((t, v - previous))
-        elif previous is None and v > 0 and t > 0:
-            out.append((t, v))
         previous = v
     return out
 
@@ -190,7 +190,8 @@ def fetch(prom, testid, start, end, step, controller=None):
     metric = reload_metric(controller)
     if metric:
         # the controller's own series carry no testid: every instance Prometheus scrapes in the run
-        events += [(t, RELOAD_KIND, n) for pts in series(f"sum({metric})").values() for t, n in rises(pts)]
+        events += [(t, RELOAD_KIND, n) for pts in series(f"sum({metric})").values()
+                   for t, n in rises(pts, from_zero=False)]
     errors = {cls: rises(pts) for cls, pts in series(f"sum by (class) (k6_bench_errors_total{load})", "class").items()}
     window = f"{int(max(15, 3 * step))}s"  # as the report's charts: a rate needs a few pushes in its window
     p99 = series(f"histogram_quantile(0.99, sum(rate(k6_http_req_duration_seconds{load}[{window}])))")
