@@ -71,7 +71,7 @@ def attribution_window(window_s, step):
 
 
 def parse_window(text):
-    """--attribution-window's value in seconds, or ValueError naming it and what is allowed (argparse
+    """--attribution-window's value in seconds, or ValueError naming it and what is allowed (cli.py
     puts the option's name before the message)."""
     from .duration import DurationError, parse_duration
     try:
