@@ -430,8 +430,8 @@ def _attribution_blocks(runs, series):
 
 
 def _dataplane_scale_blocks(runs, series):
-    """dataplane-scale's table, its steps with the load's errors after each (from Prometheus), and the
-    share of errors that followed a step; [] without a dataplane-scale run."""
+    """dataplane-scale's table, its steps with the load's errors within W of each (the run's
+    attribution timeline), and the attribution sentence; [] without a dataplane-scale run."""
     scaled = [r for r in _file_runs(runs) if r.dataplane_scale]
     if not scaled:
         return []

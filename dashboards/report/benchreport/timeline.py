@@ -4,9 +4,9 @@ event before it within a window W, or to "no event". Used by `make results` (the
 dashboard's row draws the same rule in PromQL.
 
 Events: the runner's churn actions (k6_bench_scale_events_total{action}, one kind per action, so a
-new experiment's action is a new kind without a change here), the route experiments' changes, and
-the controller's own configuration reloads or pushes where its preset's controller exposes a counter
-(CONTROLLER_RELOADS).
+new experiment's action is a new kind without a change here), the route experiments' changes and
+creations, and the controller's own configuration reloads or pushes where its preset's controller
+exposes a counter (CONTROLLER_RELOADS; those series carry no run id: every instance Prometheus scrapes).
 Errors: the load's error counters (k6_bench_errors_total, by class), a rise between two query steps.
 Latency outlier: a query step whose p99 request duration (the k6 native histogram) is over
 OUTLIER_FACTOR x the run's median step p99. The median of the steps is the run's usual tail and
@@ -15,7 +15,10 @@ is the finest time Prometheus resolves, so an outlier is a step, not a request.
 Prometheus sees a counter rise at the sample after it: k6 stamps its samples at each push (every
 K6_PUSH_INTERVAL_S by default), so an error pushed one push after its event is that much later on the
 timeline. The default window is ATTRIBUTION_WINDOW_S plus that resolution: the longer of one query
-step and one push interval."""
+step and one push interval.
+This replaces the report's former errors by event, the run cut at each event and every error given
+to the last event before it however long ago: a run's steady errors went to its last scale step. A
+window says which errors an event can have caused, and leaves the rest to no event."""
 
 from .prometheus import selector
 from .summary import CONTRACT
@@ -27,7 +30,7 @@ _SETTINGS = CONTRACT["eventAttribution"]
 # The default window W: a pod deletion's errors come within about a second or two of it; the
 # timeline's resolution is added at run time (attribution_window).
 ATTRIBUTION_WINDOW_S = float(_SETTINGS["windowS"])
-# k6's remote-write push interval by default (K6_PROMETHEUS_RW_PUSH_INTERVAL; the chart keeps it).
+# k6's remote-write push interval by default (K6_PROMETHEUS_RW_PUSH_INTERVAL, which the chart leaves).
 K6_PUSH_INTERVAL_S = float(_SETTINGS["pushIntervalS"])
 # A step's p99 this many times the run's median step p99 is an outlier.
 OUTLIER_FACTOR = float(_SETTINGS["outlierFactor"])
