@@ -55,7 +55,7 @@ report: ## HTML + Markdown report: OUT=out/report SUMMARIES="a.json b.json"
 	bash dashboards/report/report.sh --out "$(or $(OUT),out/report)" $(SUMMARIES)
 
 matrix: ## One run per variant, compared: VARIANTS="name:key=value .." [ARGS=..] [LOCAL=1]
-	bash $(if $(LOCAL),ci/e2e/matrix.sh,dashboards/report/matrix.sh) --out "$(or $(OUT),out/matrix)" $(ARGS) $(VARIANTS)
+	$(if $(LOCAL),ci/e2e/matrix,bash dashboards/report/matrix.sh) --out "$(or $(OUT),out/matrix)" $(ARGS) $(VARIANTS)
 
 .PHONY: results
 # the release whose provenance (chart, values, cluster, images) results records; RELEASE= records none
@@ -67,7 +67,7 @@ results: ## Merge a run's runners from Prometheus: TESTID=<id> PROMETHEUS=<url> 
 .PHONY: rerun
 rerun: ## Run a recorded run again: SUMMARY=out/<id>/summary.json [OUT=...] [ARGS=...]
 	bash dashboards/report/rerun.sh --summary "$(SUMMARY)" --out "$(or $(OUT),out/rerun)" \
-	  $(if $(LOCAL),--matrix ci/e2e/matrix.sh) $(ARGS)
+	  $(if $(LOCAL),--matrix ci/e2e/matrix) $(ARGS)
 
 ##@ Tests
 .PHONY: test test-chart test-scenarios test-dashboards test-cluster test-e2e test-report

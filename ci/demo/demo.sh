@@ -54,7 +54,10 @@ fi
 case ${1:-} in
   --clean) clean ;;
   "")
-    bash "$BENCH_ROOT/ci/e2e/run.sh" --keep
+    # the e2e harness (ci/e2e/e2eharness) in the project's venv: it reads Prometheus with the report's client
+    . "$BENCH_ROOT/lib/venv.sh"
+    ensure_venv bench "$BENCH_ROOT/requirements.txt"
+    PYTHONPATH="$BENCH_ROOT/ci/e2e:$BENCH_ROOT/dashboards/report" "$VENV_PYTHON" -m e2eharness run --keep
     . "$BENCH_ROOT/ci/cluster/env.sh"
     prom_ip=$(kubectl -n bench-monitoring get service prometheus -o jsonpath='{.spec.clusterIP}')
     echo

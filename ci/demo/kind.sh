@@ -7,8 +7,12 @@
 # Not exercised by the project's tests: the machines bench is developed on have neither Docker nor a
 # registry (ci/demo/demo.sh uses the project's own cluster there).
 . "$(dirname "$0")/../lib/common.sh"
-# shellcheck source=../e2e/lib.sh
-. "$BENCH_ROOT/ci/e2e/lib.sh"
+# shellcheck source=../../lib/venv.sh
+. "$BENCH_ROOT/lib/venv.sh"
+
+E2E_RELEASE=${BENCH_E2E_RELEASE:-bench}
+E2E_NAMESPACE=${BENCH_E2E_NAMESPACE:-bench}
+E2E_WORK=${BENCH_E2E_WORK:-$BENCH_CACHE/e2e}
 
 KIND_CLUSTER=${BENCH_KIND_CLUSTER:-bench}
 KIND_VALUES=${BENCH_KIND_VALUES:-$BENCH_ROOT/values/traefik.yaml}
@@ -44,12 +48,12 @@ install_release() {
     --set loadtest.runner.image.pullPolicy=IfNotPresent
 }
 
-show_results() {
-  local dir=$1 log
-  log=$(find "$dir" -name '*.log' -print -quit)
-  [ -n "$log" ] || die "no runner log in $dir (stages: $(paste -sd' ' "$dir/stage"))"
-  print_summary_tables "$log"
-  extract_summary "$log" "$dir/summary.json" && echo "Results: $dir/summary.json"
+# follow_and_show DIR: follows the release's TestRun to its end (at most 900 s) with the e2e
+# harness, its evidence in DIR, and prints its tables and where its summary is.
+follow_and_show() {
+  ensure_venv bench "$BENCH_ROOT/requirements.txt"
+  BENCH_E2E_RELEASE=$E2E_RELEASE BENCH_E2E_NAMESPACE=$E2E_NAMESPACE PYTHONPATH="$BENCH_ROOT/ci/e2e" \
+    "$VENV_PYTHON" -m e2eharness follow "$1" 900
   echo "Grafana: kubectl -n $E2E_NAMESPACE port-forward svc/$E2E_RELEASE-grafana 3000:80"
   echo "  (admin password: kubectl -n $E2E_NAMESPACE get secret $E2E_RELEASE-grafana -o jsonpath='{.data.admin-password}' | base64 -d)"
   echo "Clean up with: ci/demo/kind.sh --clean"
@@ -71,8 +75,7 @@ main() {
   ensure_kind_cluster
   load_runner_image
   install_release "$run_id"
-  follow_testrun "$(testrun_name)" "$dir" 900 || die "TestRun did not end in 900 s (stages: $(paste -sd' ' "$dir/stage"))"
-  show_results "$dir"
+  follow_and_show "$dir"
 }
 
 main "$@"

@@ -21,7 +21,7 @@ Usage (ci/test/report/test_contract.py runs each as one case; exit 0 = equal, 1 
                                         helm template of CHART (an offline copy) accepts and refuses
                                         the same examples through the values keys
   contract.py readme-variables          scenarios/interfaces.md's Scenario configuration table
-  contract.py dashboards-fixture        ci/test/dashboards/fixtures/metrics.json, its k6 metrics
+  contract.py dashboards-fixture        ci/tools/dashboards/fixtures/metrics.json, its k6 metrics
   contract.py readme-metrics README     the Metrics table of scenarios/interfaces.md or scenarios/README.md
   contract.py readme-errors             scenarios/interfaces.md's bench_errors row, scenarios/README.md's class table
   contract.py readme-summary            scenarios/interfaces.md's summary example validates against the schema
@@ -352,15 +352,15 @@ def check_readme_variables():
 def check_dashboards_fixture():
     """Every k6 series the dashboards may query (their fixture) is a contract metric with the same
     Prometheus name and type; check.py holds the dashboards to the fixture."""
-    fixture = json.loads((ROOT / "ci/test/dashboards/fixtures/metrics.json").read_text())
+    fixture = json.loads((ROOT / "ci/tools/dashboards/fixtures/metrics.json").read_text())
     listed = fixture["sources"]["k6"]["metrics"]
     by_prom = {m["prometheus"]: m["prometheusType"] for m in METRICS}
     bad = []
     for name, kind in listed.items():
         if name not in by_prom:
-            bad.append(f"ci/test/dashboards/fixtures/metrics.json: {name} is no metric of the contract")
+            bad.append(f"ci/tools/dashboards/fixtures/metrics.json: {name} is no metric of the contract")
         elif kind != by_prom[name]:
-            bad.append(f"ci/test/dashboards/fixtures/metrics.json: {name} is a {kind}, the contract says {by_prom[name]}")
+            bad.append(f"ci/tools/dashboards/fixtures/metrics.json: {name} is a {kind}, the contract says {by_prom[name]}")
     return bad
 
 

@@ -13,6 +13,8 @@
 # YAMLLINT_VERSION, PYYAML_VERSION, K6_OPERATOR_VERSION, PROMETHEUS_OPERATOR_VERSION, KUBERNETES_VERSION:
 # the harness' pins and why, in one file.
 . "$BENCH_ROOT/ci/versions.env"
+# shellcheck source=../../lib/venv.sh
+. "$BENCH_ROOT/lib/venv.sh"
 # Gateway API: the version and channel charts/bench/Chart.yaml pins (its annotations, the one place
 # they are written); the CRDs come from the sigs.k8s.io/gateway-api module (config/crd/<channel>/).
 GATEWAY_API_VERSION=$(sed -n 's/^  bench.dev\/gateway-api-version: //p' "$BENCH_ROOT/charts/bench/Chart.yaml")
@@ -23,7 +25,6 @@ kube_minor=${KUBERNETES_VERSION#v}
 BENCH_KUBE_VERSION=${BENCH_KUBE_VERSION:-${kube_minor%.*}.0}
 
 SCHEMA_DIR="$BENCH_TOOLS/schemas"
-VENV="$BENCH_CACHE/venv-chart"
 
 install_helm3() {
   local minor=${BENCH_KUBE_VERSION#1.}; minor=${minor%%.*}
@@ -76,16 +77,10 @@ YAML
 }
 
 install_python_tools() {
-  local stamp="kubernetes-validate $KUBERNETES_VALIDATE_VERSION yamllint $YAMLLINT_VERSION pyyaml $PYYAML_VERSION"
-  if [ "$(cat "$VENV/.stamp" 2>/dev/null)" != "$stamp" ]; then
-    log "installing $stamp from PyPI"
-    rm -rf "$VENV"
-    python3 -m venv "$VENV"
-    "$VENV/bin/pip" install -q "kubernetes-validate==$KUBERNETES_VALIDATE_VERSION" \
-      "yamllint==$YAMLLINT_VERSION" "PyYAML==$PYYAML_VERSION"
-    printf '%s\n' "$stamp" > "$VENV/.stamp"
-  fi
-  ln -sf "$VENV/bin/yamllint" "$BENCH_TOOLS/bin/yamllint"
+  # the pinned venv of ci/tools/requirements-chart.txt (lib/venv.sh: --no-deps, cached per hash)
+  ensure_venv chart-tools "$BENCH_ROOT/ci/tools/requirements-chart.txt"
+  CHART_PYTHON=$VENV_PYTHON
+  ln -sf "$(dirname "$CHART_PYTHON")/yamllint" "$BENCH_TOOLS/bin/yamllint"
 }
 
 # Go modules hold the CRDs; `go mod download` fetches the module zip only (no build).
@@ -107,7 +102,7 @@ install_schemas() {
     local promop="github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION"
     local gwapi="sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION" gwdir="config/crd/$GATEWAY_API_CHANNEL/gateway.networking.k8s.io"
     rm -rf "$cached"; mkdir -p "$cached"
-    "$VENV/bin/python" "$BENCH_ROOT/ci/tools/schemas.py" --out "$cached" --kube-version "$BENCH_KUBE_VERSION" \
+    "$CHART_PYTHON" "$BENCH_ROOT/ci/tools/schemas.py" --out "$cached" --kube-version "$BENCH_KUBE_VERSION" \
       --crd "$(crd_file "$k6op" config/crd/bases/k6.io_testruns.yaml)" \
       --crd "$(crd_file "$promop" example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml)" \
       --crd "$(crd_file "$promop" example/prometheus-operator-crd/monitoring.coreos.com_podmonitors.yaml)" \

@@ -223,9 +223,10 @@ _FILE_COMPILED = {path: [(key, re.compile(p, re.M)) for key, p in found] for pat
 # Files that keep the versions they were made with: what a past run recorded, or a source that was
 # read at a tag. Never rewritten, never a stray literal. path -> why.
 RECORDED = {
-    "ci/test/dashboards/fixtures/metrics.json": "the metric names as read in those releases' sources",
+    "ci/tools/dashboards/fixtures/metrics.json": "the metric names as read in those releases' sources",
     "ci/test/report/testdata/controller-restart.json": "a summary a real run wrote (its provenance)",
     "ci/test/report/testdata/dataplane-scale.json": "controller-restart.json's recorded run, its section rewritten by hand",
+    "ci/test/report/testdata/controller-upgrade.json": "dataplane-scale.json's recorded run, its section rewritten by hand",
     "ci/test/report/test_provenance.py": "provenance objects as a real cluster returned them",
 }
 # Lines that record a measurement or a source read at a tag, in files that otherwise follow the pins:
@@ -251,6 +252,7 @@ CHECKED = {
     "scenarios/runner/xk6-bench/go.mod": "test_pins.py: its go.k6.io/k6 requirement is K6_VERSION",
     "ci/licences.tsv": "test_licences.py: each row's version is the one the scripts install",
     "requirements.txt": "pip's own pin file (PyYAML, as PYYAML_VERSION; test_pins.py)",
+    "ci/tools/requirements-chart.txt": "pip's own pin file (kubernetes-validate, yamllint, PyYAML; test_pins.py)",
 }
 # The pin tooling itself: its examples, patterns and planted copies are not copies of the pins.
 TOOLING = {"ci/tools/pins.py", "ci/tools/doc-figures.py"}

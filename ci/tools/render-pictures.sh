@@ -44,7 +44,7 @@ main() {
       --summary-export "$WORK/emit-summary.json" > "$WORK/emit.log" 2>&1 ||
     { cat "$WORK/emit.log"; die "emit.js failed"; }
   wait_for_prom_value "$PROM" 'sum(k6_http_reqs_total{testid="emit-demo"})' \
-    "$(python3 "$BENCH_ROOT/ci/test/dashboards/assertions.py" count "$WORK/emit-summary.json" http_reqs)" 30 ||
+    "$(python3 "$BENCH_ROOT/ci/tools/dashboards/assertions.py" count "$WORK/emit-summary.json" http_reqs)" 30 ||
     die "Prometheus does not hold every request of emit-demo"
   t1=$(date +%s)
   render run-overview emit-demo "$((t0 + 15))" "$((t1 + 5))"

@@ -23,7 +23,7 @@
 # --installer PROGRAM: installs each variant instead of `helm upgrade --install`, run as
 #   PROGRAM RELEASE NAMESPACE RUN_ID HELM_ARGS... (the -f presets, then the variant's arguments); it
 #   must install RELEASE with loadtest.runId=RUN_ID and wait for it. For a cluster that needs more
-#   than helm, e.g. the project's local cluster (make matrix LOCAL=1 runs ci/e2e/matrix.sh, which
+#   than helm, e.g. the project's local cluster (make matrix LOCAL=1 runs ci/e2e/matrix, which
 #   passes its own installer).
 . "$(dirname "$0")/../../lib/common.sh"
 

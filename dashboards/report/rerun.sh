@@ -5,7 +5,7 @@
 # run id; then merged and reported as a one-variant matrix run (dashboards/report/matrix.sh).
 # Usage: dashboards/report/rerun.sh --summary FILE --out DIR [--chart DIR] [--matrix PROGRAM] [matrix.sh options...]
 #   --matrix: the matrix runner to run (default dashboards/report/matrix.sh; on the project's local
-#   cluster ci/e2e/matrix.sh, which make rerun LOCAL=1 passes).
+#   cluster ci/e2e/matrix, which make rerun LOCAL=1 passes).
 #   e.g. --repeats 3 (the same run three times, with intervals), --kubeconfig FILE, --release NAME,
 #   --namespace NS, -f extra.yaml (values left out of the record as secrets).
 . "$(dirname "$0")/../../lib/common.sh"
@@ -26,14 +26,14 @@ main() {
   [ -n "$summary" ] || die "--summary FILE is required (a merged summary.json: make results, the matrix runner)"
   [ -f "$summary" ] || die "--summary '$summary' does not exist"
   [ -n "$out" ] || die "--out DIR is required (where the new run's summary and report go)"
-  [ -f "$matrix" ] || die "--matrix '$matrix' does not exist"
+  [ -x "$matrix" ] || die "--matrix '$matrix' is not an executable program"
   mkdir -p "$out"
   # the release and namespace that ran it, on stdout; the values beside the new run
   target=$(bash "$BENCH_ROOT/dashboards/report/report.sh" rerun --summary "$summary" --chart "$chart" \
     --out "$out/rerun-values.yaml") || die "cannot rerun $summary (above)"
   local release=${target% *} namespace=${target#* }
   log "rerun of $summary: release $release, namespace $namespace, values $out/rerun-values.yaml"
-  exec bash "$matrix" --out "$out" --chart "$chart" --release "$release" \
+  exec "$matrix" --out "$out" --chart "$chart" --release "$release" \
     --namespace "$namespace" "${rest[@]}" "rerun:$out/rerun-values.yaml"
 }
 

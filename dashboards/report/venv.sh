@@ -10,12 +10,3 @@ ensure_report_venv() {
   ensure_venv bench "$BENCH_ROOT/requirements.txt"
   REPORT_PYTHON=$VENV_PYTHON
 }
-
-# prom_cli URL ARGS...: the report's Prometheus client on the command line (python -m
-# benchreport.prometheus --url URL ARGS...: value, settled, span; text-sum with URL "" reads a
-# /metrics page on stdin), the one client the test harness uses too. Needs ensure_report_venv first.
-prom_cli() {
-  local url=$1; shift
-  PYTHONPATH="$BENCH_ROOT/dashboards/report${PYTHONPATH:+:$PYTHONPATH}" \
-    "$REPORT_PYTHON" -m benchreport.prometheus ${url:+--url "$url"} "$@"
-}

@@ -15,6 +15,15 @@
 //   t.scaleDataplane(replicas)  set the data plane's spec.replicas (1-1000) {action=dataplane_scale}
 //   t.waitDataplaneReady(duration)  hold until the data plane has exactly that many replicas, all
 //                       Ready (dataplane.js), at most `duration`; returns whether it got there
+//   t.rollController()  roll the controller's workload (BENCH_UPGRADE_* names it; controller-upgrade.js
+//                       declares those settings): a new bench/restartedAt on its pod template, and
+//                       BENCH_UPGRADE_IMAGE on container BENCH_UPGRADE_CONTAINER when set
+//                                                                     {action=controller_rollout}; each
+//                       old pod seen terminating and each new pod seen Ready is an event too
+//                                                                     {action=controller_pod_terminating,
+//                                                                      controller_pod_ready}
+//   t.waitRolledOut(duration)  hold until that rollout is complete (rollout.js), at most `duration`;
+//                       returns whether it completed
 //   t.hold(duration)    wait '15s' (or a number of ms, as a setting of type duration holds),
 //                       probing and polling all the while
 //   t.settings          the script's own settings, validated (durations in ms); t.cfg: the whole run's
@@ -32,14 +41,26 @@ function isChurnOver(err) {
 }
 
 // newChurnContext({cfg, endAt, now(), waitUntil(ms, stop), change(action, arg), controllerPods(),
-// recovering(), dataplaneReplicas(), dataplaneReady()}): endAt and waitUntil's argument are times in
+// recovering(), dataplaneReplicas(), dataplaneReady(), rolledOut()}): endAt and waitUntil's argument are times in
 // ms (now()'s clock), waitUntil stops early when stop() is true; change makes one change (arg:
 // replicas, or a pod name) and returns whether it changed anything; recovering() says a deleted
-// controller pod is still being measured; dataplaneReady() says the last data-plane step is Ready.
+// controller pod is still being measured; dataplaneReady() says the last data-plane step is Ready;
+// rolledOut() says how the last rollout of the controller ended: null = still rolling, true =
+// complete, false = given up (not complete within the timeout).
 function msOf(what, duration) {
   const ms = typeof duration === 'number' ? duration : parseDuration(`${what}()`, duration);
   if (!(ms >= 0)) throw new Error(`${what}(${JSON.stringify(duration)}): expected a duration like '15s' or milliseconds`);
   return ms;
+}
+
+// waitFor(o, what, duration, done): measure until done() or `duration`; whether done() came true.
+// Reaching the end of the load first ends the churn (CHURN_OVER).
+function waitFor(o, what, duration, done) {
+  const until = o.now() + msOf(what, duration);
+  o.waitUntil(Math.min(until, o.endAt), done);
+  if (done()) return true;
+  if (until >= o.endAt) throw CHURN_OVER;
+  return false;
 }
 
 function newChurnContext(o) {
@@ -86,11 +107,14 @@ function newChurnContext(o) {
       return o.change('dataplane_scale', replicas);
     },
     waitDataplaneReady(duration) {
-      const until = o.now() + msOf('t.waitDataplaneReady', duration);
-      o.waitUntil(Math.min(until, o.endAt), () => o.dataplaneReady());
-      if (o.dataplaneReady()) return true;
-      if (until >= o.endAt) throw CHURN_OVER;
-      return false;
+      return waitFor(o, 't.waitDataplaneReady', duration, () => o.dataplaneReady());
+    },
+    rollController() {
+      stopAtEnd();
+      return o.change('controller_rollout');
+    },
+    waitRolledOut(duration) {
+      return waitFor(o, 't.waitRolledOut', duration, () => o.rolledOut() !== null) && o.rolledOut() === true;
     },
     hold(duration) {
       const until = o.now() + msOf('t.hold', duration);
@@ -98,11 +122,7 @@ function newChurnContext(o) {
       if (until >= o.endAt) throw CHURN_OVER;
     },
     waitRecovered(duration) {
-      const until = o.now() + msOf('t.waitRecovered', duration);
-      o.waitUntil(Math.min(until, o.endAt), () => !o.recovering());
-      if (!o.recovering()) return true;
-      if (until >= o.endAt) throw CHURN_OVER;
-      return false;
+      return waitFor(o, 't.waitRecovered', duration, () => !o.recovering());
     },
     remainingMs() {
       return Math.max(0, o.endAt - o.now());

@@ -11,7 +11,8 @@ const convergence = new Trend('bench_endpoint_convergence', true);
 const replicasDesired = new Gauge('bench_replicas_desired');
 const replicasReady = new Gauge('bench_replicas_ready');
 // One per change the churn VU makes, tag action = scale | rollout | podkill | controller_podkill |
-// dataplane_scale.
+// dataplane_scale | controller_rollout, and per pod a controller rollout moved:
+// controller_pod_terminating (an old pod seen terminating) | controller_pod_ready (a new pod Ready).
 const scaleEvents = new Counter('bench_scale_events');
 // controller-restart: per deleted controller pod, ms from the delete call until its replacement was
 // Ready (measure = replaced) and until the path answered again (measure = recovered): recovery.js.
@@ -25,6 +26,11 @@ const dataplaneProbeFailures = new Counter('bench_dataplane_probe_failures');
 // The data plane's spec.replicas (state = desired) and status.readyReplicas (state = ready) as polled,
 // and its spec.replicas when the churn started (state = start).
 const dataplaneReplicas = new Gauge('bench_dataplane_replicas');
+// controller-upgrade (rollout.js): ms from the rollout's update call until the n-th old pod was seen
+// terminating (event = terminating, pod = n) and the n-th new pod Ready (event = ready, pod = n), n =
+// 1, 2, ... in the order seen (at most dataplane.js MAX_STEPS); until the rollout was complete.
+const upgradePod = new Trend('bench_upgrade_pod', true);
+const upgradeRollout = new Trend('bench_upgrade_rollout', true);
 
 module.exports = {
   convergence,
@@ -36,4 +42,6 @@ module.exports = {
   dataplaneReady,
   dataplaneProbeFailures,
   dataplaneReplicas,
+  upgradePod,
+  upgradeRollout,
 };

@@ -12,17 +12,20 @@
 //                                      replaced and until the probes answered again (recovery.js)
 //   bench_dataplane_*{step}            dataplane-scale: per scale step of the data plane's Deployment,
 //                                      its replicas, until Ready, the probes failed (dataplane.js)
+//   bench_upgrade_*                    controller-upgrade: per pod the rollout moved, until it was seen
+//                                      terminating or Ready; until the rollout was complete (rollout.js)
 'use strict';
 const bench = require('k6/x/bench');
 const exec = require('k6/execution');
 const { sleep } = require('k6');
 const {
   controllerRecovery, convergence, dataplaneProbeFailures, dataplaneReady, dataplaneReplicas, dataplaneStep,
-  replicasDesired, replicasReady, scaleEvents,
+  replicasDesired, replicasReady, scaleEvents, upgradePod, upgradeRollout,
 } = require('./churn-metrics.js');
 const { newConvergenceTracker } = require('./convergence.js');
 const { newRecoveryTracker } = require('./recovery.js');
 const { MAX_STEPS, newDataplaneTracker } = require('./dataplane.js');
+const { newRolloutTracker } = require('./rollout.js');
 const { newChurnContext, isChurnOver } = require('./churn-context.js');
 const { k6Duration } = require('./request.js');
 const { kubeCalls } = require('./kube.js');
@@ -38,6 +41,9 @@ const EVENT_TAGS = { added: { event: 'added' }, removed: { event: 'removed' } };
 const MEASURE_TAGS = { replaced: { measure: 'replaced' }, recovered: { measure: 'recovered' } };
 const UNKNOWN_DATAPLANE = 'the data plane is unknown: declare the settings BENCH_DATAPLANE_DEPLOYMENT and '
   + 'BENCH_DATAPLANE_NAMESPACE as scenarios/dataplane-scale.js does';
+const UNKNOWN_UPGRADE = 'the controller\'s workload is unknown: declare the settings BENCH_UPGRADE_NAME and the other '
+  + 'BENCH_UPGRADE_* as scenarios/controller-upgrade.js does';
+const POD_EVENTS = { terminating: 'controller_pod_terminating', ready: 'controller_pod_ready' };
 const STATE_TAGS = { desired: { state: 'desired' }, ready: { state: 'ready' }, start: { state: 'start' } };
 
 // churnScenario: the single-VU, single-iteration scenario that runs the churn for the whole load
@@ -63,7 +69,7 @@ function churnCalls() {
   const {
     connect, getDeployment, scaleDeployment, restartDeployment, restoreDeployment, readRestoreRecord, listBackendPods,
     deletePod, isPodReady, describeApiError, controllerOf, listControllerPods, deleteControllerPod, dataplaneOf,
-    dataplaneTarget,
+    dataplaneTarget, upgradeOf, upgradeTarget, rollWorkload, containerOf, workloadPods,
   } = kubeCalls();
 
   // controllerRun(cfg): the run deletes controller pods (controller-restart declares the settings).
@@ -74,6 +80,11 @@ function churnCalls() {
   // dataplaneRun(cfg): the run scales the controller's data plane (dataplane-scale declares the settings).
   function dataplaneRun(cfg) {
     return Boolean((cfg.settings || {}).BENCH_DATAPLANE_DEPLOYMENT);
+  }
+
+  // upgradeRun(cfg): the run rolls the controller's workload (controller-upgrade declares the settings).
+  function upgradeRun(cfg) {
+    return Boolean((cfg.settings || {}).BENCH_UPGRADE_NAME);
   }
 
   // readyControllerPods(k8s, cfg): the names of the controller's Ready pods, sorted. Refused without
@@ -95,6 +106,11 @@ function churnCalls() {
     if (action === 'dataplane_scale') {
       const d = dataplaneOf(cfg);
       return { changed: scaleDeployment(k8s, dataplaneTarget(cfg), arg, until), what: `data plane ${d.namespace}/${d.name} replicas=${arg}` };
+    }
+    if (action === 'controller_rollout') {
+      const u = upgradeOf(cfg);
+      return { changed: rollWorkload(k8s, upgradeTarget(cfg), u, Date.now(), until),
+        what: `${u.kind} ${u.namespace}/${u.name}${u.image ? ` container ${u.container} image ${u.image}` : ''}` };
     }
     if (action === 'rollout') return { changed: restartDeployment(k8s, cfg, Date.now(), until), what: 'rolling restart' };
     if (action === 'controller_podkill') {
@@ -121,10 +137,10 @@ function churnCalls() {
     return done;
   }
 
-  // changedBy(cfg): what the run may change, each as a cfg naming its Deployment: the backend, and
-  // the data plane in a dataplane-scale run.
+  // changedBy(cfg): what the run may change, each as a cfg naming its Deployment: the backend, the
+  // data plane in a dataplane-scale run, the controller's workload in a controller-upgrade run.
   function changedBy(cfg) {
-    return dataplaneRun(cfg) ? [cfg, dataplaneTarget(cfg)] : [cfg];
+    return [cfg].concat(dataplaneRun(cfg) ? [dataplaneTarget(cfg)] : [], upgradeRun(cfg) ? [upgradeTarget(cfg)] : []);
   }
 
   function restoreOne(k8s, target, when) {
@@ -167,7 +183,36 @@ function churnCalls() {
     }
     if (controllerRun(cfg)) checkController(k8s, cfg);
     if (dataplaneRun(cfg)) checkDataplane(k8s, cfg);
-    return { initialReplicas: d.spec.replicas };
+    const out = { initialReplicas: d.spec.replicas };
+    if (upgradeRun(cfg)) out.controllerUpgrade = checkUpgrade(k8s, cfg);
+    return out;
+  }
+
+  // checkUpgrade: controller-upgrade's setup guard: the workload can be read (after restoreLeftBehind
+  // put it back), has an available pod, its pods can be listed, and the container to upgrade exists.
+  // Returns {image_from}: that container's image now (the summary's from), null with no image to set.
+  function checkUpgrade(k8s, cfg) {
+    const u = upgradeOf(cfg);
+    const where = `${u.kind} ${u.namespace}/${u.name} (BENCH_UPGRADE_KIND/BENCH_UPGRADE_NAMESPACE/BENCH_UPGRADE_NAME)`;
+    let w;
+    try {
+      w = getDeployment(k8s, upgradeTarget(cfg));
+      workloadPods(k8s, cfg, w);
+    } catch (err) {
+      throw new Error(describeApiError(cfg, `reading the controller's ${where} and its pods`, err));
+    }
+    const st = w.status || {};
+    if (!((u.kind === 'DaemonSet' ? st.numberAvailable : st.availableReplicas) > 0)) {
+      throw new Error(`controller-upgrade: the controller's ${where} has no available pod; set the controller's workload `
+        + 'in loadtest.controllerUpgrade (the presets do)');
+    }
+    if (!u.image) return { image_from: null };
+    const c = containerOf(w, u.container);
+    if (!c) {
+      throw new Error(`controller-upgrade: the controller's ${where} has no container ${JSON.stringify(u.container)} `
+        + `(BENCH_UPGRADE_CONTAINER, needed with BENCH_UPGRADE_IMAGE); it has ${w.spec.template.spec.containers.map((x) => x.name).join(', ')}`);
+    }
+    return { image_from: c.image };
   }
 
   // checkDataplane: dataplane-scale's setup guard: the data plane's Deployment can be read (after
@@ -301,11 +346,84 @@ function churnCalls() {
     return d.spec.replicas || 0;
   }
 
+  // pollRollout(k8s, cfg, rollout): one poll of the controller's workload and its pods.
+  function pollRollout(k8s, cfg, rollout) {
+    const w = getDeployment(k8s, upgradeTarget(cfg));
+    const pods = workloadPods(k8s, cfg, w).map((p) => ({ name: p.metadata.name,
+      terminating: Boolean(p.metadata.deletionTimestamp), ready: isPodReady(p) }));
+    const t = Date.now();
+    rollout.pods(pods, t);
+    rollout.workload(w, t);
+  }
+
+  // currentPods(k8s, cfg): the names of the controller workload's pods not terminating.
+  function currentPods(k8s, cfg) {
+    const w = getDeployment(k8s, upgradeTarget(cfg));
+    return workloadPods(k8s, cfg, w).filter((p) => !p.metadata.deletionTimestamp).map((p) => p.metadata.name);
+  }
+
+  // emitRollout(rollout): each pod event as an event of its own (bench_scale_events: the report
+  // attributes errors to it) and a time from the rollout's update call; the rollout's duration.
+  function emitRollout(rollout) {
+    for (const m of rollout.take()) {
+      if (m.event === 'complete') {
+        upgradeRollout.add(m.ms);
+        console.log(`churn: controller rollout complete after ${m.ms} ms`);
+        continue;
+      }
+      scaleEvents.add(1, { action: POD_EVENTS[m.event] });
+      upgradePod.add(m.ms, { event: m.event, pod: String(m.n) });
+      console.log(`churn: controller pod ${m.pod} ${m.event === 'ready' ? 'Ready' : 'terminating'} after ${m.ms} ms`);
+    }
+  }
+
+  // tickAll({tracker, recovery, dataplane, rollout}): each tracker the run has closes what is due
+  // and its measurements are published.
+  function tickAll(o) {
+    o.tracker.tick(Date.now());
+    emitConvergence(o.tracker);
+    if (o.recovery) {
+      o.recovery.tick(Date.now());
+      emitRecovery(o.recovery);
+    }
+    if (o.dataplane) {
+      o.dataplane.tick(Date.now());
+      emitDataplane(o.dataplane);
+    }
+    if (o.rollout) {
+      o.rollout.tick(Date.now());
+      emitRollout(o.rollout);
+    }
+  }
+
+  // finishAll(trackers): the end of the run closes every tracker's books, and says what stayed open.
+  function finishAll(o) {
+    o.tracker.finish(Date.now());
+    emitConvergence(o.tracker);
+    if (o.tracker.unconverged > 0) console.warn(`churn: ${o.tracker.unconverged} endpoint change(s) did not converge before the end`);
+    if (o.recovery) {
+      o.recovery.finish(Date.now());
+      emitRecovery(o.recovery);
+      if (o.recovery.unrecovered > 0) console.warn(`churn: ${o.recovery.unrecovered} deleted controller pod(s) not recovered before the end`);
+    }
+    if (o.dataplane) {
+      o.dataplane.finish();
+      emitDataplane(o.dataplane);
+    }
+    if (o.rollout) {
+      o.rollout.finish();
+      emitRollout(o.rollout);
+      if (o.rollout.incomplete > 0) console.warn(`churn: ${o.rollout.incomplete} controller rollout(s) not complete before the end`);
+    }
+  }
+
   // runChurn(cfg, script, probeTarget): the churn VU's iteration: script(k8s, t), the entry script's
   // churn function (churn-context.js says what t offers), runs while bench polls the Deployment and
   // pods every POLL_INTERVAL_MS and probes the path every PROBE_INTERVAL_MS; when it returns, bench
   // keeps measuring until the load ends. probeTarget: a target (request.js, not kept alive) of a
   // cheap URL on the path under test (X-Bench-Pod comes with every response, even a 404).
+  // long: measure(), waitUntil() and t's callbacks are closures over the run's client, trackers and
+  // clock; what needs none of them is in the functions above (tickAll, finishAll, the polls).
   function runChurn(cfg, script, probeTarget) {
     let k8s;
     try {
@@ -319,11 +437,14 @@ function churnCalls() {
     const recovery = controllerRun(cfg) ? newRecoveryTracker({ quietMs: QUIET_MS, giveUpMs: RECOVERY_GIVE_UP_MS }) : null;
     const dataplane = dataplaneRun(cfg) ? newDataplaneTracker({ giveUpMs: RECOVERY_GIVE_UP_MS }) : null;
     let dataplaneAt = null; // the data plane's spec.replicas, as last polled or set
+    const rollout = upgradeRun(cfg) ? newRolloutTracker({ kind: upgradeOf(cfg).kind,
+      giveUpMs: cfg.settings.BENCH_UPGRADE_READY_TIMEOUT || RECOVERY_GIVE_UP_MS }) : null;
     const start = Date.now();
     const end = start + cfg.durationMs;
     const until = end + QUIET_MS + RESTORE_MARGIN_MS;
     let nextPollAt = start;
     let pollFailures = 0;
+    const trackers = { tracker, recovery, dataplane, rollout };
 
     // measure(): one round of the API poll (when due) and a probe batch, then a sleep to the next.
     function measure() {
@@ -341,6 +462,7 @@ function churnCalls() {
             recovery.controllerPods(pods.filter(isPodReady).map((p) => p.metadata.name), pods.map((p) => p.metadata.name), Date.now());
           }
           if (dataplane) dataplaneAt = pollDataplane(k8s, cfg, dataplane);
+          if (rollout) pollRollout(k8s, cfg, rollout);
           pollFailures = 0;
         } catch (err) {
           pollFailures += 1;
@@ -349,16 +471,7 @@ function churnCalls() {
         }
       }
       probe(tracker, probeTarget, recovery, dataplane);
-      tracker.tick(Date.now());
-      emitConvergence(tracker);
-      if (recovery) {
-        recovery.tick(Date.now());
-        emitRecovery(recovery);
-      }
-      if (dataplane) {
-        dataplane.tick(Date.now());
-        emitDataplane(dataplane);
-      }
+      tickAll(trackers);
       const wait = PROBE_INTERVAL_MS - (Date.now() - now);
       if (wait > 0) sleep(wait / 1000);
     }
@@ -380,17 +493,25 @@ function churnCalls() {
         return dataplaneAt;
       },
       dataplaneReady: () => Boolean(dataplane && dataplane.ready()),
+      rolledOut: () => {
+        if (!rollout) throw new Error(UNKNOWN_UPGRADE);
+        return rollout.ended();
+      },
       change(action, arg) {
         const at = Date.now();
         let r;
         if (action === 'dataplane_scale' && !dataplane) throw new Error(UNKNOWN_DATAPLANE);
+        if (action === 'controller_rollout' && !rollout) throw new Error(UNKNOWN_UPGRADE);
         if (action === 'dataplane_scale' && dataplane.full()) {
           throw new Error(`t.scaleDataplane(${arg}): at most ${MAX_STEPS} data-plane steps per run (each is a metric tag)`);
         }
         try {
           // the controller's Ready pods before the delete: what its replacement must bring back
           const readyBefore = action === 'controller_podkill' ? readyControllerPods(k8s, cfg).length : 0;
+          // the workload's pods before the roll: the old pods whose termination the rollout shows
+          const old = action === 'controller_rollout' ? currentPods(k8s, cfg) : null;
           r = change(k8s, cfg, action, arg, until);
+          if (action === 'controller_rollout' && r.changed) rollout.started(old, at);
           if (action === 'controller_podkill' && r.changed) recovery.deleted(arg, readyBefore, at);
           if (action === 'dataplane_scale' && r.changed) {
             const step = dataplane.scaled(dataplaneAt, arg, at);
@@ -398,8 +519,8 @@ function churnCalls() {
             dataplaneAt = arg;
           }
         } catch (err) {
-          const which = action === 'dataplane_scale' ? dataplaneTarget(cfg) : cfg;
-          abortRun(cfg, k8s, `${action} of Deployment ${which.namespace}/${which.deployment}`, err);
+          const which = action === 'dataplane_scale' ? dataplaneTarget(cfg) : action === 'controller_rollout' ? upgradeTarget(cfg) : cfg;
+          abortRun(cfg, k8s, `${action} of ${(which.kind || 'Deployment.apps').split('.')[0]} ${which.namespace}/${which.deployment}`, err);
           throw err;
         }
         if (r.changed) scaleEvents.add(1, { action });
@@ -428,18 +549,7 @@ function churnCalls() {
       probe(tracker, probeTarget, recovery, dataplane);
       sleep(PROBE_INTERVAL_MS / 1000);
     }
-    tracker.finish(Date.now());
-    emitConvergence(tracker);
-    if (tracker.unconverged > 0) console.warn(`churn: ${tracker.unconverged} endpoint change(s) did not converge before the end`);
-    if (recovery) {
-      recovery.finish(Date.now());
-      emitRecovery(recovery);
-      if (recovery.unrecovered > 0) console.warn(`churn: ${recovery.unrecovered} deleted controller pod(s) not recovered before the end`);
-    }
-    if (dataplane) {
-      dataplane.finish();
-      emitDataplane(dataplane);
-    }
+    finishAll(trackers);
     // Leave the Deployment as we found it (teardown tries again if this fails).
     try {
       restoreBackend(k8s, cfg, 'end of churn');

@@ -14,9 +14,12 @@ const { Kubernetes } = require('k6/x/kubernetes');
 const { sleep } = require('k6');
 
 const DEPLOYMENT = 'Deployment.apps';
+// the controller's workload controller-upgrade rolls: kind -> the API's kind
+const WORKLOAD_KINDS = Object.freeze({ Deployment: DEPLOYMENT, DaemonSet: 'DaemonSet.apps' });
 const CONFLICT_RETRIES = 5;
 const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
 const RESTORE_ANNOTATION = 'bench/churn-restore';
+const { ROLLED_AT } = require('./rollout.js');
 
 // connect(cfg): an API client (also for the route experiments, routes.js).
 function connect(cfg) {
@@ -35,10 +38,11 @@ function kubeCalls() {
   }
 
   // updateDeployment(k8s, cfg, mutate): get, mutate(obj) -> changed?, update; retries on 409.
-  // Returns true if an update was written.
+  // Returns true if an update was written. cfg.kind: the API's kind (default a Deployment; the
+  // controller's workload may be a DaemonSet: upgradeTarget).
   function updateDeployment(k8s, cfg, mutate) {
     for (let attempt = 1; ; attempt++) {
-      const obj = k8s.get(DEPLOYMENT, cfg.deployment, cfg.namespace);
+      const obj = k8s.get(cfg.kind || DEPLOYMENT, cfg.deployment, cfg.namespace);
       if (!mutate(obj)) return false;
       try {
         k8s.update(obj);
@@ -51,7 +55,7 @@ function kubeCalls() {
   }
 
   function getDeployment(k8s, cfg) {
-    return k8s.get(DEPLOYMENT, cfg.deployment, cfg.namespace);
+    return k8s.get(cfg.kind || DEPLOYMENT, cfg.deployment, cfg.namespace);
   }
 
   // obj wraps Go maps: a JS object assigned into it is copied at assignment, so build a map
@@ -74,13 +78,14 @@ function kubeCalls() {
     obj.spec.template.metadata = meta;
   }
 
-  // readRestoreRecord(obj) -> {replicas, restartedAt, set: {replicas, restartedAt}, testid, at} or null.
+  // readRestoreRecord(obj) -> {replicas, restartedAt, set: {replicas, restartedAt}, testid, at} or
+  // null; controller-upgrade's record holds the image instead: {image: {container, from}, set: {image}}.
   function readRestoreRecord(obj) {
     const raw = obj.metadata.annotations && obj.metadata.annotations[RESTORE_ANNOTATION];
     if (!raw) return null;
     try {
       const record = JSON.parse(raw);
-      if (typeof record.replicas === 'number') return record;
+      if (typeof record.replicas === 'number' || (record.image && typeof record.image.from === 'string')) return record;
     } catch (err) { /* reported below */ }
     throw new Error(`annotation ${RESTORE_ANNOTATION} on Deployment ${obj.metadata.namespace}/${obj.metadata.name} `
       + `is not a bench restore record: ${raw}`);
@@ -114,23 +119,7 @@ function kubeCalls() {
       const record = readRestoreRecord(obj);
       done = null;
       if (!record) return false;
-      const set = record.set || {};
-      const notes = [];
-      if (obj.spec.replicas === set.replicas) {
-        if (set.replicas !== record.replicas) notes.push(`replicas ${set.replicas} -> ${record.replicas}`);
-        obj.spec.replicas = record.replicas;
-      } else {
-        notes.push(`replicas left at ${obj.spec.replicas} (changed since the churn set ${set.replicas})`);
-      }
-      const current = restartedAt(obj);
-      if (current === (set.restartedAt || null)) {
-        if (current !== record.restartedAt) {
-          setRestartedAt(obj, record.restartedAt);
-          notes.push(`pod template restartedAt ${current} -> ${record.restartedAt}`);
-        }
-      } else {
-        notes.push(`pod template restartedAt left at ${current} (changed since the churn)`);
-      }
+      const notes = record.image ? restoreImage(obj, record) : restoreReplicas(obj, record);
       const meta = obj.metadata;
       setAnnotation(meta, RESTORE_ANNOTATION, null);
       obj.metadata = meta;
@@ -138,6 +127,77 @@ function kubeCalls() {
       return true;
     });
     return done;
+  }
+
+  // restoreReplicas(obj, record): restoreDeployment's part for the backend and the data plane -> notes.
+  function restoreReplicas(obj, record) {
+    const set = record.set || {};
+    const notes = [];
+    if (obj.spec.replicas === set.replicas) {
+      if (set.replicas !== record.replicas) notes.push(`replicas ${set.replicas} -> ${record.replicas}`);
+      obj.spec.replicas = record.replicas;
+    } else {
+      notes.push(`replicas left at ${obj.spec.replicas} (changed since the churn set ${set.replicas})`);
+    }
+    const current = restartedAt(obj);
+    if (current === (set.restartedAt || null)) {
+      if (current !== record.restartedAt) {
+        setRestartedAt(obj, record.restartedAt);
+        notes.push(`pod template restartedAt ${current} -> ${record.restartedAt}`);
+      }
+    } else {
+      notes.push(`pod template restartedAt left at ${current} (changed since the churn)`);
+    }
+    return notes;
+  }
+
+  // restoreImage(obj, record): restoreDeployment's part for controller-upgrade's image -> notes. The
+  // container's image goes back (another rollout, after the load) unless someone set another since.
+  function restoreImage(obj, record) {
+    const { container, from } = record.image;
+    const set = (record.set || {}).image;
+    const c = containerOf(obj, container);
+    if (!c) return [`container ${container} is gone; nothing to put back`];
+    if (c.image !== set) return [`container ${container}'s image left at ${c.image} (changed since the churn set ${set})`];
+    if (c.image === from) return [];
+    setImage(obj, container, from);
+    return [`container ${container}'s image ${set} -> ${from}`];
+  }
+
+  function containerOf(obj, name) {
+    return ((obj.spec.template.spec || {}).containers || []).find((c) => c.name === name) || null;
+  }
+
+  // setImage(obj, name, image): the containers list rebuilt and assigned whole (Go maps: setAnnotation).
+  function setImage(obj, name, image) {
+    const spec = obj.spec.template.spec;
+    spec.containers = spec.containers.map((c) => (c.name === name ? Object.assign({}, c, { image }) : c));
+    obj.spec.template.spec = spec;
+  }
+
+  // rollWorkload(k8s, target, u, when, until): controller-upgrade's change: a new ROLLED_AT on the pod
+  // template, and u.image on container u.container when one is set. Only an image change is recorded
+  // for the restore (an annotation alone is left, as `kubectl rollout restart` leaves it: scenarios/
+  // controller-upgrade.js says why). target: upgradeTarget(cfg); u: upgradeOf(cfg).
+  function rollWorkload(k8s, target, u, when, until) {
+    return updateDeployment(k8s, target, (obj) => {
+      const meta = obj.spec.template.metadata || {};
+      setAnnotation(meta, ROLLED_AT, new Date(when).toISOString());
+      obj.spec.template.metadata = meta;
+      if (!u.image) return true;
+      const c = containerOf(obj, u.container);
+      if (!c) throw new Error(`${u.kind} ${u.namespace}/${u.name} has no container ${u.container} (BENCH_UPGRADE_CONTAINER)`);
+      if (c.image === u.image) return true;
+      const record = readRestoreRecord(obj)
+        || { image: { container: u.container, from: c.image }, testid: target.testid, at: new Date().toISOString() };
+      setImage(obj, u.container, u.image);
+      record.set = { image: u.image };
+      if (until) record.until = until;
+      const m = obj.metadata;
+      setAnnotation(m, RESTORE_ANNOTATION, JSON.stringify(record));
+      obj.metadata = m;
+      return true;
+    });
   }
 
   // scaleDeployment sets spec.replicas; returns true if it changed.
@@ -216,16 +276,45 @@ function kubeCalls() {
     return Object.assign({}, cfg, { namespace: d.namespace, deployment: d.name });
   }
 
+  // upgradeOf(cfg) -> {kind, namespace, name, container, image}: the controller's workload
+  // controller-upgrade rolls, from its settings BENCH_UPGRADE_* (namespace empty = BENCH_NAMESPACE;
+  // image empty = the annotation alone).
+  function upgradeOf(cfg) {
+    const s = cfg.settings || {};
+    return { kind: s.BENCH_UPGRADE_KIND || 'Deployment', namespace: s.BENCH_UPGRADE_NAMESPACE || cfg.namespace,
+      name: s.BENCH_UPGRADE_NAME || '', container: s.BENCH_UPGRADE_CONTAINER || '', image: s.BENCH_UPGRADE_IMAGE || '' };
+  }
+
+  // upgradeTarget(cfg): cfg naming the controller's workload (kind included) for the calls that read,
+  // change and put back a Deployment (dataplaneTarget says why).
+  function upgradeTarget(cfg) {
+    const u = upgradeOf(cfg);
+    return Object.assign({}, cfg, { namespace: u.namespace, deployment: u.name, kind: WORKLOAD_KINDS[u.kind] });
+  }
+
+  // workloadPods(k8s, cfg, w): the pods of workload W (its spec.selector.matchLabels) in its namespace,
+  // terminating ones included. Refused without matchLabels: an empty selector would take every pod.
+  function workloadPods(k8s, cfg, w) {
+    const labels = (w.spec.selector && w.spec.selector.matchLabels) || {};
+    if (Object.keys(labels).length === 0) {
+      throw new Error(`${w.metadata.namespace}/${w.metadata.name} has no spec.selector.matchLabels to find its pods by`);
+    }
+    return k8s.list('Pod', w.metadata.namespace).filter((pod) => matchesLabels(pod, labels));
+  }
+
   // describeApiError turns an API failure into a message that says what the runner needs.
   function describeApiError(cfg, what, err) {
     const c = (cfg.settings || {}).BENCH_CONTROLLER_SELECTOR ? controllerOf(cfg) : null;
     const d = (cfg.settings || {}).BENCH_DATAPLANE_DEPLOYMENT ? dataplaneOf(cfg) : null;
+    const u = (cfg.settings || {}).BENCH_UPGRADE_NAME ? upgradeOf(cfg) : null;
     return `${what} failed using ${cfg.apiSource}: ${err}. The runner needs get and update on Deployment `
       + `${cfg.namespace}/${cfg.deployment} (BENCH_NAMESPACE/BENCH_DEPLOYMENT, which must exist), list on `
       + 'pods there, and delete on pods for podkill'
       + (c ? `; for controller-restart list and delete on pods in namespace ${c.namespace} (BENCH_CONTROLLER_NAMESPACE)` : '')
       + (d ? `; for dataplane-scale get and update on Deployment ${d.namespace}/${d.name} (BENCH_DATAPLANE_NAMESPACE/`
         + 'BENCH_DATAPLANE_DEPLOYMENT, which must exist)' : '')
+      + (u ? `; for controller-upgrade get and update on ${u.kind} ${u.namespace}/${u.name} (BENCH_UPGRADE_KIND/`
+        + `BENCH_UPGRADE_NAMESPACE/BENCH_UPGRADE_NAME, which must exist) and list on pods in namespace ${u.namespace}` : '')
       + ' (scenarios/contract.json, runnerRole)';
   }
 
@@ -247,6 +336,11 @@ function kubeCalls() {
     deleteControllerPod,
     dataplaneOf,
     dataplaneTarget,
+    upgradeOf,
+    upgradeTarget,
+    rollWorkload,
+    containerOf,
+    workloadPods,
     describeApiError,
   };
 }

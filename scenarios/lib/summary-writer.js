@@ -8,13 +8,15 @@
 // churnPattern (string or null), parts: [{name, scenario, rateTarget, durationMs}] for by_path,
 // steps: parts that get sub-metrics but no by_path entry (max-rps), controllerRestart: {namespace,
 // selector} when the run deletes the controller's pods (controller-restart), dataplaneScale:
-// {namespace, deployment, levels, mode} when it scales the data plane (dataplane-scale), extend(data, summary):
+// {namespace, deployment, levels, mode} when it scales the data plane (dataplane-scale), controllerUpgrade:
+// {kind, namespace, name, container, imageTo} when it rolls the controller (controller-upgrade), extend(data, summary):
 // optional hook for experiment-specific keys}.
 'use strict';
 const exec = require('k6/execution');
 const bench = require('k6/x/bench');
 const { ERROR_CAUSES, ERROR_CLASSES } = require('./errors.js');
 const { MAX_STEPS } = require('./dataplane.js');
+const { ROLLED_AT } = require('./rollout.js');
 const {
   LAG_LIMIT_MS, LAG_LIMIT_P99_MS, lagCpuBound, runtimeVerdict, SCHED_LIMIT_P99_MS, GC_CPU_LIMIT, THROTTLED_LIMIT,
   throttleVerdict,
@@ -74,9 +76,17 @@ function summaryThresholds(report, thresholds) {
       addThreshold(t, `bench_dataplane_probe_failures{step:${i}}`, 'count>=0');
     }
   }
+  if (report.controllerUpgrade) {
+    for (const action of UPGRADE_ACTIONS) addThreshold(t, `bench_scale_events{action:${action}}`, 'count>=0');
+    addThreshold(t, 'bench_upgrade_rollout', 'max>=0');
+    for (let i = 1; i <= MAX_STEPS; i++) {
+      for (const event of ['terminating', 'ready']) addThreshold(t, `bench_upgrade_pod{event:${event},pod:${i}}`, 'max>=0');
+    }
+  }
   return t;
 }
 
+const UPGRADE_ACTIONS = ['controller_rollout', 'controller_pod_terminating', 'controller_pod_ready'];
 const RECOVERY_MEASURES = ['replaced', 'recovered'];
 
 function round(v, digits) {
@@ -207,6 +217,45 @@ function dataplaneScaleFor(data, d, errors) {
   };
 }
 
+// controllerUpgradeFor(data, u, errors): controller-upgrade's section. The image it came from is
+// setup's reading (data.setup_data); per pod, in the order seen, ms from the rollout's update call
+// until the n-th old pod was seen terminating and the n-th new pod Ready (a step pairs the two;
+// null where there was no such pod); rollout_ms: until complete (null: not complete in time);
+// requests_lost: the load's failed requests, every class (the zero-error gate's count; the report
+// attributes them to the rollout's events from Prometheus).
+function controllerUpgradeFor(data, u, errors) {
+  const at = (key) => (data.metrics[key] && data.metrics[key].values.count ? round(data.metrics[key].values.max, 1) : null);
+  const steps = [];
+  for (let i = 1; i <= MAX_STEPS; i++) {
+    const old = at(`bench_upgrade_pod{event:terminating,pod:${i}}`);
+    const ready = at(`bench_upgrade_pod{event:ready,pod:${i}}`);
+    if (old === null && ready === null) break;
+    steps.push({ step: i, old_terminating_ms: old, new_ready_ms: ready });
+  }
+  const setup = (data.setup_data && data.setup_data.controllerUpgrade) || {};
+  const rollouts = count(data, 'bench_scale_events{action:controller_rollout}');
+  const complete = countP50Max(data, 'bench_upgrade_rollout');
+  const lost = ERROR_CLASSES.reduce((n, cls) => n + errors[cls], 0);
+  return {
+    kind: u.kind,
+    namespace: u.namespace,
+    name: u.name,
+    container: u.container,
+    image_from: u.imageTo ? (setup.image_from || null) : null,
+    image_to: u.imageTo,
+    annotation: ROLLED_AT,
+    at_end: u.imageTo ? 'image_restored' : 'left_rolled',
+    rollouts,
+    incomplete: Math.max(0, rollouts - complete.count),
+    rollout_ms: complete.count ? complete.max : null,
+    pods_terminating: count(data, 'bench_scale_events{action:controller_pod_terminating}'),
+    pods_ready: count(data, 'bench_scale_events{action:controller_pod_ready}'),
+    steps,
+    requests_lost: lost,
+    gate: { max_errors: 0, passed: lost === 0 },
+  };
+}
+
 // runnerFor(data, runtime, throttling): did the runner add latency of its own? Three witnesses:
 // - the runner_lag scenario's samples (lag.js): cpu_bound when lag p95 is above lag_limit_ms or
 //   p99 above lag_limit_p99_ms; null when no lag was sampled;
@@ -325,6 +374,7 @@ function buildSummary(data, report, runTags) {
   if (cfg.warmupMs > 0) summary.requests.warmup_requests = count(data, WARMUP_REQUESTS);
   if (report.controllerRestart) summary.controller_restart = controllerRestartFor(data, report.controllerRestart, summary.errors);
   if (report.dataplaneScale) summary.dataplane_scale = dataplaneScaleFor(data, report.dataplaneScale, summary.errors);
+  if (report.controllerUpgrade) summary.controller_upgrade = controllerUpgradeFor(data, report.controllerUpgrade, summary.errors);
   if (report.extend) report.extend(data, summary);
   return summary;
 }
@@ -432,6 +482,11 @@ function warnings(s) {
     out.push(`dataplane-scale FAILED: ${dp.requests_lost} requests lost while the data plane was scaled in ${dp.steps.length} step(s).`);
   }
   if (dp && dp.unready > 0) out.push(`${dp.unready} data-plane scale step(s) were not Ready in time.`);
+  const u = s.controller_upgrade;
+  if (u && !u.gate.passed) {
+    out.push(`controller-upgrade FAILED: ${u.requests_lost} requests lost while ${u.kind} ${u.name || ''} rolled.`);
+  }
+  if (u && u.incomplete > 0) out.push(`${u.incomplete} controller rollout(s) were not complete in time.`);
   if (r.total === 0) out.push('no request completed: check BENCH_TARGET_URL and the route.');
   else if (!rateHeld(r) && r.dropped_iterations === 0 && !s.max_rps) {
     out.push(`achieved ${r.rate_achieved} req/s, below ${RATE_HELD_SHARE * 100}% of the target ${r.rate_target} req/s.`);
@@ -488,6 +543,7 @@ function formatText(s) {
   if (s.routes) lines.push('', routesText(s.routes));
   if (s.controller_restart) lines.push('', controllerRestartText(s.controller_restart));
   if (s.dataplane_scale) lines.push('', dataplaneScaleText(s.dataplane_scale));
+  if (s.controller_upgrade) lines.push('', controllerUpgradeText(s.controller_upgrade));
   lines.push('');
   lines.push(`received ${humanBytes(s.throughput.bytes_received)} (${humanBytes(s.throughput.bytes_received_per_s)}/s)`);
   if (s.runner) {
@@ -543,6 +599,17 @@ function dataplaneScaleText(d) {
         st.probe_failures])),
     `levels reached ${d.levels_reached.join(',') || 'none'}   not Ready ${d.unready}   requests lost ${d.requests_lost}   `
       + `zero-error gate: ${d.gate.passed ? 'passed' : 'FAILED'}`].join('\n');
+}
+
+// controllerUpgradeText(u): controller-upgrade's pods and its gate.
+function controllerUpgradeText(u) {
+  const change = u.image_to ? `container ${u.container} image ${u.image_from || '?'} -> ${u.image_to} (put back at the end)`
+    : `pod template annotation ${u.annotation} (left rolled)`;
+  return [`Controller upgrade: ${u.kind} ${u.namespace}/${u.name}, ${change}`,
+    table(['Step', 'old pod terminating (ms)', 'new pod Ready (ms)'],
+      u.steps.map((st) => [String(st.step), fmt(st.old_terminating_ms), fmt(st.new_ready_ms)])),
+    `rollout ${u.rollout_ms === null ? 'NOT complete' : `complete after ${fmt(u.rollout_ms)} ms`}   requests lost `
+      + `${u.requests_lost}   zero-error gate: ${u.gate.passed ? 'passed' : 'FAILED'}`].join('\n');
 }
 
 // routesText(routes): the route experiments' table (route-experiment.js), one row per route kind.

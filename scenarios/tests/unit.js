@@ -15,6 +15,7 @@ import { classifyError, ERROR_CAUSES, ERROR_CLASSES } from '../lib/errors.js';
 import { newConvergenceTracker } from '../lib/convergence.js';
 import { newRecoveryTracker } from '../lib/recovery.js';
 import { dataplaneSteps, MAX_STEPS, newDataplaneTracker } from '../lib/dataplane.js';
+import { newRolloutTracker, rolledOut, ROLLED_AT } from '../lib/rollout.js';
 import {
   buildSummary, droppedBecause, formatText, summaryOutputs, summaryThresholds, table, SCHEMA, warnings,
 } from '../lib/summary-writer.js';
@@ -26,7 +27,7 @@ import { judgeStep, kneeRate } from '../lib/knee.js';
 import { baseOptions, measuredLoad, noDroppedIterations, staircase } from '../lib/load.js';
 import { buildRoute, preReadyBucket, routeHost, runLabel, ROUTE_LABEL } from '../lib/routes.js';
 
-const { matchesLabels, isPodReady, scaleDeployment, restartDeployment, restoreDeployment } = kubeCalls();
+const { matchesLabels, isPodReady, scaleDeployment, restartDeployment, restoreDeployment, rollWorkload } = kubeCalls();
 
 const failures = new Counter('unit_failures');
 
@@ -469,6 +470,36 @@ function summaryTests() {
     }
     if (!warnings(s).some((w) => /1 data-plane scale step\(s\) were not Ready in time/.test(w))) throw new Error(warnings(s).join('; '));
   });
+  check('summary: controller-upgrade, a step per pod number, what changed from setup, the rollout time', () => {
+    const one = (v) => ({ type: 'trend', values: { count: 1, 'p(50)': v, max: v } });
+    const counter = (n) => ({ type: 'counter', values: { count: n } });
+    const data = fakeData({
+      'bench_upgrade_pod{event:ready,pod:1}': one(1200), 'bench_upgrade_pod{event:terminating,pod:1}': one(1450),
+      'bench_upgrade_pod{event:ready,pod:2}': one(2600),
+      'bench_upgrade_pod{event:terminating,pod:3}': { type: 'trend', values: { count: 0, 'p(50)': 0, max: 0 } },
+      bench_upgrade_rollout: one(3100.04),
+      'bench_scale_events{action:controller_rollout}': counter(1),
+      'bench_scale_events{action:controller_pod_terminating}': counter(1),
+      'bench_scale_events{action:controller_pod_ready}': counter(2),
+    });
+    data.setup_data = { controllerUpgrade: { image_from: 'traefik:v1' } };
+    const s = buildSummary(data, fakeReport({ controllerUpgrade: { kind: 'Deployment', namespace: 'ctl', name: 'traefik',
+      container: 'traefik', imageTo: 'traefik:v2' } }), {});
+    const u = s.controller_upgrade;
+    eq(u.steps, [{ step: 1, old_terminating_ms: 1450, new_ready_ms: 1200 }, { step: 2, old_terminating_ms: null, new_ready_ms: 2600 }]);
+    eq([u.image_from, u.image_to, u.annotation, u.at_end, u.rollouts, u.incomplete, u.rollout_ms, u.pods_terminating,
+      u.pods_ready, u.requests_lost, u.gate], ['traefik:v1', 'traefik:v2', ROLLED_AT, 'image_restored', 1, 0, 3100, 1, 2, 7,
+      { max_errors: 0, passed: false }]);
+    const text = formatText(s);
+    if (!/Controller upgrade: Deployment ctl\/traefik, container traefik image traefik:v1 -> traefik:v2/.test(text)
+      || !/\n2 +- +2600\n/.test(text) || !/complete after 3100 ms/.test(text)) throw new Error(text);
+    if (!warnings(s).some((w) => /controller-upgrade FAILED: 7 requests lost/.test(w))) throw new Error(warnings(s).join('; '));
+    const restart = buildSummary(fakeData(), fakeReport({ controllerUpgrade: { kind: 'DaemonSet', namespace: 'ctl',
+      name: 'ds', container: null, imageTo: null } }), {}).controller_upgrade;
+    eq([restart.image_from, restart.at_end, restart.rollouts, restart.rollout_ms, restart.steps], [null, 'left_rolled', 0, null, []]);
+    const t = summaryThresholds(fakeReport({ controllerUpgrade: {} }), {});
+    eq(['bench_upgrade_pod{event:terminating,pod:50}', 'bench_scale_events{action:controller_pod_ready}'].every((k) => k in t), true);
+  });
   check('summary: testid falls back to BENCH_TESTID, controller to null', () => {
     const s = buildSummary(fakeData(), fakeReport(), {});
     eq([s.testid, s.controller], ['local', null]);
@@ -670,6 +701,63 @@ function restoreTests() {
     const api = fakeBackend(5, {});
     api.obj.metadata.annotations[RESTORE_ANNOTATION] = 'not json';
     throwsWith(() => restoreDeployment(api, RESTORE_CFG), /bench\/churn-restore .* is not a bench restore record/);
+  });
+}
+
+function rolloutTests() {
+  const dep = (generation, status) => ({ metadata: { generation }, spec: { replicas: 2 }, status });
+  const pod = (name, terminating, ready) => ({ name, terminating, ready });
+  check('rollout: each old pod terminating and each new pod Ready, in order, then complete', () => {
+    const r = newRolloutTracker();
+    r.started(['a', 'b'], 1000);
+    r.pods([pod('a', false, true), pod('b', false, true), pod('c', false, false)], 1250);
+    r.pods([pod('a', false, true), pod('b', false, true), pod('c', false, true)], 2000);
+    r.pods([pod('a', true, false), pod('b', false, true), pod('c', false, true), pod('d', false, true)], 2500);
+    r.workload(dep(3, { observedGeneration: 3, replicas: 2, updatedReplicas: 2, availableReplicas: 2 }), 2500);
+    eq(r.ended(), null, 'b not yet terminating: not complete');
+    r.pods([pod('c', false, true), pod('d', false, true)], 3000); // b gone between two polls
+    r.workload(dep(3, { observedGeneration: 3, replicas: 2, updatedReplicas: 2, availableReplicas: 2 }), 3000);
+    eq(r.ended(), true);
+    eq(r.take(), [{ event: 'ready', n: 1, pod: 'c', ms: 1000 }, { event: 'terminating', n: 1, pod: 'a', ms: 1500 },
+      { event: 'ready', n: 2, pod: 'd', ms: 1500 }, { event: 'terminating', n: 2, pod: 'b', ms: 2000 },
+      { event: 'complete', ms: 2000 }]);
+  });
+  check('rollout: status complete only once the controller saw the generation, every replica updated and available', () => {
+    const st = { observedGeneration: 3, replicas: 2, updatedReplicas: 2, availableReplicas: 2 };
+    eq([rolledOut(dep(3, st)), rolledOut(dep(4, st)), rolledOut(dep(3, Object.assign({}, st, { replicas: 3 }))),
+      rolledOut(dep(3, Object.assign({}, st, { availableReplicas: 1 })))], [true, false, false, false]);
+    const ds = (status) => ({ metadata: { generation: 2 }, spec: {}, status: Object.assign({ observedGeneration: 2 }, status) });
+    eq([rolledOut(ds({ desiredNumberScheduled: 3, updatedNumberScheduled: 3, numberAvailable: 3 }), 'DaemonSet'),
+      rolledOut(ds({ desiredNumberScheduled: 3, updatedNumberScheduled: 2, numberAvailable: 3 }), 'DaemonSet')], [true, false]);
+  });
+  check('rollout: not complete within giveUpMs ends false', () => {
+    const r = newRolloutTracker({ giveUpMs: 5000 });
+    r.started(['a'], 0);
+    r.tick(4999);
+    eq(r.ended(), null);
+    r.tick(5000);
+    eq([r.ended(), r.incomplete, r.take()], [false, 1, []]);
+  });
+  check('rollout: the image goes to the one container, recorded with where it came from, and comes back', () => {
+    const api = fakeBackend(2, {});
+    api.obj.spec.template.spec = { containers: [{ name: 'proxy', image: 'p:1' }, { name: 'traefik', image: 't:1' }] };
+    const u = { kind: 'Deployment', namespace: 'bench', name: 'bench-backend', container: 'traefik', image: 't:2' };
+    rollWorkload(api, RESTORE_CFG, u, Date.UTC(2026, 0, 1));
+    eq([api.obj.spec.template.spec.containers, api.obj.spec.template.metadata.annotations[ROLLED_AT], recordOf(api).image,
+      recordOf(api).set], [[{ name: 'proxy', image: 'p:1' }, { name: 'traefik', image: 't:2' }], '2026-01-01T00:00:00.000Z',
+      { container: 'traefik', from: 't:1' }, { image: 't:2' }]);
+    const done = restoreDeployment(api, RESTORE_CFG);
+    eq([api.obj.spec.template.spec.containers[1].image, RESTORE_ANNOTATION in api.obj.metadata.annotations,
+      api.obj.spec.template.metadata.annotations[ROLLED_AT]], ['t:1', false, '2026-01-01T00:00:00.000Z']);
+    if (!/container traefik's image t:2 -> t:1/.test(done)) throw new Error(`restore said: ${done}`);
+  });
+  check('rollout: the annotation alone writes no record; an unknown container is refused, naming it', () => {
+    const api = fakeBackend(2, {});
+    api.obj.spec.template.spec = { containers: [{ name: 'traefik', image: 't:1' }] };
+    rollWorkload(api, RESTORE_CFG, { kind: 'Deployment', namespace: 'bench', name: 'bench-backend', container: '', image: '' }, 0);
+    eq([api.updates, RESTORE_ANNOTATION in api.obj.metadata.annotations], [1, false]);
+    throwsWith(() => rollWorkload(api, RESTORE_CFG, { kind: 'Deployment', namespace: 'bench', name: 'bench-backend',
+      container: 'nginx', image: 'n:2' }, 0), /^Deployment bench\/bench-backend has no container nginx \(BENCH_UPGRADE_CONTAINER\)$/);
   });
 }
 
@@ -1011,6 +1099,7 @@ export default function () {
   convergenceTests();
   recoveryTests();
   dataplaneTests();
+  rolloutTests();
   summaryTests();
   kubeTests();
   restoreTests();

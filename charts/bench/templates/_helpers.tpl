@@ -254,6 +254,10 @@ chart's appVersion: the traefik preset pins a newer patch than its chart's appVe
 {{- /* what dataplane-scale scales */}}
 {{- $_ := set $env "dataplane_scaled" (printf "Deployment %s/%s" (include "bench.dataplaneScale.namespace" .) (include "bench.dataplaneScale.deployment" .)) }}
 {{- end }}
+{{- if eq $lt.scenario "controller-upgrade" }}
+{{- /* what controller-upgrade rolls */}}
+{{- $_ := set $env "controller_upgraded" (printf "%s %s/%s" $lt.controllerUpgrade.kind (include "bench.controllerUpgrade.namespace" .) (include "bench.controllerUpgrade.name" .)) }}
+{{- end }}
 {{- /* toJson escapes < > & as \u003c \u003e \u0026 (JSON alike): written plainly, as the initializer's
 line takes no backslash but the one before a quote (loadtest/_shell.tpl) */}}
 {{- toJson (mergeOverwrite $env ($lt.environment | default dict)) | replace "\\u003c" "<" | replace "\\u003e" ">" | replace "\\u0026" "&" }}
@@ -303,25 +307,50 @@ empty = the release namespace). */}}
 {{- .Values.loadtest.dataplaneScale.namespace | default .Release.Namespace }}
 {{- end }}
 
-{{/* bench.dataplaneScale.deployment: loadtest.dataplaneScale.deployment with the placeholders
-{{ .Release.Name }}, {{ .Release.Namespace }} and {{ include "bench.gateway.name" . }} replaced
-(as monitoring.podMonitors); fails where dataplane-scale does not apply, and on a result that is no
-Deployment name (every template that names the Deployment goes through here: the checks are made
-whichever renders first). */}}
+{{/* bench.dataplaneScale.deployment: loadtest.dataplaneScale.deployment, placeholders replaced and
+checked (bench.workloadName). */}}
 {{- define "bench.dataplaneScale.deployment" -}}
-{{- $dps := .Values.loadtest.dataplaneScale }}
-{{- if not $dps.applies }}
-{{- fail (printf "loadtest.scenario dataplane-scale does not apply to controller %s: %s (loadtest.dataplaneScale.applies is false; the presets in values/ set it, with the data plane's Deployment, where it applies)" .Values.controller $dps.reason) }}
+{{- include "bench.workloadName" (dict "root" . "key" "dataplaneScale" "field" "deployment" "scenario" "dataplane-scale"
+  "what" "the data plane's Deployment" "kind" "Deployment"
+  "empty" "dataplane-scale scales that Deployment, so name the controller's data-plane Deployment (e.g. traefik)") }}
 {{- end }}
-{{- if not $dps.deployment }}
-{{- fail "loadtest.dataplaneScale.deployment is empty: dataplane-scale scales that Deployment, so name the controller's data-plane Deployment (e.g. traefik); the presets in values/ set it where it applies" }}
+
+{{/* bench.controllerUpgrade.namespace: the namespace of the workload controller-upgrade rolls
+(loadtest.controllerUpgrade.namespace, empty = the release namespace). */}}
+{{- define "bench.controllerUpgrade.namespace" -}}
+{{- .Values.loadtest.controllerUpgrade.namespace | default .Release.Namespace }}
 {{- end }}
-{{- $text := include "bench.placeholders" (list .Values.loadtest.dataplaneScale.deployment .) | replace "{{ include \"bench.gateway.name\" . }}" (include "bench.gateway.name" .) }}
+
+{{/* bench.controllerUpgrade.name: loadtest.controllerUpgrade.name, placeholders replaced and checked
+(bench.workloadName). */}}
+{{- define "bench.controllerUpgrade.name" -}}
+{{- include "bench.workloadName" (dict "root" . "key" "controllerUpgrade" "field" "name" "scenario" "controller-upgrade"
+  "what" "the workload that rolls" "kind" .Values.loadtest.controllerUpgrade.kind
+  "empty" "controller-upgrade rolls that workload, so name the controller's Deployment or DaemonSet (e.g. traefik)") }}
+{{- end }}
+
+{{/* bench.workloadName (dict "root" $ "key" K "field" F "scenario" S "what" W "kind" KIND "empty" E):
+loadtest.K.F with the placeholders {{ .Release.Name }}, {{ .Release.Namespace }} and
+{{ include "bench.gateway.name" . }} replaced (as monitoring.podMonitors); fails where scenario S does
+not apply (loadtest.K.applies false), when empty (E says why it is needed), and on a result that is no
+object name (every template that names the object goes through here: the checks are made whichever
+renders first). */}}
+{{- define "bench.workloadName" -}}
+{{- $root := .root }}
+{{- $v := index $root.Values.loadtest .key }}
+{{- $key := printf "loadtest.%s.%s" .key .field }}
+{{- if not $v.applies }}
+{{- fail (printf "loadtest.scenario %s does not apply to controller %s: %s (loadtest.%s.applies is false; the presets in values/ set it, with %s, where it applies)" .scenario $root.Values.controller $v.reason .key .what) }}
+{{- end }}
+{{- if not (index $v .field) }}
+{{- fail (printf "%s is empty: %s; the presets in values/ set it where it applies" $key .empty) }}
+{{- end }}
+{{- $text := include "bench.placeholders" (list (index $v .field) $root) | replace "{{ include \"bench.gateway.name\" . }}" (include "bench.gateway.name" $root) }}
 {{- if or (contains "{{" $text) (contains "}}" $text) }}
-{{- fail (printf "loadtest.dataplaneScale.deployment %q: templates are not evaluated here; the only placeholders are {{ .Release.Name }}, {{ .Release.Namespace }} and {{ include \"bench.gateway.name\" . }}, written exactly so" $text) }}
+{{- fail (printf "%s %q: templates are not evaluated here; the only placeholders are {{ .Release.Name }}, {{ .Release.Namespace }} and {{ include \"bench.gateway.name\" . }}, written exactly so" $key $text) }}
 {{- end }}
 {{- if not (and (le (len $text) 253) (regexMatch "^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$" $text)) }}
-{{- fail (printf "loadtest.dataplaneScale.deployment %q: expected a Deployment name (lowercase letters, digits, - and ., at most 253, starting and ending with a letter or digit)" $text) }}
+{{- fail (printf "%s %q: expected a %s name (lowercase letters, digits, - and ., at most 253, starting and ending with a letter or digit)" $key $text .kind) }}
 {{- end }}
 {{- $text }}
 {{- end }}

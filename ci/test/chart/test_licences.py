@@ -225,7 +225,7 @@ def test_licence_check_fails_on_a_planted_dependency(repo, path, line, table_lin
 
 def test_licence_check_fails_on_a_planted_npm_package(repo):
     files, table, chart = repo
-    path = "ci/test/dashboards/schema/package.json"
+    path = "ci/tools/dashboards/schema/package.json"
     files = {**files, path: files[path].replace('"typescript"', '"left-pad": "1.3.0", "typescript"')}
     assert any("npm left-pad 1.3.0: not in" in p for p in problems(files, table, chart))
 

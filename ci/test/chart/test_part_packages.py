@@ -13,6 +13,7 @@ import pytest
 from conftest import ROOT
 
 TEST_ROOT = ROOT / "ci" / "test"
+CHECKERS = ROOT / "ci" / "tools" / "dashboards"
 PARTS = sorted(p.parent.name for p in TEST_ROOT.glob("*/conftest.py"))
 
 # command -> the Debian packages any of which provides it (bookworm)
@@ -50,11 +51,21 @@ def harness_modules_of(source):
     return {TEST_ROOT / "harness" / f"{m}.py" for m in mods if (TEST_ROOT / "harness" / f"{m}.py").exists()}
 
 
+def checker_modules_of(source):
+    """The dashboard checkers (ci/tools/dashboards/*.py) a file imports or runs by path."""
+    names = set(re.findall(r"^\s*(?:import|from) (\w+)", source, re.M))
+    names |= set(re.findall(r"ci/tools/dashboards/(\w+)\.py", source))
+    return {CHECKERS / f"{n}.py" for n in names if (CHECKERS / f"{n}.py").exists()}
+
+
 def commands_run_by(part):
-    """{command: first file that runs it} over the part's .py/.sh files and the harness modules
-    they import."""
+    """{command: first file that runs it} over the part's .py/.sh files, the harness modules they
+    import and the dashboard checkers they import or run (and those the checkers import)."""
     files = sorted((TEST_ROOT / part).rglob("*.py")) + sorted((TEST_ROOT / part).rglob("*.sh"))
     files += sorted(set().union(*(harness_modules_of(f.read_text()) for f in files if f.suffix == ".py")))
+    checkers = set().union(*(checker_modules_of(f.read_text()) for f in files))
+    checkers |= set().union(set(), *(checker_modules_of(f.read_text()) for f in checkers))
+    files += sorted(checkers - set(files))
     found = {}
     for f in files:
         if f.resolve() == Path(__file__).resolve():  # this checker names every command

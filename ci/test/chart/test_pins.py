@@ -110,11 +110,24 @@ def test_the_extension_requires_the_pinned_k6():
     assert go_mod_k6(text.replace(PINS["K6_VERSION"].value, "v0.52.0")) != PINS["K6_VERSION"].value
 
 
-@pytest.mark.parametrize("path", ["requirements.txt"])
-def test_requirement_files_pin_the_same_pyyaml(path):
-    """pip reads its own pin file; PyYAML there is the version the chart tools' venv installs."""
-    found = re.search(r"^pyyaml==(\S+)", (ROOT / path).read_text(), re.M | re.I)
-    assert found and found.group(1) == PINS["PYYAML_VERSION"].value, f"{path}: PyYAML {found and found.group(1)}, {PINS['PYYAML_VERSION'].source} pins {PINS['PYYAML_VERSION'].value}"
+REQUIREMENT_PINS = [("requirements.txt", "PyYAML", "PYYAML_VERSION"),
+                    ("ci/tools/requirements-chart.txt", "PyYAML", "PYYAML_VERSION"),
+                    ("ci/tools/requirements-chart.txt", "kubernetes-validate", "KUBERNETES_VALIDATE_VERSION"),
+                    ("ci/tools/requirements-chart.txt", "yamllint", "YAMLLINT_VERSION")]
+
+
+def requirement_pin(text, name):
+    found = re.search(rf"^{re.escape(name)}==(\S+)", text, re.M | re.I)
+    return found and found.group(1)
+
+
+@pytest.mark.parametrize("path,name,key", REQUIREMENT_PINS)
+def test_requirement_files_pin_the_versions_of_versions_env(path, name, key):
+    """pip reads its own pin files; each of these wheels there is the version ci/versions.env pins."""
+    text = (ROOT / path).read_text()
+    got = requirement_pin(text, name)
+    assert got == PINS[key].value, f"{path}: {name} {got}, {PINS[key].source} pins {PINS[key].value}"
+    assert requirement_pin(text.replace(f"=={got}", "==0.0.1"), name) != PINS[key].value
 
 
 # ---- stray copies ----

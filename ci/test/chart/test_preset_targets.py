@@ -90,20 +90,29 @@ def control_plane(key, sub):
     return None
 
 
-def data_plane(key, values):
-    """The Deployment dataplane-scale may scale, or None where it cannot (a DaemonSet, or a controller
-    that puts its replicas back)."""
-    sub = values[key]
+def controller_workload(key, sub):
+    """(kind, name) of the workload that runs an ingress controller's pods, where the chart takes the
+    kind (Deployment or DaemonSet); None for the Gateway API controllers."""
     name = sub.get("nameOverride") or key
-    as_deployment = {  # where the chart takes the kind, and the Deployment's name then
+    where = {  # the values key of the kind, and the workload's name
         "ingress-nginx": (("controller", "kind"), f"{REL}-{name}-controller"),
         "nginx-inc": (("controller", "kind"), f"{REL}-{name}-controller"),
         "haproxy": (("controller", "kind"), f"{REL}-{name}"),
         "traefik": (("deployment", "kind"), f"{REL}-{name}"),
     }.get(key)
-    if as_deployment:
-        kind, deployment = as_deployment
-        return None if dig(sub, *kind, default="Deployment").lower() == "daemonset" else deployment
+    if not where:
+        return None
+    kind = dig(sub, *where[0], default="Deployment")
+    return ("DaemonSet" if kind.lower() == "daemonset" else "Deployment", where[1])
+
+
+def data_plane(key, values):
+    """The Deployment dataplane-scale may scale, or None where it cannot (a DaemonSet, or a controller
+    that puts its replicas back)."""
+    sub = values[key]
+    workload = controller_workload(key, sub)
+    if workload:
+        return None if workload[0] == "DaemonSet" else workload[1]
     if key == "envoy-gateway":  # GatewayNamespace: named after the Gateway; else a hash known only at runtime
         mode = dig(sub, "config", "envoyGateway", "provider", "kubernetes", "deploy", "type")
         return GATEWAY if mode == "GatewayNamespace" else None
@@ -175,3 +184,14 @@ def test_dataplane_scale_names_what_the_controller_creates(name):
     else:
         got = (dps["applies"], dps["namespace"], dps["deployment"])
         assert got == (True, "", expected), f"{name}: applies, namespace, deployment are {got}, expected {expected!r}"
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_controller_upgrade_rolls_the_controllers_workload_or_its_control_plane(name):
+    """An ingress controller's own Deployment or DaemonSet; for a Gateway API controller its control
+    plane's Deployment (the data plane it manages keeps serving)."""
+    values = preset(name)
+    key, up = values["controller"], values["loadtest"]["controllerUpgrade"]
+    expected = controller_workload(key, values[key]) or tuple(control_plane(key, values[key]).split("/"))
+    got = (up["applies"], up["namespace"], up["kind"], up["name"])
+    assert got == (True, "", *expected), f"{name}: applies, namespace, kind, name are {got}, expected {expected}"

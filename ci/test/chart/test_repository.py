@@ -9,6 +9,7 @@ import sys
 import yaml
 
 from conftest import CHART_SRC, ROOT, load_docs, output_of, run
+from e2eharness import stack
 
 YAMLLINT_CONFIG = ("{extends: default, rules: {line-length: {max: 160}, document-start: disable, truthy: {check-keys: false}, "
                    "comments: {min-spaces-from-content: 1}, braces: {max-spaces-inside: 1}, "
@@ -54,14 +55,13 @@ def test_controller_charts_helper_matches_chart_yaml_aliases():
 def test_the_e2e_traefik_runs_the_traefik_preset(work):
     """The e2e's Traefik (ci/e2e/manifests/traefik.yaml, a stand-in for the traefik subchart, which
     cannot be downloaded here) runs the preset's configuration: its release (the image tag), every
-    argument the preset adds, its global settings and its metrics port. The manifests are rendered the way ci/e2e/lib.sh applies
-    them and compared with the preset."""
+    argument the preset adds, its global settings and its metrics port. The manifests are filled the
+    way the e2e harness applies them (e2eharness.stack.fill_traefik) and compared with the preset."""
     preset_path = ROOT / "values" / "traefik.yaml"
 
     def fill(manifest):
-        result = run(["python3", ROOT / "ci" / "e2e" / "traefik-preset.py", preset_path, ROOT / "ci" / "e2e" / "manifests" / manifest])
-        assert result.returncode == 0, output_of(result)
-        return result.stdout
+        return stack.fill_traefik((ROOT / "ci" / "e2e" / "manifests" / manifest).read_text(),
+                                  yaml.safe_load(preset_path.read_text())["traefik"])
 
     preset = yaml.safe_load(preset_path.read_text())["traefik"]
     docs = load_docs(fill("traefik.yaml"))

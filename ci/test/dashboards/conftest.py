@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-CHECK = HERE / "check.py"
-import check  # the checker beside this file: its selector logic and its Prometheus client
+CHECK = HERE.parents[1] / "tools" / "dashboards" / "check.py"
+import check  # the checker (ci/tools/dashboards, pytest.ini's pythonpath): its selector logic and its Prometheus client
 from harness import pythonpath
 from harness.procs import readable_work_dir
 from harness.servers import (  # noqa: F401  (re-exported to the test modules; nginx, prometheus: fixtures)

@@ -30,7 +30,7 @@ wait_for_port() {
 
 # prom_query_value URL EXPR: the summed value of an instant query (empty if no series).
 prom_query_value() {
-  python3 "$BENCH_ROOT/ci/test/dashboards/assertions.py" query "$1" "$2"
+  python3 "$BENCH_ROOT/ci/tools/dashboards/assertions.py" query "$1" "$2"
 }
 
 # wait_for_prom_value URL EXPR WANT SECONDS: waits until EXPR's value is WANT. Remote write is

@@ -9,7 +9,7 @@ import pathlib
 import tempfile
 import unittest
 
-import check  # beside this file (pytest puts the folder on sys.path)
+import check  # ci/tools/dashboards, on pytest.ini's pythonpath
 
 DASHBOARDS = check.DEFAULT_DASHBOARDS
 KNOWN = check.load_fixture(check.DEFAULT_FIXTURE)

@@ -13,7 +13,7 @@ import tempfile
 import unittest
 
 HERE = pathlib.Path(__file__).resolve().parent
-import lint  # beside this file (pytest puts the folder on sys.path)
+import lint  # ci/tools/dashboards, on pytest.ini's pythonpath
 import schema_check
 
 DASHBOARDS = HERE.parents[2] / "dashboards"

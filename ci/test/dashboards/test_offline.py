@@ -9,7 +9,7 @@ import pytest
 
 from conftest import ROOT, SCHEMA_TOOLS_PROBLEM, output_of, run
 
-import lint  # beside this file (pytest puts the folder on sys.path)
+import lint  # ci/tools/dashboards, on pytest.ini's pythonpath
 from harness import pythonpath
 
 DASHBOARD_FILES = sorted((ROOT / "dashboards").glob("*.json"))
@@ -23,7 +23,7 @@ def test_generated():
 
 def test_conventions():
     """bench conventions hold for every dashboard (check.py offline)."""
-    r = run([sys.executable, ROOT / "ci/test/dashboards/check.py"], env=pythonpath.env())
+    r = run([sys.executable, ROOT / "ci/tools/dashboards/check.py"], env=pythonpath.env())
     assert r.returncode == 0, output_of(r)
 
 
@@ -44,7 +44,7 @@ def schema_problems():
     if SCHEMA_TOOLS_PROBLEM:
         pytest.skip(f"dashboards against @grafana/schema: {SCHEMA_TOOLS_PROBLEM[0]}")
     tools = os.environ["GRAFANA_SCHEMA_TOOLS"]
-    r = run([sys.executable, ROOT / "ci/test/dashboards/schema_check.py", "--tools", tools, "--assertions"],
+    r = run([sys.executable, ROOT / "ci/tools/dashboards/schema_check.py", "--tools", tools, "--assertions"],
             env=pythonpath.env())
     lines = [line.split("\t", 1) for line in r.stdout.splitlines() if "\t" in line]
     states = {what.split(" ", 1)[0]: state for state, what in lines if what.split(" ", 1)[0].endswith(".json")}

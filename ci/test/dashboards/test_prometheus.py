@@ -12,10 +12,10 @@ from conftest import (CHECK, HERE, ROOT, Run, assert_panel_has_data, assert_repo
                       wait_for_value)
 from harness import pythonpath
 
-import check  # beside this file: the checker's variable substitution and Prometheus client
+import check  # the dashboard checker (ci/tools/dashboards): its variable substitution and client
 
-K6_METRICS = json.loads((HERE / "fixtures/metrics.json").read_text())["sources"]["k6"]["metrics"]
-EMIT_SELECTORS = ["@k6", "@routes", "@warmup", "@controller-restart", "@dataplane-scale"]
+K6_METRICS = json.loads((ROOT / "ci/tools/dashboards/fixtures/metrics.json").read_text())["sources"]["k6"]["metrics"]
+EMIT_SELECTORS = ["@k6", "@routes", "@warmup", "@controller-restart", "@dataplane-scale", "@controller-upgrade"]
 EMIT_PANELS = required_panels(EMIT_SELECTORS)
 STATIC_SELECTORS = [
     "bench-run-overview/Request rate*", "bench-run-overview/Dropped iterations", "bench-run-overview/VUs*",
@@ -228,7 +228,8 @@ def test_fails_on_unmatched_selector(prometheus, emit_data):
 def test_names_unknown_preset(prometheus, emit_data):
     """an unknown preset is named, with the presets there are."""
     check_fails(["--prometheus", prometheus.url, "--testid", emit_data.testid, "--require-data", "@nginx"],
-                "--require-data preset '@nginx' is unknown; presets: @k6, @warmup, @routes, @controller-restart, @dataplane-scale, @traefik, @cadvisor")
+                "--require-data preset '@nginx' is unknown; presets: @k6, @warmup, @routes, @controller-restart, @dataplane-scale, "
+                "@controller-upgrade, @traefik, @cadvisor")
 
 
 # ---- event attribution: the run overview's row against the same data ----

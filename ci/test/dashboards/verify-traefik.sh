@@ -126,7 +126,7 @@ main() {
   local reloads
   reloads=$(prom_query_value "$prom" 'max(traefik_config_reloads_total) - min(min_over_time(traefik_config_reloads_total[5m]))')
   echo "${reloads:-0}" > "$results/reloads"
-  python3 "$BENCH_ROOT/ci/test/dashboards/check.py" --quiet --prometheus "$prom" \
+  python3 "$BENCH_ROOT/ci/tools/dashboards/check.py" --quiet --prometheus "$prom" \
     --testid "$testid" --start "$((start - 30))" --require-data "@traefik,bench-controllers/Run:*" \
     --report "$results/report.json" || die "Traefik panels without data (see above)"
   [ "${reloads:-0}" -ge 5 ] || die "expected at least 5 Traefik configuration reloads from 6 server-list changes, saw ${reloads:-0}"

@@ -1,138 +1,58 @@
-"""What the e2e fixtures and cases share: the cluster's tools as argument lists, the evidence of a
-run read with json, and the project's one Prometheus client (dashboards/report/benchreport).
-
-The orchestration that stays in bash (ci/e2e/run.sh, ci/e2e/step.sh: install the chart, follow a
-TestRun while capturing its runner logs and exit codes) writes files; everything here reads them.
-"""
+"""What the e2e fixtures and cases share: the harness (ci/e2e/e2eharness: the cluster's tools as
+argument lists, the chart's install, a TestRun followed and its evidence) with the cases' own
+questions on top, and the project's one Prometheus client (dashboards/report/benchreport)."""
 import json
-import os
-import re
-import shutil
-import subprocess
-import time
-from dataclasses import dataclass, field
-from pathlib import Path
+import sys
 
-ROOT = Path(__file__).resolve().parents[3]
-CONTRACT = json.loads((ROOT / "scenarios" / "contract.json").read_text())
 from benchreport.prometheus import Prometheus, text_sum  # the harness' one client (pytest.ini's pythonpath)
+from e2eharness import chart, stack
+from e2eharness.kube import Kube, run
+from e2eharness.kube import wait_for as _wait_for
+from e2eharness.settings import ROOT
+from e2eharness.testrun import RunEvidence, follow_evidence, summaries_from_prefixed_log, summary_from_log
 from harness import pythonpath
 
-# The lines scenarios/lib/summary-writer.js prints the bench.summary/v1 JSON between.
-SUMMARY_BEGIN, SUMMARY_END = "BENCH_SUMMARY_JSON_BEGIN", "BENCH_SUMMARY_JSON_END"
-# `kubectl logs --prefix` (the matrix runner's runners.log): "[pod/NAME/CONTAINER] line".
-PREFIXED = re.compile(r"^\[[^\]]*\] (.*)$")
+CONTRACT = json.loads((ROOT / "scenarios" / "contract.json").read_text())
+__all__ = ["ROOT", "CONTRACT", "Cluster", "RunEvidence", "run", "summaries_from_prefixed_log", "summary_from_log",
+           "text_sum", "wait_for", "json_stream"]
 
 
-def run(cmd, check=False, **kwargs):
-    """cmd as an argument list, output captured as text; with check, a failure raises with it."""
-    result = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kwargs)
-    if check and result.returncode != 0:
-        raise AssertionError(f"{' '.join(map(str, cmd))} exited {result.returncode}:\n"
-                             f"{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
-    return result
-
-
-def summary_from_log(text):
-    """The bench.summary/v1 object printed between the markers, or None. A pod log interleaves k6's
-    stderr (e.g. remote-write errors) with stdout: only the JSON line between them is read."""
-    lines = text.splitlines()
+def wait_for(what, probe, timeout_s, interval_s=1.0):
+    """The harness' wait_for, a timeout failing the case (AssertionError)."""
     try:
-        begin = lines.index(SUMMARY_BEGIN)
-        end = lines.index(SUMMARY_END, begin)
-    except ValueError:
-        return None
-    for line in lines[begin + 1:end]:
-        if line.startswith('{"schema":"bench.summary/'):
-            summary = json.loads(line)
-            return summary if summary.get("schema") == "bench.summary/v1" else None
-    return None
+        return _wait_for(what, probe, timeout_s, interval_s)
+    except TimeoutError as e:
+        raise AssertionError(str(e)) from None
 
 
-def summaries_from_prefixed_log(text):
-    """Every runner's own summary in a `kubectl logs --prefix` capture of several runners."""
-    out = []
-    for line in text.splitlines():
-        m = PREFIXED.match(line)
-        if m and m[1].startswith('{"schema":"bench.summary/'):
-            out.append(json.loads(m[1]))
-    return out
+class Cluster(Kube):
+    """The local cluster for one release: kubectl, helm, the e2e Prometheus and Traefik."""
 
+    def __init__(self, settings, prom_url):
+        super().__init__(settings)
+        # PYTHONPATH: the checkout's packages for the checkers it starts (ci/tools/dashboards/check.py)
+        self.env = pythonpath.env(self.env)
+        self.prom_url = prom_url
+        self.prom = Prometheus(prom_url)
+        self.info = {"report_python": sys.executable, "traefik_metrics_port": stack.traefik_metrics_port()}
 
-@dataclass
-class RunEvidence:
-    """What ci/e2e/lib.sh's follow_testrun keeps of one TestRun: stages, each runner's log and exit
-    code; summary.json is written here from the runner log."""
-    path: Path
-    stages: list = field(default_factory=list)
-    exits: dict = field(default_factory=dict)     # runner pod -> exit code
-    logs: dict = field(default_factory=dict)      # runner pod -> log text
-    summary: dict = None
-
-    @classmethod
-    def read(cls, path):
-        path = Path(path)
-        ev = cls(path)
-        stage = path / "stage"
-        ev.stages = stage.read_text().split() if stage.exists() else []
-        ev.exits = {f.stem: int(f.read_text().strip()) for f in sorted(path.glob("*.exit"))
-                    if f.read_text().strip()}
-        ev.logs = {f.stem: f.read_text(errors="replace") for f in sorted(path.glob("*.log"))}
-        for text in ev.logs.values():
-            ev.summary = summary_from_log(text)
-            if ev.summary is not None:
-                (path / "summary.json").write_text(json.dumps(ev.summary))
-                break
-        return ev
-
-    @property
-    def log_text(self):
-        return "\n".join(self.logs.values())
-
-    def describe(self):
-        return f"{self.path}: stages {' '.join(self.stages) or 'none'}, runner exits {self.exits or 'none'}"
-
-
-class Cluster:
-    """The local cluster as ci/e2e/step.sh env describes it: kubectl and helm with its kubeconfig,
-    the release's names, the e2e Prometheus."""
-
-    def __init__(self, env_json):
-        self.info = env_json
-        # PYTHONPATH: the checkout's packages for the checkers it starts (ci/test/dashboards/check.py)
-        self.env = pythonpath.env(dict(os.environ, KUBECONFIG=env_json["KUBECONFIG"], PATH=env_json["PATH"],
-                                       K6_NO_USAGE_REPORT="true", K6_AUTO_EXTENSION_RESOLUTION="false"))
-        self.namespace = env_json["namespace"]
-        self.release = env_json["release"]
-        self.work = Path(env_json["work"])
-        self.prom_url = env_json["prometheus"]
-        self.prom = Prometheus(self.prom_url)
-
-    def run(self, cmd, check=False, **kwargs):
-        return run(cmd, check=check, env=self.env, **kwargs)
-
-    def kubectl(self, *args, check=True, **kwargs):
-        return self.run(["kubectl", *args], check=check, **kwargs)
-
-    def kubectl_json(self, *args):
-        return json.loads(self.kubectl(*args, "-o", "json").stdout)
-
-    def helm(self, *args, check=True, **kwargs):
-        return self.run(["helm", *args], check=check, **kwargs)
-
-    def step(self, *args, check=True, timeout=None):
-        return self.run(["bash", ROOT / "ci" / "e2e" / "step.sh", *args], check=check, timeout=timeout)
+    def for_release(self, release, namespace):
+        from dataclasses import replace
+        return Cluster(replace(self.settings, release=release, namespace=namespace), self.prom_url)
 
     def install(self, testid, *helm_args, check=True):
-        return self.step("install", testid, *helm_args, check=check)
+        result = chart.install(self, testid, *helm_args, check=False)
+        if check:
+            assert result.returncode == 0, f"helm upgrade --install exited {result.returncode}:\n{result.stderr[-3000:]}"
+        return result
 
     def follow(self, directory, timeout_s, name=None, fresh=True):
         """Follows a TestRun (the release's, or NAME) to its end; its evidence in DIRECTORY (emptied
         first unless not fresh)."""
-        if fresh:
-            shutil.rmtree(directory, ignore_errors=True)
-        self.step("follow", directory, str(timeout_s), *([name] if name else []), timeout=timeout_s + 120)
-        return RunEvidence.read(directory)
+        try:
+            return follow_evidence(self, directory, timeout_s, name, fresh)
+        except TimeoutError as e:
+            raise AssertionError(str(e)) from None
 
     def delete_testruns(self, name=None):
         self.kubectl("-n", self.namespace, "delete", "testruns.k6.io", *([name] if name else ["--all"]),
@@ -144,9 +64,7 @@ class Cluster:
         return out.strip()
 
     def traefik_metrics(self):
-        port = self.info["traefik_metrics_port"]
-        return self.kubectl("get", "--raw",
-                            f"/api/v1/namespaces/bench-traefik/services/traefik-metrics:{port}/proxy/metrics").stdout
+        return stack.traefik_metrics(self)
 
     def traefik_sum(self, name, *matchers):
         return text_sum(self.traefik_metrics(), name, matchers)
@@ -162,8 +80,7 @@ class Cluster:
 
     def hook_objects(self):
         """The release's hooks (the TestRun among them) as objects."""
-        hooks = self.helm("get", "hooks", self.release, "-n", self.namespace).stdout
-        return self.as_objects(hooks)
+        return self.as_objects(self.helm("get", "hooks", self.release, "-n", self.namespace).stdout)
 
     def as_objects(self, manifests):
         """MANIFESTS (YAML documents) as objects, through kubectl's own reading of them."""
@@ -181,15 +98,3 @@ def json_stream(text):
             return out
         value, pos = decoder.raw_decode(text, pos)
         out.append(value)
-
-
-def wait_for(what, probe, timeout_s, interval_s=1.0):
-    """Polls probe() until it returns something true (returned), or fails after timeout_s saying
-    what it waited for and the last answer."""
-    deadline, last = time.monotonic() + timeout_s, None
-    while time.monotonic() < deadline:
-        last = probe()
-        if last:
-            return last
-        time.sleep(interval_s)
-    raise AssertionError(f"{what}: not within {timeout_s} s (last: {last!r})")

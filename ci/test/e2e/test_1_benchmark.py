@@ -1,4 +1,4 @@
-"""The real dynamic benchmark (ci/e2e/run.sh): the TestRun, the runner, the churn the API server saw,
+"""The real dynamic benchmark (the e2e harness, ci/e2e/e2eharness/demo.py): the TestRun, the runner, the churn the API server saw,
 the summary, Traefik, Prometheus, the report and the dashboards of this one run."""
 import json
 import re
@@ -117,7 +117,7 @@ def test_report_of_the_run(kube, main_run):
 def test_dashboard_queries_return_data(kube, main_run):
     """The dashboards part's checker: every query parses against this Prometheus, and every k6,
     Traefik and cAdvisor panel returns data for this run."""
-    result = kube.run(["python3", ROOT / "ci" / "test" / "dashboards" / "check.py", "--quiet",
+    result = kube.run(["python3", ROOT / "ci" / "tools" / "dashboards" / "check.py", "--quiet",
                        "--prometheus", kube.prom_url, "--testid", main_run.testid,
                        "--start", str(main_run.facts["start"]), "--end", "now",
                        "--require-data", "@k6,@traefik,@cadvisor",

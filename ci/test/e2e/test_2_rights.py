@@ -57,7 +57,7 @@ def test_runner_role_allows_the_backend_deployment_only(kube, main_run, runner_s
     assert answers_that_differ(kube, f"system:serviceaccount:{ns}:{runner_sa}", questions) == []
 
 
-def test_traefik_rights_gateway_objects_of_the_release_namespace_status_only(kube, main_run):
+def test_traefik_rights_gateway_objects_of_the_release_namespace_status_only(kube):
     """Traefik's ServiceAccount (ci/e2e/manifests/traefik.yaml) reads Gateway API objects in the
     release namespace only and writes their status only, and the status of its own GatewayClass."""
     ns = kube.namespace

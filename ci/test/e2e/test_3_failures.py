@@ -43,7 +43,7 @@ def backend_state(kube):
     return d["spec"]["replicas"], (json.loads(record)["replicas"] if record else None)
 
 
-def test_killed_runner_backend_restored_by_the_next_run(kube, main_run):
+def test_killed_runner_backend_restored_by_the_next_run(kube, main_run, main_release):
     """A run churns the backend to 7; its k6 process is killed with SIGKILL from the node, as the OOM
     killer or a lost node would (a pod deletion sends SIGTERM first, and k6 would still run
     teardown). The runner Job has backoffLimit 0: no second pod. The backend stays at 7 with the
@@ -88,7 +88,7 @@ def prometheus_answers(url):
         return False
 
 
-def test_prometheus_down_summary_still_printed(kube, main_run):
+def test_prometheus_down_summary_still_printed(kube, main_run, main_release):
     mon = ("-n", "bench-monitoring")
     kube.kubectl(*mon, "scale", "deployment", "prometheus", "--replicas=0")
     try:

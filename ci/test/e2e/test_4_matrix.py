@@ -1,5 +1,5 @@
-"""The matrix runner (dashboards/report/matrix.sh, through ci/e2e/matrix.sh: the local cluster's
-installer and Prometheus) and several runners: one matrix of eight runs
+"""The matrix runner (dashboards/report/matrix.sh, through ci/e2e/matrix: the local cluster's
+installer and Prometheus) and several runners: one matrix of nine runs
 through helm upgrades of this release, each merged from Prometheus (benchreport results, every
 runner), compared in one report. Run once by the first case here:
   clusterip  static, ClusterIP, 1 runner      (the paths comparison and the 1-runner reference)
@@ -12,9 +12,13 @@ runner), compared in one report. Run once by the first case here:
              loadtest.controllerRestart), its own summary section, gate and events
   dpscale    dataplane-scale: the e2e Traefik's Deployment scaled 1 -> 2 -> 1 under load (the local
              values' loadtest.dataplaneScale), its steps, gate and events
+  upgrade    controller-upgrade: the e2e Traefik's Deployment rolled under load (the local values'
+             loadtest.controllerUpgrade, the annotation alone), each pod's termination and Ready,
+             its gate and events
 """
 import json
 import shutil
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +43,8 @@ VARIANTS = {
     # levels 2,1 come from the local values (a spec splits on commas)
     "dpscale": "loadtest.scenario=dataplane-scale,loadtest.parallelism=1,loadtest.rate=200,loadtest.duration=30s,"
                "loadtest.dataplaneScale.hold=4s",
+    "upgrade": "loadtest.scenario=controller-upgrade,loadtest.parallelism=1,loadtest.rate=200,loadtest.duration=20s,"
+               "loadtest.controllerUpgrade.hold=4s",
 }
 
 
@@ -52,11 +58,11 @@ class Variant:
 def matrix(kube, main_run):
     out = kube.work / "runs" / f"{main_run.testid}-matrix"
     shutil.rmtree(out, ignore_errors=True)
-    result = kube.run(["bash", ROOT / "ci" / "e2e" / "matrix.sh", "--out", out,
+    result = kube.run([ROOT / "ci" / "e2e" / "matrix", "--out", out,
                        "--prometheus", kube.prom_url, "--cooldown", "3", "--timeout", "600",
                        *(f"{name}:{spec}" for name, spec in VARIANTS.items())])
     Path(f"{out}.log").write_text(result.stdout + result.stderr)
-    assert result.returncode == 0, f"matrix.sh exited {result.returncode}:\n{result.stderr[-3000:]}"
+    assert result.returncode == 0, f"ci/e2e/matrix exited {result.returncode}:\n{result.stderr[-3000:]}"
     variants = {}
     for name in VARIANTS:
         runners = summaries_from_prefixed_log((out / name / "runners.log").read_text(errors="replace"))
@@ -229,7 +235,7 @@ def test_rerun_from_a_summary_repeats_the_run(kube, matrix):
     result = kube.run(["bash", ROOT / "dashboards" / "report" / "rerun.sh", "--summary",
                        out / "clusterip" / "summary.json", "--out", again, "--prometheus", kube.prom_url,
                        "--cooldown", "0", "--timeout", "600", "--repeats", "3",
-                       "--matrix", ROOT / "ci" / "e2e" / "matrix.sh"])
+                       "--matrix", ROOT / "ci" / "e2e" / "matrix"])
     Path(f"{again}.log").write_text(result.stdout + result.stderr)
     assert result.returncode == 0, f"rerun.sh exited {result.returncode}:\n{result.stderr[-3000:]}"
     repeats = [json.loads((again / "rerun" / f"r{r}" / "summary.json").read_text()) for r in (1, 2, 3)]
@@ -263,7 +269,7 @@ def test_controller_restart_the_traefik_pod_deleted_once_under_load_summary_vali
     assert 0 < c["replaced_ms"]["max"] < 60000 and c["recovered_ms"]["max"] < 60000, c
     path = out / "restart" / "runner-summary.json"
     path.write_text(json.dumps(own))
-    r = run([kube.info["report_python"], ROOT / "ci" / "test" / "contract.py", "valid", path])
+    r = run([sys.executable, ROOT / "ci" / "test" / "contract.py", "valid", path])
     assert r.returncode == 0, r.stdout + r.stderr
     ready = kube.kubectl_json("-n", "bench-traefik", "get", "deployment", "traefik")["status"].get("readyReplicas")
     assert ready == 1, ready
@@ -318,7 +324,7 @@ def _report_row(out, testid):
 def _assert_overview_row_has_data(kube, out, variant, testid, row):
     """The run overview dashboard's `row` (check.py's @name) has data of the run."""
     start = json.loads((out / variant / "summary.json").read_text())["merge"]["first_sample_unix"]
-    result = kube.run(["python3", ROOT / "ci" / "test" / "dashboards" / "check.py", "--quiet",
+    result = kube.run(["python3", ROOT / "ci" / "tools" / "dashboards" / "check.py", "--quiet",
                        "--prometheus", kube.prom_url, "--testid", testid, "--start", str(int(start) - 30),
                        "--end", "now", "--require-data", row])
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
@@ -352,7 +358,7 @@ def test_dataplane_scale_traefik_scaled_1_2_1_each_step_ready_put_back_summary_v
     assert (d["levels_reached"], d["unready"], own["scale_events"]) == ([2, 1], 0, 2), d
     path = out / "dpscale" / "runner-summary.json"
     path.write_text(json.dumps(own))
-    r = run([kube.info["report_python"], ROOT / "ci" / "test" / "contract.py", "valid", path])
+    r = run([sys.executable, ROOT / "ci" / "test" / "contract.py", "valid", path])
     assert r.returncode == 0, r.stdout + r.stderr
     traefik = kube.kubectl_json("-n", "bench-traefik", "get", "deployment", "traefik")
     assert (traefik["spec"]["replicas"], traefik["status"].get("readyReplicas")) == (1, 1), traefik["status"]
@@ -402,3 +408,72 @@ def test_dataplane_scale_merged_from_prometheus_in_the_report_with_its_verdict(m
     gate_reason = any(x.startswith("dataplane_scale.requests_lost = ") for x in row["reasons"])
     assert gate_reason == (d["requests_lost"] > 0) and (row["verdict"] == "FAIL") == bool(row["reasons"]), row
     assert "## Data-plane scale" in (out / "report" / "report.md").read_text()
+
+
+def test_controller_upgrade_traefik_rolled_each_pod_seen_summary_valid(matrix, kube):
+    """controller-upgrade through the chart: the e2e Traefik's Deployment (bench-traefik/traefik, the
+    local values' loadtest.controllerUpgrade) rolled by its pod-template annotation alone: its one old
+    pod seen terminating, its one new pod seen Ready, the rollout complete within the run; the
+    runner's own summary validates against the contract's schema; the Deployment is left rolled (the
+    annotation stays, no restore record), one replica Ready."""
+    out, v = matrix
+    (own,) = v["upgrade"].runners
+    u = own["controller_upgrade"]
+    assert (own["scenario"], u["kind"], u["namespace"], u["name"], u["image_to"], u["at_end"]) == (
+        "controller-upgrade", "Deployment", "bench-traefik", "traefik", None, "left_rolled"), u
+    assert (u["rollouts"], u["incomplete"], u["pods_terminating"], u["pods_ready"], own["scale_events"]) == (1, 0, 1, 1, 3), u
+    (step,) = u["steps"]
+    assert 0 < step["new_ready_ms"] <= u["rollout_ms"] < 60000 and 0 < step["old_terminating_ms"] <= u["rollout_ms"], u
+    path = out / "upgrade" / "runner-summary.json"
+    path.write_text(json.dumps(own))
+    r = run([kube.info["report_python"], ROOT / "ci" / "test" / "contract.py", "valid", path])
+    assert r.returncode == 0, r.stdout + r.stderr
+    traefik = kube.kubectl_json("-n", "bench-traefik", "get", "deployment", "traefik")
+    assert "bench/restartedAt" in (traefik["spec"]["template"]["metadata"].get("annotations") or {}), traefik["spec"]
+    assert "bench/churn-restore" not in (traefik["metadata"].get("annotations") or {}), traefik["metadata"]
+    assert traefik["status"].get("readyReplicas") == 1, traefik["status"]
+
+
+def test_controller_upgrade_gate_follows_the_lost_requests(matrix):
+    """Whatever replacing the one Traefik pod costs, the gate says it: passed exactly when no load
+    request failed, and a failure names the threshold in the runner's log (exit 99)."""
+    _, v = matrix
+    (own,) = v["upgrade"].runners
+    u = own["controller_upgrade"]
+    assert u["requests_lost"] == sum(own["errors"].values()), (u, own["errors"])
+    assert u["gate"] == {"max_errors": 0, "passed": u["requests_lost"] == 0}, u
+    if u["requests_lost"]:
+        log = (matrix[0] / "upgrade" / "runners.log").read_text(errors="replace")
+        assert "bench_errors{role:load}" in log and "have been crossed" in log, log[-3000:]
+
+
+def test_controller_upgrade_prometheus_has_its_series_each_pod_an_event(matrix, kube):
+    """The rollout's update, the old pod's termination and the new pod's Ready are three events on
+    the run's timeline (k6_bench_scale_events_total, one action each) with the pods' times as series;
+    the merged summary and the report attribute the load's errors to them or to none, every one
+    counted; the run overview's Controller upgrade row has this run's data."""
+    out, v = matrix
+    testid = v["upgrade"].summary["testid"]
+    assert [_events(kube, testid, a) for a in ("controller_rollout", "controller_pod_terminating", "controller_pod_ready")] \
+        == [1, 1, 1]
+    pods = kube.prom.query(f'count by (event) (k6_bench_upgrade_pod_seconds{{testid="{testid}"}})', time.time())
+    assert sorted(s["metric"]["event"] for s in pods) == ["ready", "terminating"], pods
+    for a in (v["upgrade"].summary["attribution"], _report_row(out, testid)["attribution"]):
+        assert {"controller_rollout", "controller_pod_terminating", "controller_pod_ready"} <= set(a["events"]), a
+        assert a["errors_total"] == sum(v["upgrade"].summary["errors"].values()), a
+    _assert_overview_row_has_data(kube, out, "upgrade", testid, "@controller-upgrade")
+
+
+def test_controller_upgrade_merged_from_prometheus_in_the_report_with_its_verdict(matrix):
+    """The merged result (every runner, from Prometheus) has the section too: the same pod step and
+    lost requests as the runner's own; the report shows it, and fails the run exactly when the gate
+    failed."""
+    out, v = matrix
+    (own,) = v["upgrade"].runners
+    m, u = v["upgrade"].summary["controller_upgrade"], own["controller_upgrade"]
+    assert [st["step"] for st in m["steps"]] == [1] and m["steps"][0]["new_ready_ms"] is not None, m
+    assert (m["requests_lost"], m["rollouts"], m["incomplete"]) == (u["requests_lost"], 1, 0), (m, u)
+    row = _report_row(out, v["upgrade"].summary["testid"])
+    gate_reason = any(x.startswith("controller_upgrade.requests_lost = ") for x in row["reasons"])
+    assert gate_reason == (u["requests_lost"] > 0) and (row["verdict"] == "FAIL") == bool(row["reasons"]), row
+    assert "## Controller upgrade" in (out / "report" / "report.md").read_text()

@@ -1,6 +1,7 @@
 """helm uninstall leaves nothing the chart created, in the cases a user meets: after a finished run,
 during a run, and with a runner image that cannot be pulled (the pre-delete hook runs a curl image,
-not the runner). These end the part: the release is gone afterwards."""
+not the runner). The release is gone afterwards: a later case that needs it puts it back
+(conftest.py's main_release)."""
 import time
 
 import pytest
@@ -41,18 +42,18 @@ def statuses(pod, *keys):
     return [s for k in keys for s in pod.get("status", {}).get(k) or []]
 
 
-def test_uninstall_removes_everything(kube, main_run):
+def test_uninstall_removes_everything(kube, main_release):
     assert uninstall_leftovers(kube) == []
 
 
-def test_uninstall_during_a_run_removes_everything(kube, main_run):
+def test_uninstall_during_a_run_removes_everything(kube):
     kube.install("e2e-uninstall-mid-run")
     wait_for_pod(kube, "app=k6,runner=true", "a runner container running",
                  lambda p: any(s.get("state", {}).get("running") for s in statuses(p, "containerStatuses")), 180)
     assert uninstall_leftovers(kube) == []
 
 
-def test_uninstall_with_an_unpullable_runner_image_removes_everything(kube, main_run):
+def test_uninstall_with_an_unpullable_runner_image_removes_everything(kube):
     """Pull policy Never and an image that was never built, as a registry's missing image would be:
     the TestRun never starts, and uninstall still works."""
     kube.install("e2e-uninstall-no-image", "--set", "loadtest.runner.image.repository=bench/never-built",

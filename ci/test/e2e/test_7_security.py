@@ -2,8 +2,8 @@
 the ValidatingAdmissionPolicies deny the runner while scale and rollout pass, a hostile value refused
 by `helm install` and an accepted one reaching the runner byte for byte, a remote-write password
 by Secret reference that works and appears in no object, and an uninstall whose hook image cannot
-be pulled. Runs after test_6 (the release is gone then): the module installs its own release, a
-podkill run (the one scenario granted pod deletes), and the last case removes it.
+be pulled. The module installs the release with its own values, a podkill run (the one scenario
+granted pod deletes), and the last case removes it.
 """
 import json
 import secrets
@@ -71,8 +71,8 @@ def replace_as(kube, runner, deployment):
 
 
 def runner_of(kube):
-    """The runner's ServiceAccount as this module's release names it (the session's runner_sa
-    fixture would read the release of test_1, uninstalled by test_6)."""
+    """The runner's ServiceAccount as this module's release names it (the runner_sa fixture puts
+    the benchmark's release back, which would undo this module's install)."""
     (testrun,) = [o for o in kube.hook_objects() if o["kind"] == "TestRun"]
     return testrun["spec"]["runner"]["serviceAccountName"]
 

@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from cluster_lib import ROOT, run, wait_for
+from cluster_lib import wait_for
 
 HOLD = "bench.e2e/hold"
 # charts/bench/README.md's command for the cluster-scoped objects a deleted namespace leaves
@@ -27,9 +27,7 @@ def install(kube, namespace, testid):
     """The release NAMESPACE (named as its namespace) with one backend pod; its cluster-scoped objects."""
     kube.kubectl("delete", "namespace", namespace, "--ignore-not-found", "--wait=true", "--timeout=120s")
     kube.kubectl("create", "namespace", namespace)
-    env = {**kube.env, "BENCH_E2E_NAMESPACE": namespace, "BENCH_E2E_RELEASE": namespace}
-    run(["bash", ROOT / "ci" / "e2e" / "step.sh", "install", testid, "--set", "backend.replicas=1",
-         "--set", "loadtest.duration=10s"], check=True, env=env)
+    kube.for_release(namespace, namespace).install(testid, "--set", "backend.replicas=1", "--set", "loadtest.duration=10s")
     manifest = kube.helm("get", "manifest", namespace, "-n", namespace).stdout
     scoped = sorted(f"{o['kind'].lower()}.admissionregistration.k8s.io/{o['metadata']['name']}"
                     for o in kube.as_objects(manifest) if o["kind"].startswith("ValidatingAdmissionPolicy"))

@@ -1,19 +1,22 @@
 """The runner's Role rules from scenarios/contract.json (runnerRole), as
 charts/bench/templates/loadtest/rbac.yaml renders them: target "backend" becomes resourceNames
-[bench-backend]; target "controller" and "dataplane" rules go to a Role in the controller's (the data
-plane's) namespace instead (runner_role_rules("controller"), runner_role_rules("dataplane")) when
-that is not the release namespace; "dataplane" becomes resourceNames [the data plane's Deployment]."""
+[bench-backend]; target "controller", "dataplane" and "upgrade" rules go to a Role in the controller's
+(the data plane's) namespace instead (runner_role_rules("controller"), runner_role_rules("dataplane"),
+runner_role_rules("upgrade")) when that is not the release namespace; "dataplane" becomes
+resourceNames [the data plane's Deployment], "upgrade" resourceNames [the controller's workload] on
+the rule of its kind (the other kind's rule is left out, as the chart does)."""
 import json
 from pathlib import Path
 
 CONTRACT = Path(__file__).resolve().parents[3] / "scenarios" / "contract.json"
-ELSEWHERE = ("controller", "dataplane")  # targets whose rules live in a namespace of their own
+ELSEWHERE = ("controller", "dataplane", "upgrade")  # targets whose rules live in a namespace of their own
 
 
-def runner_role_rules(where="release", dataplane="bench-dataplane"):
+def runner_role_rules(where="release", dataplane="bench-dataplane", workload=("deployments", "traefik")):
     """The release namespace's rules (where="release": every rule but those of ELSEWHERE), or only
-    the controller's or the data plane's (where="controller" / "dataplane"; DATAPLANE: the name of
-    the data plane's Deployment)."""
+    the controller's, the data plane's or the controller workload's (where="controller" / "dataplane"
+    / "upgrade"; DATAPLANE: the name of the data plane's Deployment; WORKLOAD: (resource, name) of
+    the workload controller-upgrade rolls)."""
     rules = []
     for r in json.loads(CONTRACT.read_text())["runnerRole"]["rules"]:
         target = r.get("target")
@@ -24,5 +27,9 @@ def runner_role_rules(where="release", dataplane="bench-dataplane"):
             rule["resourceNames"] = ["bench-backend"]
         elif target == "dataplane":
             rule["resourceNames"] = [dataplane]
+        elif target == "upgrade" and r["resource"] != "pods":
+            if r["resource"] != workload[0]:
+                continue
+            rule["resourceNames"] = [workload[1]]
         rules.append(rule)
     return rules

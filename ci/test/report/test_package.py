@@ -43,8 +43,10 @@ def package_modules():
 # ---- the checkers ----
 
 def wanted_pythonpath():
-    """The harness (ci/test), the package folders, and ci/tools (its pins module: the pinned versions)."""
-    return [str(ROOT / "ci/test")] + pythonpath.package_roots() + [str(ROOT / "ci/tools")]
+    """The harness (ci/test), the package folders, ci/tools (its pins module: the pinned versions) and
+    ci/tools/dashboards (the dashboard checkers) and ci/e2e (the e2e harness, e2eharness)."""
+    return [str(ROOT / "ci/test")] + pythonpath.package_roots() + [str(ROOT / "ci/tools"), str(ROOT / "ci/tools/dashboards"),
+                                                                    str(ROOT / "ci/e2e")]
 
 
 def ini_pythonpath(ini_text):

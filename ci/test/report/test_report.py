@@ -481,8 +481,36 @@ def test_dataplane_scale_verdict(gen):
     assert len(scaled) == 1 and scaled[0]["verdict"] == "FAIL", runs
 
 
+# ---- controller-upgrade, from a summary written by hand the same way: dataplane-scale.json's run with
+# its section swapped for a roll of Deployment bench-traefik/traefik (one pod replaced, the annotation
+# alone), its 37 connection resets ----
+
+def test_controller_upgrade_written(gen):
+    ok(gen("upgrade", TD / "controller-upgrade.json", TD / "traefik.json"))
+
+
+def test_controller_upgrade_section(gen):
+    """upgrade: one row for the controller-upgrade run (its workload, change, rollout, lost requests,
+    gate) and one per pod step."""
+    md = gen.md("upgrade")
+    assert "## Controller upgrade" in md
+    rows = re.findall(r"^\| traefik( \[[^]]*\])? \| Deployment bench-traefik/traefik \| annotation \| left_rolled \| 1 \| 1 "
+                      r"\| 4210.5 \| 37 \| connection 37 \| FAILED \|$", md, re.M)
+    assert len(rows) == 1, md
+    steps = re.findall(r"^\| traefik( \[[^]]*\])? \| (\d) \| ([\d.]+) \| ([\d.]+) \|$", md, re.M)
+    assert [s[1:] for s in steps] == [("1", "3120.2", "2875.9")], md
+
+
+def test_controller_upgrade_verdict(gen):
+    """upgrade: the controller-upgrade run fails on its lost requests (the zero-error gate), the steady
+    run beside it is not judged by it."""
+    runs = gen.json("upgrade")["runs"]
+    rolled = [r for r in runs if any(s.startswith("controller_upgrade.requests_lost = ") for s in r["reasons"])]
+    assert len(rolled) == 1 and rolled[0]["verdict"] == "FAIL", runs
+
+
 REPORT_DIRS = ["merged", "real", "comparable", "incomparable", "churn", "zero", "errors", "dropped", "paths", "routes",
-               "restart", "dpscale"]
+               "restart", "dpscale", "upgrade"]
 
 
 @pytest.fixture

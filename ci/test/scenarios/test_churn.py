@@ -23,6 +23,7 @@ CONTRACT = json.loads((ROOT / "scenarios" / "contract.json").read_text())
 NS = "bench-test"
 NS_CTL = "bench-test-ctl"  # the controller's namespace (controller-restart; dataplane-scale's data plane)
 DP = "dp"  # the data plane's Deployment there (dataplane-scale)
+UP = "up"  # the controller's Deployment there that controller-upgrade rolls
 RESTORE = "bench/churn-restore"
 RESTARTED = "kubectl.kubernetes.io/restartedAt"
 
@@ -43,11 +44,13 @@ def runner_role():
     """The namespace and the Role bench-runner with every rule of the contract's runnerRole (the
     podkill-only rule too: one user runs all the scenarios), target "backend" as resourceNames
     [bench-backend], the way charts/bench/templates/loadtest/rbac.yaml renders it; the controller's
-    rules (controller-restart) and the data plane's (dataplane-scale, resourceNames [DP]) in a Role
-    of the controller's namespace NS_CTL."""
+    rules (controller-restart), the data plane's (dataplane-scale, resourceNames [DP]) and the
+    controller workload's (controller-upgrade, resourceNames [UP]) in a Role of the controller's
+    namespace NS_CTL."""
     return {"apiVersion": "v1", "kind": "List", "items": [
         *role_and_binding(NS, runner_role_rules()),
-        *role_and_binding(NS_CTL, runner_role_rules("controller") + runner_role_rules("dataplane", DP)),
+        *role_and_binding(NS_CTL, runner_role_rules("controller") + runner_role_rules("dataplane", DP)
+                          + runner_role_rules("upgrade", workload=("deployments", UP))),
         {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "bench-backend", "namespace": NS},
          "spec": {"replicas": 2, "selector": {"matchLabels": {"app.kubernetes.io/component": "backend"}},
                   "template": {"metadata": {"labels": {"app.kubernetes.io/component": "backend"}},
@@ -133,7 +136,9 @@ def role_table():
         group = '""' if r["apiGroup"] == "" else r["apiGroup"]
         scope = {"backend": "the backend Deployment only (`resourceNames`)",
                  "controller": f"all {r['resource']} of the controller's namespace",
-                 "dataplane": "the data plane's Deployment only (`resourceNames`), in its namespace"}.get(
+                 "dataplane": "the data plane's Deployment only (`resourceNames`), in its namespace",
+                 "upgrade": (f"all pods of the controller's namespace" if r["resource"] == "pods" else
+                             f"the controller's {r['resource'][:-1]} only (`resourceNames`), in its namespace")}.get(
                      r.get("target"), f"all {r['resource']} of the namespace")
         only = ", ".join(r["onlyFor"]) if r.get("onlyFor") else "every scenario"
         want.append(f"| `{group}` | `{r['resource']}` | {', '.join(r['verbs'])} | {scope} | {only} |")
@@ -654,6 +659,209 @@ def test_dataplane_scale_the_runner_may_get_and_update_only_that_deployment(kube
     assert [can("get", f"deployments.apps/{DP}"), can("update", f"deployments.apps/{DP}")] == ["yes", "yes"]
     assert [can("update", "deployments.apps/other"), can("list", "deployments.apps"), can("patch", f"deployments.apps/{DP}"),
             can("update", f"deployments.apps/{DP}", "kube-system")] == ["no", "no", "no", "no"]
+
+
+# ---- controller-upgrade: the controller's Deployment rolled, each pod's termination seen ----
+# A bare API server has no Deployment controller, kubelet or garbage collector: FakeRollout plays
+# them. On a new template (generation past status.observedGeneration) it replaces the pods one at a
+# time, as maxSurge 1 / maxUnavailable 0 does: a new pod Ready ROLL_DELAY later, then the old one
+# deleted; old pods carry a finalizer, so they stay terminating (deletionTimestamp set) for
+# TERMINATING_FOR before the fake lets them go, as a kubelet's grace period would.
+ROLL_DELAY = 1.0
+TERMINATING_FOR = 0.5
+HOLD = "bench.test/terminating"
+
+
+class FakeRollout:
+    """Deployment UP in NS_CTL, its pods and its rollouts; events: [(t, what, pod)]. One GET of the
+    Deployment per poll, acted on as read (FakeControllerDeployment says why). In-process API calls."""
+
+    def __init__(self, kube):
+        self.api, self.events, self.stopped, self.n = kube.api, [], threading.Event(), 0
+        self.path = f"/apis/apps/v1/namespaces/{NS_CTL}/deployments/{UP}"
+        self.pods_path = f"/api/v1/namespaces/{NS_CTL}/pods"
+        self.labels = {"app.kubernetes.io/name": UP}
+        self.polls, self.last = 0, None
+
+    def create(self):
+        d = self.api.request("admin", "POST", f"/apis/apps/v1/namespaces/{NS_CTL}/deployments", {
+            "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": UP, "namespace": NS_CTL},
+            "spec": {"replicas": 2, "selector": {"matchLabels": self.labels},
+                     "template": {"metadata": {"labels": self.labels},
+                                  "spec": {"containers": [{"name": "proxy", "image": "bench/proxy:local"},
+                                                          {"name": "controller", "image": "bench/traefik:local"}]}}}},
+            timeout=5)
+        for name in ("up-a", "up-b"):
+            self.pod(name)
+        self.pod("up-bystander", labels={"app.kubernetes.io/name": "other"})
+        self.status(d["metadata"]["generation"])
+
+    def pod(self, name, labels=None):
+        self.api.request("admin", "POST", self.pods_path, {
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "labels": labels or self.labels, "finalizers": [HOLD]},
+            "spec": {"containers": [{"name": "controller", "image": "bench/traefik:local"}]}}, timeout=5)
+        self.api.request("admin", "PATCH", f"{self.pods_path}/{name}/status", {"status": {
+            "phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}}, patch=True, timeout=5)
+
+    def status(self, generation):
+        self.api.request("admin", "PATCH", f"{self.path}/status", {"status": {
+            "observedGeneration": generation, "replicas": 2, "updatedReplicas": 2, "readyReplicas": 2,
+            "availableReplicas": 2}}, patch=True, timeout=5)
+
+    def get(self):
+        return self.api.request("admin", "GET", self.path, timeout=5)
+
+    def current(self):
+        items = self.api.request("admin", "GET", self.pods_path, query={"labelSelector": f"app.kubernetes.io/name={UP}"},
+                                 timeout=5)["items"]
+        return sorted(p["metadata"]["name"] for p in items if not p["metadata"].get("deletionTimestamp"))
+
+    def replace(self, old):
+        self.n += 1
+        time.sleep(ROLL_DELAY)
+        self.pod(f"up-r{self.n}")
+        self.events.append((time.monotonic(), "ready", f"up-r{self.n}"))
+        self.api.request("admin", "DELETE", f"{self.pods_path}/{old}", timeout=5)
+        self.events.append((time.monotonic(), "deleted", old))
+        time.sleep(TERMINATING_FOR)
+        self.api.request("admin", "PATCH", f"{self.pods_path}/{old}", {"metadata": {"finalizers": None}}, patch=True, timeout=5)
+
+    def step(self):
+        """One poll: a new template is rolled out whole before the next poll."""
+        d = self.get()
+        generation, status = d["metadata"]["generation"], d.get("status") or {}
+        self.polls, self.last = self.polls + 1, (generation, status.get("observedGeneration"))
+        if status.get("observedGeneration") != generation:
+            self.events.append((time.monotonic(), "rollout", generation))
+            for old in self.current():
+                self.replace(old)
+            self.status(generation)
+            self.events.append((time.monotonic(), "complete", generation))
+
+    def run(self):
+        while not self.stopped.is_set():
+            try:
+                self.step()
+            except Exception as e:  # noqa: BLE001 - recorded, then tried again: the tests show the events
+                self.events.append((time.monotonic(), "failed", repr(e)[:2000]))
+            self.stopped.wait(0.1)
+
+
+def upgrade_run(kube, k6, servers, name, fake, **env):
+    """A controller-upgrade run with FAKE's thread around it; run.events, run.fake, run.after."""
+    thread = threading.Thread(target=fake.run, daemon=True)
+    thread.start()
+    try:
+        run = k6(name, "controller-upgrade.js", churn_env(
+            kube, servers, BENCH_UPGRADE_NAMESPACE=NS_CTL, BENCH_UPGRADE_NAME=UP, BENCH_UPGRADE_HOLD="1s",
+            BENCH_UPGRADE_READY_TIMEOUT="30s", BENCH_CONNECTIONS=40, **env))
+    finally:
+        fake.stopped.set()
+        thread.join(30)
+    run.events = fake.events
+    run.fake = f"the fake rollout polled {fake.polls} times, last saw {fake.last}, alive: {thread.is_alive()}"
+    run.after = fake.get()
+    return run
+
+
+def first_rollout(events):
+    """(what, pod) of the events up to the first rollout's completion (the image's restore rolls again)."""
+    out = []
+    for _, what, arg in events:
+        out.append((what, arg))
+        if what == "complete":
+            break
+    return out
+
+
+@pytest.fixture(scope="module")
+def controller_upgrade(kube, k6, servers):
+    """A new image on container `controller`: two pods replaced one at a time, about 1.5 s each,
+    twice that on a loaded machine; 16 s of load."""
+    fake = FakeRollout(kube)
+    fake.create()
+    run = upgrade_run(kube, k6, servers, "controller-upgrade", fake, BENCH_UPGRADE_CONTAINER="controller",
+                      BENCH_UPGRADE_IMAGE="bench/traefik:next", BENCH_DURATION="16s")
+    run.backend = kube.backend_state()
+    return run
+
+
+def test_controller_upgrade_exit_0_each_pod_replaced_once_new_ready_before_old_terminating(controller_upgrade):
+    run = controller_upgrade
+    assert run.rc == 0, run.stderr[-3000:]
+    assert [e for e in first_rollout(run.events) if e[0] != "rollout"] == [
+        ("ready", "up-r1"), ("deleted", "up-a"), ("ready", "up-r2"), ("deleted", "up-b"), ("complete", 2)], (run.events, run.fake)
+    # the rollout, two old pods terminating, two new pods Ready: five events the report attributes errors to
+    assert run.summary["scale_events"] == 5
+
+
+def test_controller_upgrade_summary_times_each_pod_the_rollout_no_request_lost_gate_passed(controller_upgrade):
+    u = controller_upgrade.summary["controller_upgrade"]
+    assert (u["kind"], u["namespace"], u["name"], u["container"], u["image_from"], u["image_to"], u["annotation"],
+            u["at_end"]) == ("Deployment", NS_CTL, UP, "controller", "bench/traefik:local", "bench/traefik:next",
+                             "bench/restartedAt", "image_restored"), u
+    assert (u["rollouts"], u["incomplete"], u["pods_terminating"], u["pods_ready"]) == (1, 0, 2, 2), u
+    # the fake's ROLL_DELAY per pod, plus its API calls on a loaded machine; the runner polls every 250 ms
+    steps = u["steps"]
+    assert [st["step"] for st in steps] == [1, 2], u
+    assert all(900 <= st["new_ready_ms"] <= st["old_terminating_ms"] <= 12000 for st in steps), u
+    assert steps[0]["old_terminating_ms"] < steps[1]["new_ready_ms"] <= u["rollout_ms"] <= 15000, u
+    assert u["requests_lost"] == 0 and u["gate"] == {"max_errors": 0, "passed": True}, u
+    assert "zero-error gate: passed" in controller_upgrade.table
+
+
+def test_controller_upgrade_image_put_back_no_record_annotation_left_backend_untouched(controller_upgrade):
+    after = controller_upgrade.after
+    template = after["spec"]["template"]
+    assert [c["image"] for c in template["spec"]["containers"]] == ["bench/proxy:local", "bench/traefik:local"], after
+    assert RESTORE not in (after["metadata"].get("annotations") or {}), after
+    assert "bench/restartedAt" in template["metadata"]["annotations"], after
+    assert controller_upgrade.backend == (2, "none")
+    assert "restored Deployment" in controller_upgrade.stderr + controller_upgrade.stdout
+
+
+def test_controller_upgrade_summary_is_a_valid_bench_summary_v1(controller_upgrade):
+    r = subprocess.run([report_python(), ROOT / "ci" / "test" / "contract.py", "valid", controller_upgrade.dir / "summary.json"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_controller_upgrade_gate_fails_exit_99_when_load_requests_are_lost_annotation_alone_left(kube, k6, servers):
+    """The gate broken on purpose: every load request reset by the server, which answers only setup's
+    check; no image, so the annotation alone rolls the pods and stays (no record to put anything back)."""
+    fake = FakeRollout(kube)  # the same Deployment, rolled back to its image by the run before
+    fake.step()  # that rollout finished, if the last fake stopped before it saw the restore
+    before = fake.get()["spec"]["template"]["metadata"]["annotations"]["bench/restartedAt"]
+    run = upgrade_run(kube, k6, servers, "controller-upgrade-gate", fake, BENCH_TARGET_URL=servers.url("reset"),
+                      BENCH_DURATION="12s")
+    assert run.rc == 99, run.stderr[-3000:]
+    u = run.summary["controller_upgrade"]
+    assert u["requests_lost"] > 0 and u["requests_lost"] == sum(run.summary["errors"].values()), u
+    assert u["gate"] == {"max_errors": 0, "passed": False} and "zero-error gate: FAILED" in run.table, u
+    assert (u["image_to"], u["image_from"], u["container"], u["at_end"], u["pods_ready"]) == (None, None, None, "left_rolled", 2), u
+    template = run.after["spec"]["template"]
+    assert template["metadata"]["annotations"]["bench/restartedAt"] != before, run.after
+    assert template["spec"]["containers"][1]["image"] == "bench/traefik:local", run.after
+    assert RESTORE not in (run.after["metadata"].get("annotations") or {}), run.after
+
+
+def test_controller_upgrade_without_the_container_setup_stops_naming_it(kube, k6, servers):
+    run = k6("controller-upgrade-nocontainer", "controller-upgrade.js", churn_env(
+        kube, servers, BENCH_UPGRADE_NAMESPACE=NS_CTL, BENCH_UPGRADE_NAME=UP, BENCH_UPGRADE_CONTAINER="nginx",
+        BENCH_UPGRADE_IMAGE="bench/nginx:next", BENCH_DURATION="2s"))
+    assert run.rc != 0
+    assert (f'controller-upgrade: the controller\'s Deployment {NS_CTL}/{UP} (BENCH_UPGRADE_KIND/BENCH_UPGRADE_NAMESPACE/'
+            'BENCH_UPGRADE_NAME) has no container "nginx" (BENCH_UPGRADE_CONTAINER, needed with BENCH_UPGRADE_IMAGE); '
+            'it has proxy, controller') in run.stderr
+
+
+def test_controller_upgrade_the_runner_may_get_and_update_only_that_workload(kube):
+    def can(verb, what, ns=NS_CTL):
+        return kube.kc("auth", "can-i", verb, what, "-n", ns, "--as", "bench-runner", check=False).stdout.strip()
+    assert [can("get", f"deployments.apps/{UP}"), can("update", f"deployments.apps/{UP}"), can("list", "pods")] == ["yes"] * 3
+    assert [can("update", "deployments.apps/other"), can("patch", f"deployments.apps/{UP}"),
+            can("update", f"daemonsets.apps/{UP}"), can("update", f"deployments.apps/{UP}", "kube-system")] == ["no"] * 4
 
 
 # ---- putting the backend back ----

@@ -170,7 +170,7 @@ HAPROXY_ROW = ("HAProxy Kubernetes Ingress, haproxytech (haproxy_*)", [
 
 # Gateway API controllers: each row has the control plane (configuration sent to the proxies, its
 # CPU and memory) and the data plane (requests, upstream latency, its CPU and memory). Metric names
-# were read in each controller's source at the pinned version (ci/test/dashboards/fixtures/metrics.json).
+# were read in each controller's source at the pinned version (ci/tools/dashboards/fixtures/metrics.json).
 ENVOY_GATEWAY_ROW = ("Envoy Gateway: control plane (xds_*, watchable_*) and Envoy data plane (envoy_*)", [
     timeseries(
         "Envoy Gateway: xDS snapshot updates",

@@ -1,6 +1,6 @@
 """A dashboard's queries outside Grafana: its panels, the values Grafana gives its variables, the
 substitution, and the Prometheus that runs them (the report's client). The picture renderer
-(render.py) and the test harness' checker (ci/test/dashboards/check.py) both run queries through
+(render.py) and the test harness' checker (ci/tools/dashboards/check.py) both run queries through
 this module, so a picture shows exactly what the checks ran."""
 import datetime
 import re

@@ -134,7 +134,8 @@ def churn_row(lay):
         "short", steps=True, minimum=0), 12, 8)
     lay.add(timeseries(
         "Scale events",
-        "Actions taken by the churn scenario (scale, rollout, podkill, controller_podkill, dataplane_scale) per rate interval.",
+        "Actions taken by the churn scenario (scale, rollout, podkill, controller_podkill, dataplane_scale, "
+        "controller_rollout and its pod events) per rate interval.",
         targets(("sum by (action) (increase(k6_bench_scale_events_total{%s}[$__rate_interval]))" % RUN,
                  "{{action}}")), "short", bars=True, minimum=0), 12, 8)
     conv = "k6_bench_endpoint_convergence_seconds"
@@ -211,13 +212,44 @@ def dataplane_scale_row(lay):
     lay.add(table(
         "Data-plane steps",
         "Per scale step: the replicas it set and the churn VU's probes (fresh connections through the "
-        "path) not answered by a backend pod until the next step. The load's own errors per step are "
-        "the report's errors by event.",
+        "path) not answered by a backend pod until the next step. The load's own errors within W of "
+        "each step: the Errors near events row and the report's errors by event.",
         targets((f"max by (step) (max_over_time(k6_bench_dataplane_step{{{RUN}}}[$__range]))", ""),
                 (f"sum by (step) (max_over_time(k6_bench_dataplane_probe_failures_total{{{RUN}}}[$__range]))", ""),
                 instant=True, table=True),
         "short", {"Value #A": "replicas", "Value #B": "probes failed"}, order=["step", "replicas", "probes failed"]),
         7, 8)
+
+
+def controller_upgrade_row(lay):
+    """Controller upgrade: the rollout, pod by pod (controller-upgrade)"""
+    lay.row("Controller upgrade: the rollout, pod by pod (controller-upgrade)")
+    # one sample per pod and event: its histogram's sum is that time (as for the data-plane steps)
+    lay.add(timeseries(
+        "Rollout pods: time from the update, as seen",
+        "controller-upgrade (scenarios/controller-upgrade.js) rolls the controller's Deployment or "
+        "DaemonSet: per pod number, from the update call until the n-th old pod was seen terminating "
+        "and the n-th new pod Ready. The update and each of those is also a Scale events entry "
+        "(controller_rollout, controller_pod_terminating, controller_pod_ready) and an annotation, so "
+        "the errors above line up with them.",
+        targets((f"histogram_sum(sum by (event, pod) (k6_bench_upgrade_pod_seconds{{{RUN}}}))", "{{event}} {{pod}}")),
+        "s", minimum=0), 10, 8)
+    lay.add(table(
+        "Rollout pods: from the update",
+        "Per pod number, in the order seen: from the rollout's update call until the n-th old pod was "
+        "seen terminating and the n-th new pod Ready. The run's summary pairs them as steps.",
+        targets((f'histogram_sum(sum by (pod) (k6_bench_upgrade_pod_seconds{{{RUN}, event="terminating"}}))', ""),
+                (f'histogram_sum(sum by (pod) (k6_bench_upgrade_pod_seconds{{{RUN}, event="ready"}}))', ""),
+                instant=True, table=True),
+        "s", {"Value #A": "old pod terminating", "Value #B": "new pod Ready"},
+        order=["pod", "old pod terminating", "new pod Ready"]), 8, 8)
+    rollout = f"sum(k6_bench_upgrade_rollout_seconds{{{RUN}}})"
+    lay.add(stat(
+        "Rollout: time to complete",
+        "From the update call until the workload's controller saw it, every replica ran the new "
+        "template and was available, and every old pod was terminating (the mean if the run rolled "
+        "more than once); no value: not complete in time.",
+        targets((f"histogram_sum({rollout}) / histogram_count({rollout})", "rollout"), instant=True), "s"), 6, 8)
 
 
 def routes_row(lay):
@@ -308,7 +340,7 @@ def traffic_row(lay):
 
 
 ROWS = [load_row, latency_row, errors_row, attribution_row, churn_row, controller_restart_row, dataplane_scale_row,
-        routes_row, traffic_row]
+        controller_upgrade_row, routes_row, traffic_row]
 
 
 def run_overview():

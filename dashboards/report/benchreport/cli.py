@@ -5,7 +5,7 @@ ResultsRequest, paths), never as argv lists. No other module of the package pars
   python -m benchreport [report options] summary.json...     report.write_report
   python -m benchreport results ...                          results.run (make results)
   python -m benchreport rerun ...                            provenance.write_rerun_values (make rerun)
-  python -m benchreport.prometheus ...                       the Prometheus client (prom_cli)
+  python -m benchreport.prometheus ...                       the Prometheus client (the e2e harness reads with it)
 The console scripts of pyproject.toml (bench-report, bench-prometheus) call main and prometheus_main."""
 
 import argparse
@@ -166,7 +166,7 @@ def prometheus_parser():
 
 
 def prometheus_main(argv=None):
-    """The harness' one Prometheus client on the command line (prom_cli in dashboards/report/venv.sh wraps it)."""
+    """The harness' one Prometheus client on the command line (bench-prometheus)."""
     parser = prometheus_parser()
     args = parser.parse_args(argv)
     if args.cmd == "text-sum":

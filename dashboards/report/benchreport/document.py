@@ -279,6 +279,7 @@ def build(runs, budgets, warnings, series, generated_at, prometheus_url, direct=
     blocks += _routes_blocks(runs)
     blocks += _controller_restart_blocks(runs, series)
     blocks += _dataplane_scale_blocks(runs, series)
+    blocks += _controller_upgrade_blocks(runs, series)
     blocks += _attribution_blocks(runs, series)
     blocks += _convergence_blocks(runs)
     blocks += _over_time_blocks(runs, series, prometheus_url)
@@ -466,6 +467,48 @@ def _dataplane_scale_blocks(runs, series):
         blocks.append(Block("table", headers=["run", "step", "replicas", "Ready after (ms)", "probes failed",
                                               "load errors within W"], rows=step_rows))
     return blocks + _sentences(scaled, series)
+
+
+# controller-upgrade's actions: the rollout's update, an old pod seen terminating, a new pod Ready
+UPGRADE_ACTIONS = ("controller_rollout", "controller_pod_terminating", "controller_pod_ready")
+
+
+def _controller_upgrade_blocks(runs, series):
+    """controller-upgrade's table, its pods' steps, the load's errors within W of each kind of rollout
+    event (the run's attribution) and its sentence; [] without a controller-upgrade run."""
+    upgraded = [r for r in _file_runs(runs) if r.controller_upgrade]
+    if not upgraded:
+        return []
+    blocks = [Block("h2", "Controller upgrade"),
+              Block("p", "The controller's Deployment or DaemonSet rolled under load (scenarios/controller-upgrade.js): "
+                         "a new pod-template annotation and, when set, a new image for one container. From the "
+                         "rollout's update call: each old pod seen terminating, each new pod seen Ready, the rollout "
+                         "complete. Requests lost: the load's failed requests, every class; zero passes.")]
+    rows, step_rows, event_rows = [], [], []
+    for r in upgraded:
+        u = r.controller_upgrade
+        gate = u.get("gate") or {}
+        where = f"{u['kind']} {u['namespace']}/{u['name']}" if u.get("name") else "n/a"
+        change = (f"{u.get('container')}: {fmt(u.get('image_from'))} -> {u['image_to']}" if u.get("image_to")
+                  else "annotation" if u.get("name") else "n/a")
+        rows.append([r.label, where, change, fmt(u.get("at_end")), fmt(u.get("pods_terminating")), fmt(u.get("pods_ready")),
+                     "not complete" if u.get("rollout_ms") is None else fmt(u["rollout_ms"]),
+                     fmt(u.get("requests_lost")), _by_class(r), _gate_cell(gate)])
+        step_rows += [[r.label, fmt(st["step"]), fmt(st["old_terminating_ms"]), fmt(st["new_ready_ms"])]
+                      for st in u.get("steps") or []]
+        kinds = attribution_of(r, series).get("events") or {}
+        for action in UPGRADE_ACTIONS:
+            if action in kinds:
+                event_rows.append([r.label, action, fmt(kinds[action]["events"]), fmt(kinds[action]["errors_total"])])
+    blocks.append(Block("table", headers=["run", "workload", "change", "at the end", "old pods terminating",
+                                          "new pods Ready", "rollout (ms)", "requests lost", "by class",
+                                          "zero-error gate"], rows=rows))
+    if step_rows:
+        blocks.append(Block("table", headers=["run", "pod", "old pod terminating (ms)", "new pod Ready (ms)"],
+                            rows=step_rows))
+    if event_rows:
+        blocks.append(Block("table", headers=["run", "event", "events", "load errors within W"], rows=event_rows))
+    return blocks + _sentences(upgraded, series)
 
 
 def _levels(levels):

@@ -19,11 +19,13 @@ the chart values, a runner's own summary, or the command line (results.py)."""
 import math
 
 from .prometheus import WARMUP, selector
-from .summary import ERROR_CLASSES, PERCENTILES, RATE_HELD_SHARE, RUNNER_LIMITS, SCHEMA
+from .summary import CONTRACT, ERROR_CLASSES, PERCENTILES, RATE_HELD_SHARE, RUNNER_LIMITS, SCHEMA
 
 # Samples that arrive a little before the first request sample (setup's zero error series) or
 # after it (the last flush): the window reaches this far beyond the run's request samples.
 WINDOW_MARGIN_S = 60
+# controller-upgrade's pod-template annotation, as the contract's summary schema fixes it
+ROLLED_AT = CONTRACT["summarySchema"]["properties"]["controller_upgrade"]["properties"]["annotation"]["const"]
 
 
 class MergeError(RuntimeError):
@@ -214,7 +216,8 @@ def _merge_record(url, runners, first, last, latency_count, ratio, notes):
 
 def _add_optional(summary, q, settings, counts, steps, calibration, run):
     """The parts a summary has only for some runs: the warm-up's requests, why iterations were
-    dropped, the max-rps steps, the calibration, the controller-restart and dataplane-scale sections."""
+    dropped, the max-rps steps, the calibration, the controller-restart, dataplane-scale and
+    controller-upgrade sections."""
     testid, dropped = summary["testid"], counts["dropped"]
     # as the runner's summary: how many requests the warm-up sent, left out of every figure above
     warmup_requests = _int(q.scalar(f"sum({q.last('k6_http_reqs_total', selector(testid, role=WARMUP['role']))})"))
@@ -232,6 +235,8 @@ def _add_optional(summary, q, settings, counts, steps, calibration, run):
         summary["controller_restart"] = _controller_restart(q, run, counts["errors"])
     if summary["scenario"] == "dataplane-scale":
         summary["dataplane_scale"] = _dataplane_scale(q, run, counts["errors"])
+    if summary["scenario"] == "controller-upgrade":
+        summary["controller_upgrade"] = _controller_upgrade(q, run, counts["errors"])
 
 
 def _counts(q, load, run, notes):
@@ -342,6 +347,33 @@ def _dataplane_scale(q, run, errors):
             "unready": sum(1 for s in steps if s["ready_ms"] is None),
             # the median of the step times, as k6's p(50) of the runner's trend
             "ready_ms": {"count": len(times), "p50": _median(times), "max": times[-1] if times else None},
+            "requests_lost": lost, "gate": {"max_errors": 0, "passed": lost == 0}}
+
+
+def _controller_upgrade(q, run, errors):
+    """controller-upgrade's section (scenarios/lib/summary-writer.js controllerUpgradeFor) from the
+    series: per pod number (label pod) its one time of each event (the histogram's sum: one sample
+    each), the rollout's time (the mean of the rollouts: the one rollout's time in a run of one), the
+    events' counts, the load's errors. What changed (kind, name, images) is not in Prometheus: null."""
+    def events(action):
+        return _int(q.scalar(f"sum({q.last('k6_bench_scale_events_total', selector_with(run, action=action))})"))
+    def per_pod(event):
+        h = q.hist("k6_bench_upgrade_pod_seconds", selector_with(run, event=event))
+        return q.by(f"histogram_sum(sum by (pod) ({h}))", "pod")
+    times = {event: per_pod(event) for event in ("terminating", "ready")}
+    pods = sorted({p for t in times.values() for p in t if p.isdigit()}, key=int)
+    at = (lambda event, pod: None if times[event].get(pod) is None else _round(_ms(times[event][pod]), 1))
+    rollout = f"sum({q.hist('k6_bench_upgrade_rollout_seconds', run)})"
+    complete = _int(q.scalar(f"histogram_count({rollout})"))
+    rollout_s = q.scalar(f"histogram_sum({rollout})") if complete else None
+    rollouts, lost = events("controller_rollout"), sum(errors.values())
+    return {"kind": None, "namespace": None, "name": None, "container": None, "image_from": None, "image_to": None,
+            "annotation": ROLLED_AT, "at_end": None, "rollouts": rollouts,
+            "incomplete": max(0, rollouts - complete),
+            "rollout_ms": None if rollout_s is None else _round(_ms(rollout_s / complete), 1),
+            "pods_terminating": events("controller_pod_terminating"), "pods_ready": events("controller_pod_ready"),
+            "steps": [{"step": int(p), "old_terminating_ms": at("terminating", p), "new_ready_ms": at("ready", p)}
+                      for p in pods],
             "requests_lost": lost, "gate": {"max_errors": 0, "passed": lost == 0}}
 
 

@@ -30,7 +30,8 @@ CONVERGENCE_STATS = ["count", "p50", "max"]
 # Top-level keys of bench.summary/v1; any other (e.g. a scenario's "throughput") is shown as extra.
 KNOWN_KEYS = {"schema", "testid", "scenario", "controller", "settings", "requests", "latency_ms",
               "errors", "error_causes", "convergence_ms", "scale_events", "by_path", "runners", "routes",
-              "controller_cost", "provenance", "controller_restart", "dataplane_scale", "attribution"}
+              "controller_cost", "provenance", "controller_restart", "dataplane_scale",
+              "controller_upgrade", "attribution"}
 SETTINGS_ORDER = ["target_url", "path", "rate", "duration_s", "warmup_s", "connections", "timeout_s",
                   "keepalive", "tls", "churn_pattern"]
 
@@ -89,6 +90,9 @@ class Run:
     # dataplane-scale's results (summary `dataplane_scale`: per scale step of the data plane its
     # replicas, time to Ready and failed probes, requests lost, the zero-error gate); whole runs only.
     dataplane_scale: dict = field(default_factory=dict)
+    # controller-upgrade's results (summary `controller_upgrade`: what changed, per pod its old
+    # terminating and new Ready times, the rollout's time, requests lost, the zero-error gate).
+    controller_upgrade: dict = field(default_factory=dict)
     # Errors and latency outliers by the event they followed within W (summary `attribution`, make
     # results; benchreport.timeline); the report recomputes it when it has the run's Prometheus.
     attribution: dict = field(default_factory=dict)
@@ -257,6 +261,7 @@ def load_summary(path):
                 provenance=_object(path, "provenance", data.get("provenance") or {}),
                 controller_restart=_object(path, "controller_restart", data.get("controller_restart") or {}),
                 dataplane_scale=_object(path, "dataplane_scale", data.get("dataplane_scale") or {}),
+                controller_upgrade=_object(path, "controller_upgrade", data.get("controller_upgrade") or {}),
                 attribution=_object(path, "attribution", data.get("attribution") or {}),
                 percentile_error_pct=_number(path, "merge.percentile_max_error_pct",
                                              (data.get("merge") or {}).get("percentile_max_error_pct"),

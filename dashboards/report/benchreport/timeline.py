@@ -47,6 +47,9 @@ EVENT_WORDS = {
     "controller_podkill": "a controller pod deletion",
     "dataplane_scale": "a data-plane scale step",
     "controller_reload": "a controller reload",
+    "controller_rollout": "the controller's rollout update",
+    "controller_pod_terminating": "an old controller pod terminating",
+    "controller_pod_ready": "a new controller pod Ready",
 }
 # The controller's own counter of configuration reloads or pushes, per preset `controller:` value
 # (scenarios/contract.json controllerReloads, which the controller dashboard's probe list reads too).

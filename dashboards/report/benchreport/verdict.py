@@ -31,6 +31,8 @@ ZERO_GATES = [
                                           "again, before the end"),
     ("dataplane_scale", "requests_lost", "zero-error gate"),
     ("dataplane_scale", "unready", "a scale step of the data plane was not Ready within its timeout"),
+    ("controller_upgrade", "requests_lost", "zero-error gate"),
+    ("controller_upgrade", "incomplete", "the controller's rollout was not complete within its timeout"),
 ]
 
 

@@ -124,6 +124,17 @@ env:
   - {name: BENCH_DATAPLANE_HOLD, value: {{ $dp.hold | quote }}}
   - {name: BENCH_DATAPLANE_READY_TIMEOUT, value: {{ $dp.readyTimeout | quote }}}
   {{- end }}
+  {{- if eq $lt.scenario "controller-upgrade" }}
+  # controller-upgrade's own settings, from loadtest.controllerUpgrade (the runner's Role reaches that workload)
+  {{- $up := $lt.controllerUpgrade }}
+  - {name: BENCH_UPGRADE_KIND, value: {{ $up.kind | quote }}}
+  - {name: BENCH_UPGRADE_NAMESPACE, value: {{ include "bench.controllerUpgrade.namespace" $root | quote }}}
+  - {name: BENCH_UPGRADE_NAME, value: {{ include "bench.controllerUpgrade.name" $root | quote }}}
+  - {name: BENCH_UPGRADE_CONTAINER, value: {{ $up.container | quote }}}
+  - {name: BENCH_UPGRADE_IMAGE, value: {{ $up.image | quote }}}
+  - {name: BENCH_UPGRADE_HOLD, value: {{ $up.hold | quote }}}
+  - {name: BENCH_UPGRADE_READY_TIMEOUT, value: {{ $up.readyTimeout | quote }}}
+  {{- end }}
   # the entry script's own settings (loadtest.settings), as every BENCH_* above: runners and initializer
   {{- range $name, $value := $lt.settings }}
   - {name: {{ $name }}, value: {{ include "bench.text" $value | quote }}}

@@ -3,8 +3,8 @@
 // query (remote write, native histograms). The churn telemetry here is SIMULATED (the fast tier has
 // no cluster): desired/ready replicas follow 5 -> 7 -> 5, with a scale event, a convergence time and
 // a probe request per step, one route of each kind created, served and changed per step, every
-// third step controller-restart's recovery times of a deleted controller pod, and dataplane-scale's
-// data plane 1 -> 2 -> 1 -> 2 in its first steps. The
+// third step controller-restart's recovery times of a deleted controller pod, dataplane-scale's
+// data plane 1 -> 2 -> 1 -> 2 in its first steps, and controller-upgrade's rollout of two pods. The
 // real churn series come from scenarios/ in the e2e run, the real route series from ci/test/scenarios/routes/.
 //
 // A warm-up (scenarios/lib/load.js measuredLoad: scenario and role warmup) sends clean requests for
@@ -23,7 +23,7 @@ import { countError } from '../../../../scenarios/lib/errors.js';
 import { runnerGcCpu, runnerLag, runnerSchedP99, runnerThrottled } from '../../../../scenarios/lib/metrics.js';
 import {
   controllerRecovery, convergence, dataplaneProbeFailures, dataplaneReady, dataplaneReplicas, dataplaneStep,
-  replicasDesired, replicasReady, scaleEvents,
+  replicasDesired, replicasReady, scaleEvents, upgradePod, upgradeRollout,
 } from '../../../../scenarios/lib/churn-metrics.js';
 import {
   routeChanges, routeErrors, routePreReady, routePropagation, routesCreated, routesServing,
@@ -139,6 +139,14 @@ export function churn() {
     dataplaneReady.add(lag * 1500, tags);
     dataplaneReplicas.add(replicas, { state: 'ready' });
     dataplaneProbeFailures.add(step % 2, tags);
+  }
+  // controller-upgrade's rollout of two pods, each pod's new Ready then old terminating, then complete
+  // (no scale event either)
+  if (step < 2) {
+    const pod = String(step + 1);
+    upgradePod.add(lag * 1000 + 1000 * step, { event: 'ready', pod });
+    upgradePod.add(lag * 1000 + 1000 * step + 300, { event: 'terminating', pod });
+    if (step === 1) upgradeRollout.add(lag * 1000 + 1500);
   }
   sleep(3.9 - lag);
 }

@@ -4,8 +4,8 @@ Usage: python check_markdown.py REPORT_DIR
 Reads REPORT_DIR/report.md and report.json (which names each row's summary file and by_path entry),
 re-reads the summary JSON independently of the generator, and compares every latency, error,
 request and convergence cell, and every cell of the Routes table (route experiments), of the
-Controller restart table (controller-restart) and of the Data-plane scale tables (dataplane-scale)
-when there is one. Prints one line per mismatch; exit 1 on any, 0 with a count otherwise.
+Controller restart table (controller-restart), of the Data-plane scale tables (dataplane-scale)
+and of the Controller upgrade tables (controller-upgrade) when there is one. Prints one line per mismatch; exit 1 on any, 0 with a count otherwise.
 """
 
 import json
@@ -97,7 +97,7 @@ def main(report_dir):
                 for stat in ("count", "p50", "max"):
                     header = f"{event} {stat}" + ("" if stat == "count" else " (ms)")
                     compare(f"{label} convergence {event} {stat}", conv[0][conv_h.index(header)], stats.get(stat))
-    for check in (compare_routes, compare_controller_restart, compare_dataplane_scale):
+    for check in (compare_routes, compare_controller_restart, compare_dataplane_scale, compare_controller_upgrade):
         n, found = check(md, runs)
         compared += n
         problems += found
@@ -208,6 +208,48 @@ def compare_dataplane_scale(md, runs):
                 cell, want = row[0][headers.index(column)], read(st)
                 if not (cell == "not Ready" if want is None and column.startswith("Ready") else same(cell, want)):
                     problems.append(f"{label} data-plane step {st['step']} {column}: markdown {cell!r} != json {want!r}")
+    return compared, problems
+
+
+# Controller upgrade table column -> how to read it from the summary's controller_upgrade (and its pods table's).
+UPGRADE_COLUMNS = {
+    "old pods terminating": lambda u: u["pods_terminating"], "new pods Ready": lambda u: u["pods_ready"],
+    "requests lost": lambda u: u["requests_lost"],
+}
+POD_COLUMNS = {"old pod terminating (ms)": lambda st: st["old_terminating_ms"],
+               "new pod Ready (ms)": lambda st: st["new_ready_ms"]}
+
+
+def compare_controller_upgrade(md, runs):
+    """Every Controller upgrade row (its rollout time too), and every row of its pods table, against
+    controller_upgrade of its summary; (cells compared, problems)."""
+    compared, problems = compare_gated_section(md, runs, "controller_upgrade", ["run", "workload", "change"],
+                                               UPGRADE_COLUMNS, "controller upgrade")
+    sections = whole_runs_with(runs, "controller_upgrade")
+    if not sections:
+        return compared, problems
+    headers, rows = find_table(md, ["run", "workload", "change"])
+    for label, u in sections:
+        for r in (r for r in rows if r[0] == label):
+            compared += 1
+            cell = r[headers.index("rollout (ms)")]
+            if not (cell == "not complete" if u["rollout_ms"] is None else same(cell, u["rollout_ms"])):
+                problems.append(f"{label} controller upgrade rollout: markdown {cell!r} != json {u['rollout_ms']!r}")
+    sections = [(label, u) for label, u in sections if u["steps"]]
+    if not sections:
+        return compared, problems
+    headers, rows = find_table(md, ["run", "pod", "old pod terminating (ms)"])
+    for label, u in sections:
+        for st in u["steps"]:
+            row = [r for r in rows if r[0] == label and r[1] == str(st["step"])]
+            if len(row) != 1:
+                problems.append(f"{label}: expected one row for controller pod {st['step']}, found {len(row)}")
+                continue
+            for column, read in POD_COLUMNS.items():
+                compared += 1
+                cell, want = row[0][headers.index(column)], read(st)
+                if not same(cell, want):
+                    problems.append(f"{label} controller pod {st['step']} {column}: markdown {cell!r} != json {want!r}")
     return compared, problems
 
 

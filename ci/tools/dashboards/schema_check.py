@@ -84,7 +84,7 @@ def build_sources(files, work, options_types, custom_types):
             name = f'{f.name} panel {p.get("id")} "{p.get("title")}" ({kind})'
             if kind not in options_types:
                 problems.append(f"{name}: no published option types are checked for panel type {kind!r} "
-                                "(add it to ci/test/dashboards/schema/bench-dashboard.ts)")
+                                "(add it to ci/tools/dashboards/schema/bench-dashboard.ts)")
                 continue
             src.add(f"export const options_{i}: PanelOptions['{kind}'] = "
                     + json.dumps(p.get("options", {}), indent=2) + ";", f"{name} options")

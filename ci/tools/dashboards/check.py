@@ -15,7 +15,8 @@ With --prometheus URL (a real Prometheus, e.g. 2.42 with native histograms):
   - data: per panel, whether its queries return samples for --testid over [--start, --end]
   - --require-data SELECTOR: panels that must have data ("<dashboard uid>/<panel title glob>",
     e.g. "bench-run-overview/*", "!<uid>/<glob>" to take a match back, or a preset @k6, @routes,
-    @controller-restart, @dataplane-scale, @traefik, @cadvisor); a selector matching nothing fails
+    @controller-restart, @dataplane-scale, @controller-upgrade, @traefik, @cadvisor); a selector
+    matching nothing fails
 
 Exit status: 0 all good, 1 a check failed, 2 bad usage.
 """
@@ -44,12 +45,13 @@ PROMQL_KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right
 # Named selector sets for --require-data @NAME, so callers do not hard-code panel titles.
 PRESETS = {
     # every panel fed by k6 alone (load, latency, errors, churn telemetry), in all dashboards, except
-    # the route, controller-restart and dataplane-scale panels: only those experiments feed them ("!"
-    # takes a match back), the Warm-up annotation: only a run with loadtest.warmup feeds it, the
-    # route annotations (routes preset), and Controller reloads: only a controller that reloads feeds it
+    # the route, controller-restart, dataplane-scale and controller-upgrade panels: only those
+    # experiments feed them ("!" takes a match back), the Warm-up annotation: only a run with
+    # loadtest.warmup feeds it, the route annotations (routes preset), and Controller reloads: only a
+    # controller that reloads feeds it
     "k6": ["bench-run-overview/*", "bench-comparison/*", "bench-controllers/Run:*",
            "bench-controllers/variable testid", "!bench-run-overview/Route*", "!bench-run-overview/Controller*",
-           "!bench-run-overview/Data-plane*", "!bench-run-overview/annotation Warm-up",
+           "!bench-run-overview/Data-plane*", "!bench-run-overview/Rollout*", "!bench-run-overview/annotation Warm-up",
            "!bench-run-overview/annotation Route*", "!bench-run-overview/annotation Controller reloads"],
     # the run overview's Warm-up annotation, fed by a run with a warm-up
     "warmup": ["bench-run-overview/annotation Warm-up"],
@@ -60,6 +62,8 @@ PRESETS = {
     "controller-restart": ["bench-run-overview/Controller*"],
     # the run overview's Data-plane scale row, fed by dataplane-scale
     "dataplane-scale": ["bench-run-overview/Data-plane*"],
+    # the run overview's Controller upgrade row, fed by controller-upgrade
+    "controller-upgrade": ["bench-run-overview/Rollout*"],
     # Traefik panels that have data whenever Traefik serves traffic (error panels need errors)
     "traefik": ["bench-controllers/Controllers with metrics", "bench-controllers/Traefik: configuration reloads",
                 "bench-controllers/Traefik: time since last successful reload",

@@ -1,6 +1,6 @@
 // The shapes dashboards/*.json must have: Grafana's published types (npm @grafana/schema, the v1
 // dashboard JSON model and each core panel's options), read the way JSON carries them. Used by
-// ci/test/dashboards/schema_check.py, which type-checks every dashboard with the TypeScript compiler.
+// ci/tools/dashboards/schema_check.py, which type-checks every dashboard with the TypeScript compiler.
 //
 // Two readings that concern JSON, not the schema:
 //  - Json<T>: a TypeScript string enum accepts only its members, while JSON holds their values

@@ -1,0 +1,166 @@
+"""The controller-upgrade admission policy and Role at admission time, on a real kube-apiserver
+(etcd + kube-apiserver v1.34, harness/apiserver.py; no controllers): the chart's rendered policy,
+binding and Role applied, then updates of the controller's Deployment made as the runner's
+ServiceAccount (a static-token user of that name, which RBAC matches as the ServiceAccount). What
+the runner does (scenarios/lib/kube.js rollWorkload, restoreImage) is allowed; anything else of
+the pod template, and an image other than the configured one or the recorded one, is denied. Its
+CEL is compiled by the API server itself, which helm-unittest cannot do."""
+import copy
+import json
+import time
+import urllib.error
+
+import pytest
+import yaml
+
+from harness.apiserver import BareApiServer, ensure_kube_binaries
+
+RUNNER = "system:serviceaccount:bench:bench-loadtest"
+NS_CTL = "bench-ctl"
+DEPLOYMENT = f"/apis/apps/v1/namespaces/{NS_CTL}/deployments/ctl"
+RESTORE = "bench/churn-restore"
+VALUES = ["--set", "loadtest.scenario=controller-upgrade",
+          "--set", f"loadtest.controllerUpgrade.applies=true,loadtest.controllerUpgrade.namespace={NS_CTL}",
+          "--set", "loadtest.controllerUpgrade.name=ctl,loadtest.controllerUpgrade.container=controller",
+          "--set", "loadtest.controllerUpgrade.image=ctl:v2",
+          "--api-versions", "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy",
+          "-s", "templates/loadtest/admission-policy.yaml", "-s", "templates/loadtest/rbac.yaml"]
+
+
+def deployment():
+    labels = {"app.kubernetes.io/name": "ctl"}
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "ctl", "namespace": NS_CTL},
+            "spec": {"replicas": 1, "selector": {"matchLabels": labels},
+                     "template": {"metadata": {"labels": labels, "annotations": {"keep": "me"}},
+                                  "spec": {"containers": [{"name": "proxy", "image": "proxy:v1"},
+                                                          {"name": "controller", "image": "ctl:v1",
+                                                           "args": ["--serve"]}]}}}}
+
+
+@pytest.fixture(scope="module")
+def api(helms, runner_values, work):
+    ensure_kube_binaries()
+    rendered = helms[3].template("-f", runner_values, *VALUES)
+    assert rendered.returncode == 0, rendered.stderr
+    server = BareApiServer(work / "admission-kube", {"admin": ["system:masters"], RUNNER: []})
+    server.start()
+    try:
+        for ns in ("bench", NS_CTL):
+            server.request("admin", "POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                                                   "metadata": {"name": ns}})
+        server.kubectl("admin", "apply", "-f", "-", input=rendered.stdout)
+        server.request("admin", "POST", f"/apis/apps/v1/namespaces/{NS_CTL}/deployments", deployment())
+        # a binding is enforced once the API server has compiled its policy: wait for a denial
+        deadline = time.monotonic() + 60
+        while update(server, lambda d: d["spec"].update(replicas=2))[0] == "allowed":
+            update(server, lambda d: d["spec"].update(replicas=1), user="admin")
+            assert time.monotonic() < deadline, "the upgrade policy never denied a replicas change"
+            time.sleep(0.5)
+        yield server
+    finally:
+        server.stop()
+
+
+def update(server, change, user=RUNNER):
+    """GET the Deployment, change(it), PUT it as USER: ("allowed", object) or ("denied", message)."""
+    d = server.request("admin", "GET", DEPLOYMENT)
+    change(d)
+    try:
+        return "allowed", server.request(user, "PUT", DEPLOYMENT, d)
+    except urllib.error.HTTPError as e:
+        return "denied", json.loads(e.read() or b"{}").get("message", str(e))
+
+
+def container(d, name):
+    return next(c for c in d["spec"]["template"]["spec"]["containers"] if c["name"] == name)
+
+
+def record(frm):
+    """The restore record as kube.js writes it (JSON.stringify: no spaces)."""
+    return json.dumps({"image": {"container": "controller", "from": frm}, "testid": "t", "at": "now",
+                       "set": {"image": "ctl:v2"}}, separators=(",", ":"))
+
+
+def roll(image=None, rec=None, drop_record=False):
+    """What kube.js does: a new bench/restartedAt, and the image with its record."""
+    def change(d):
+        d["spec"]["template"]["metadata"]["annotations"]["bench/restartedAt"] = str(time.time())
+        if image:
+            container(d, "controller")["image"] = image
+        annotations = d["metadata"].setdefault("annotations", {})
+        if rec:
+            annotations[RESTORE] = rec
+        if drop_record:
+            annotations.pop(RESTORE, None)
+    return change
+
+
+def test_the_runners_roll_upgrade_and_restore_are_allowed_in_turn(api):
+    assert update(api, roll())[0] == "allowed"
+    verdict, d = update(api, roll(image="ctl:v2", rec=record("ctl:v1")))
+    assert verdict == "allowed", d
+    verdict, d = update(api, roll(image="ctl:v1", drop_record=True))
+    assert verdict == "allowed", d
+    assert container(d, "controller")["image"] == "ctl:v1" and RESTORE not in d["metadata"].get("annotations", {})
+
+
+def set_field(path, value):
+    def change(d):
+        target = d
+        for key in path[:-1]:
+            target = target[key] if not callable(key) else key(target)
+        target[path[-1]] = value
+    return change
+
+
+DENIED = [
+    ("another image", roll(image="evil:1"), "may set container controller's image only to ctl:v2"),
+    ("a record that names another image to go back to", roll(image="ctl:v2", rec=record("evil:1")),
+     "may name as the image to go back to only the image container controller had"),
+    ("the other container's image", lambda d: container(d, "proxy").update(image="evil:1"),
+     "may not change the controller's pod spec"),
+    ("the container's args", lambda d: container(d, "controller").update(args=["--evil"]),
+     "may not change the controller's pod spec"),
+    ("the ServiceAccount", set_field(["spec", "template", "spec", "serviceAccountName"], "k6-operator"),
+     "may not change the controller's pod spec"),
+    ("another pod-template annotation", set_field(["spec", "template", "metadata", "annotations", "keep"], "not"),
+     "may change only the bench/restartedAt annotation"),
+    ("the replicas", set_field(["spec", "replicas"], 3), "beyond its pod template"),
+    ("a label", set_field(["metadata", "labels"], {"evil": "yes"}), "may change only the bench/churn-restore annotation"),
+]
+
+
+@pytest.mark.parametrize("what, change, message", DENIED, ids=[case[0] for case in DENIED])
+def test_anything_else_is_denied_naming_what_is_allowed(api, what, change, message):
+    verdict, text = update(api, change)
+    assert verdict == "denied" and message in text, (what, text)
+
+
+def test_going_back_only_to_the_recorded_image(api):
+    assert update(api, roll(image="ctl:v2", rec=record("ctl:v1")))[0] == "allowed"
+    verdict, text = update(api, roll(image="ctl:v0", drop_record=True))
+    assert verdict == "denied" and "or back to the image its bench/churn-restore record names" in text, text
+    assert update(api, roll(image="ctl:v1", drop_record=True))[0] == "allowed"
+
+
+def test_going_back_needs_the_record_the_upgrade_wrote(api):
+    """From ctl:v2 without a record (someone else's upgrade), the runner may not set an image of its choosing."""
+    assert update(api, roll(image="ctl:v2"), user="admin")[0] == "allowed"
+    verdict, text = update(api, roll(image="ctl:v0"))
+    assert verdict == "denied" and "only to ctl:v2" in text, text
+    update(api, roll(image="ctl:v1"), user="admin")
+
+
+def test_the_policy_compiled_without_warnings(api):
+    policy = next(p for p in api.request("admin", "GET", "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies")["items"]
+                  if p["metadata"]["name"].endswith("-loadtest-upgrade"))
+    assert (policy.get("status") or {}).get("typeChecking", {}).get("expressionWarnings") in (None, []), policy["status"]
+
+
+def test_the_runner_may_not_touch_another_deployment(api):
+    other = copy.deepcopy(deployment())
+    other["metadata"]["name"] = "other"
+    api.request("admin", "POST", f"/apis/apps/v1/namespaces/{NS_CTL}/deployments", other)
+    with pytest.raises(urllib.error.HTTPError) as e:
+        api.request(RUNNER, "GET", f"/apis/apps/v1/namespaces/{NS_CTL}/deployments/other")
+    assert e.value.code == 403
