@@ -468,6 +468,14 @@ MUTATIONS = {
     "another schema version": _set(["schema"], "bench.summary/v2"),
     "an unknown top-level key": _set(["latency"], {}),
     "a runner summary without its target URL": _drop(["settings", "target_url"]),
+    "an attribution share over 1": _set(["attribution"], {
+        "window_s": 3, "events": {"podkill": {"events": 1, "errors": {}, "errors_total": 2, "share": 2,
+                                              "latency_outliers": 0}},
+        "unattributed": {"errors": {}, "errors_total": 0, "share": 0, "latency_outliers": 0},
+        "errors_total": 2, "latency_outliers": 0, "timeline": []}),
+    "an attribution without its window": _set(["attribution"], {
+        "events": {}, "unattributed": {"errors": {}, "errors_total": 0, "share": None, "latency_outliers": 0},
+        "errors_total": 0, "latency_outliers": 0, "timeline": []}),
 }
 
 

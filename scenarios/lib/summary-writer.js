@@ -554,6 +554,11 @@ function formatText(s) {
   lines.push(table(LATENCY_HEADER, [latencyRow('all requests', s.latency_ms)]));
   lines.push('');
   lines.push(table(ERROR_HEADER, [errorRow('count', s.errors)]));
+  if (s.scale_events > 0) {
+    // A runner sees neither the other runners nor the controller's reloads: the timeline is Prometheus'.
+    lines.push('errors by event: make results (summary.json attribution) and the report attribute each error to the '
+      + 'event before it within a window; live: the run overview\'s Errors near events row');
+  }
   const c = s.convergence_ms;
   if (c.added.count + c.removed.count > 0 || st.churn_pattern || s.scale_events > 0) {
     lines.push('');

@@ -62,3 +62,27 @@ def test_schema(schema_problems, name):
     """The dashboard and its panels' options conform to @grafana/schema."""
     r, states = schema_problems
     assert states.get(name) == "ok", f"{name}: {states.get(name, 'not checked')}\n{r.stderr}"
+
+
+def test_attribution_row_reads_the_contract():
+    """The run overview's attribution row: the window variable W defaults to the contract's window plus
+    k6's push interval; its two queries are the load's errors with (and without) a rise of every event
+    counter the contract names within W; an annotation per event source and for the controllers' reloads."""
+    contract = json.loads((ROOT / "scenarios/contract.json").read_text())
+    attribution = contract["eventAttribution"]
+    dash = json.loads((ROOT / "dashboards/run-overview.json").read_text())
+    (window,) = [v for v in dash["templating"]["list"] if v["name"] == "window"]
+    assert window["type"] == "textbox" and window["query"] == f"{attribution['windowS'] + attribution['pushIntervalS']:g}s"
+    (panel,) = [p for p, _ in lint.check.walk_panels(dash) if p.get("title") == "Errors within W of an event vs. no event nearby"]
+    near, none = (t["expr"] for t in panel["targets"])
+    load = 'testid=~"$testid", group!~"::(setup|teardown)", scenario!="warmup", role="load"'
+    errors = (f'((sum(increase(k6_bench_errors_total{{{load}}}[$__rate_interval]))) or on () '
+              f'(0 * sum (rate(k6_http_reqs_total{{{load}}}[$__rate_interval]))))')
+    assert near.startswith(errors + " and on() (") and none.startswith(errors + " unless on() ("), (near, none)
+    assert near.split(" and on() ", 1)[1] == none.split(" unless on() ", 1)[1], "both sides test the same events"
+    for metric in ["k6_bench_scale_events_total"] + [s["metric"] for s in attribution["sources"]]:
+        assert f"(sum({metric}{{" in near and f"}}) - sum({metric}{{" in near and "} offset $window) > 0)" in near, metric
+    names = {a["name"]: a["target"]["expr"] for a in dash["annotations"]["list"] if "target" in a}
+    for s in attribution["sources"]:
+        assert any(s["metric"] in expr for expr in names.values()), s
+    assert all(r["metric"] in names["Controller reloads"] for r in contract["controllerReloads"]["list"]), names

@@ -12,6 +12,8 @@ from conftest import (CHECK, HERE, ROOT, Run, assert_panel_has_data, assert_repo
                       wait_for_value)
 from harness import pythonpath
 
+import check  # the dashboard checker (ci/tools/dashboards): its variable substitution and client
+
 K6_METRICS = json.loads((ROOT / "ci/tools/dashboards/fixtures/metrics.json").read_text())["sources"]["k6"]["metrics"]
 EMIT_SELECTORS = ["@k6", "@routes", "@warmup", "@controller-restart", "@dataplane-scale", "@controller-upgrade", "@backend-failover"]
 EMIT_PANELS = required_panels(EMIT_SELECTORS)
@@ -228,3 +230,56 @@ def test_names_unknown_preset(prometheus, emit_data):
     check_fails(["--prometheus", prometheus.url, "--testid", emit_data.testid, "--require-data", "@nginx"],
                 "--require-data preset '@nginx' is unknown; presets: @k6, @warmup, @routes, @controller-restart, @dataplane-scale, "
                 "@controller-upgrade, @backend-failover, @traefik, @cadvisor")
+
+
+# ---- event attribution: the run overview's row against the same data ----
+
+ATTRIBUTION_TITLE = "Errors within W of an event vs. no event nearby"
+
+
+def attribution_queries(testid, window, start, end, step=5):
+    """The row's two queries (A within W of an event, B no event within W) and the load's errors per
+    interval, with the dashboard's variables as the checker sets them (window overridden)."""
+    dash = json.loads((ROOT / "dashboards/run-overview.json").read_text())
+    values = check.substitutions(dash, [testid], start, end, step, 4 * step)
+    values["window"] = window
+    (panel,) = [p for p, _ in check.walk_panels(dash) if p.get("title") == ATTRIBUTION_TITLE]
+    near, none = (check.substitute(t["expr"], values) for t in panel["targets"])
+    return near, none, near.split(" and on() ")[0]
+
+
+def range_values(prom_url, expr, start, end, step=5):
+    r = check.Prometheus(prom_url).query(expr, start, end, step, instant=False)
+    assert r.get("status") == "success", f"query {expr!r}: {r.get('error')}"
+    return {float(t): float(v) for res in r["data"]["result"] for t, v in res["values"]}
+
+
+def test_attribution_row_splits_every_error(prometheus, emit_data):
+    """At every step the errors within W of an event and those with no event within W add up to all the
+    load's errors (one or the other, never both); emit.js scales every second or so, so with the default
+    W most of its errors are near an event, and with W = 1 ms (shorter than any push interval) fewer."""
+    start, end = emit_data.start - 10, int(time.time())
+    near_by_window = {}
+    for window in ("7s", "1ms"):
+        near, none, every = attribution_queries(emit_data.testid, window, start, end)
+        near_v, none_v, all_v = (range_values(prometheus.url, q, start, end) for q in (near, none, every))
+        assert all_v and sum(all_v.values()) > 0, every
+        for t, v in all_v.items():
+            assert abs(near_v.get(t, 0) + none_v.get(t, 0) - v) < 1e-9, (t, near_v.get(t), none_v.get(t), v)
+            assert not (t in near_v and t in none_v), t
+        near_by_window[window] = sum(near_v.values())
+    assert near_by_window["7s"] > near_by_window["1ms"], near_by_window
+
+
+def test_report_attributes_the_same_errors(prometheus, emit_data):
+    """benchreport.timeline on the same run: the errors go to its scale events or to none, all counted."""
+    from benchreport.prometheus import Prometheus, query_step
+    from benchreport.timeline import run_attribution
+    prom = Prometheus(prometheus.url)
+    first, last = prom.locate_run(emit_data.testid)
+    a = run_attribution(prom, emit_data.testid, first, last, query_step(first, last))
+    errors = query_value(prometheus.url, f'sum(max_over_time(k6_bench_errors_total{{testid="{emit_data.testid}", '
+                                         f'role="load"}}[10m]))')
+    assert a["events"]["scale"]["events"] > 0 and a["events"]["scale"]["errors_total"] > 0, a
+    assert a["errors_total"] == errors == (sum(b["errors_total"] for b in a["events"].values())
+                                           + a["unattributed"]["errors_total"]), (a, errors)

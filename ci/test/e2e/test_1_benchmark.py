@@ -101,12 +101,12 @@ def test_report_of_the_run(kube, main_run):
     assert len(report["runs"]) == 1
     assert report["runs"][0]["timeseries"], report["runs"][0]
     assert report["runs"][0]["scale_events_seen"] > 0, report["runs"][0]
-    # every error of the run attributed to the window it fell in: a baseline, then one per mark (the
-    # events of one step)
-    windows = report["runs"][0]["errors_by_event"]
-    assert sum(w["events"] for w in windows[1:]) == report["runs"][0]["scale_events_seen"], windows
-    assert sum(w["total"] for w in windows) == sum(main_run.summary["errors"].values()), \
-        (windows, main_run.summary["errors"])
+    # every error of the run attributed to the nearest event before it within W, or to none; every
+    # churn mark (the churn's events of one step) on the timeline, beside Traefik's reloads
+    a = report["runs"][0]["attribution"]
+    churn = [m for m in a["timeline"] if m["kind"] not in ("controller_reload", "route_change", "route_create")]
+    assert sum(m["events"] for m in churn) == report["runs"][0]["scale_events_seen"], a
+    assert a["errors_total"] == sum(main_run.summary["errors"].values()), (a, main_run.summary["errors"])
     conv = main_run.summary["convergence_ms"]
     assert conv["added"]["count"] > 0 and conv["removed"]["count"] > 0, conv
     assert re.search(r"^## Endpoint convergence", md, re.M)

@@ -157,6 +157,11 @@ def test_two_runners_dynamic_churn_from_exactly_one(matrix):
     assert isinstance(churn, str) and "," not in churn, churn
     assert m["scale_events"] == sum(events), (m["scale_events"], events)
     assert m["convergence_ms"]["added"]["count"] > 0, m["convergence_ms"]
+    # the merged summary attributes the run's errors to its scale events (or to none): every one counted
+    a = m["attribution"]
+    assert a["events"]["scale"]["events"] == m["scale_events"], a
+    assert a["errors_total"] == sum(m["errors"].values()) == (
+        sum(b["errors_total"] for b in a["events"].values()) + a["unattributed"]["errors_total"]), (a, m["errors"])
 
 
 def test_two_runners_max_rps_each_finds_a_knee(matrix):
@@ -297,9 +302,10 @@ def test_controller_restart_prometheus_has_its_series_errors_attributed_to_the_d
     assert _events(kube, testid, "controller_podkill") == 1
     measures = kube.prom.query(f'count by (measure) (last_over_time(k6_bench_controller_recovery_seconds{{testid="{testid}"}}[1h]))', time.time())
     assert sorted(m["metric"]["measure"] for m in measures) == ["recovered", "replaced"], measures
-    windows = _report_row(out, testid)["errors_by_event"]
-    deletion = [w for w in windows if w["action"] == "controller_podkill"]
-    assert windows[0]["total"] == 0 and len(deletion) == 1 and deletion[0]["total"] > 0, windows
+    # the merged summary and the report attribute the lost requests to the deletion, within W
+    for a in (v["restart"].summary["attribution"], _report_row(out, testid)["attribution"]):
+        deletion = a["events"]["controller_podkill"]
+        assert deletion["events"] == 1 and deletion["errors_total"] > 0, a
     _assert_overview_row_has_data(kube, out, "restart", testid, "@controller-restart")
 
 
@@ -388,13 +394,9 @@ def test_dataplane_scale_prometheus_has_its_series_each_step_an_event(matrix, ku
     assert _events(kube, testid, "dataplane_scale") == 2
     set_to = kube.prom.query(f'max by (step) (last_over_time(k6_bench_dataplane_step{{testid="{testid}"}}[1h]))', time.time())
     assert sorted((s["metric"]["step"], float(s["value"][1])) for s in set_to) == [("1", 2.0), ("2", 1.0)], set_to
-    windows = _report_row(out, testid)["errors_by_event"]
-    if sum(v["dpscale"].summary["errors"].values()) == 0:
-        # no error to attribute (Traefik went 1 -> 2 -> 1 without one on the e2e run of 7fb2936): the
-        # report cuts nothing
-        assert windows == [], windows
-    else:
-        assert windows[0]["total"] == 0 and [w["action"] for w in windows[1:]] == ["dataplane_scale"] * 2, windows
+    a = _report_row(out, testid)["attribution"]
+    assert [m["kind"] for m in a["timeline"] if m["kind"] == "dataplane_scale"] == ["dataplane_scale"] * 2, a
+    assert a["errors_total"] == sum(v["dpscale"].summary["errors"].values()), a
     _assert_overview_row_has_data(kube, out, "dpscale", testid, "@dataplane-scale")
 
 
@@ -453,18 +455,17 @@ def test_controller_upgrade_gate_follows_the_lost_requests(matrix):
 def test_controller_upgrade_prometheus_has_its_series_each_pod_an_event(matrix, kube):
     """The rollout's update, the old pod's termination and the new pod's Ready are three events on
     the run's timeline (k6_bench_scale_events_total, one action each) with the pods' times as series;
-    the report cuts the run at them, with no error before the first; the run overview's Controller
-    upgrade row has this run's data."""
+    the merged summary and the report attribute the load's errors to them or to none, every one
+    counted; the run overview's Controller upgrade row has this run's data."""
     out, v = matrix
     testid = v["upgrade"].summary["testid"]
     assert [_events(kube, testid, a) for a in ("controller_rollout", "controller_pod_terminating", "controller_pod_ready")] \
         == [1, 1, 1]
     pods = kube.prom.query(f'count by (event) (k6_bench_upgrade_pod_seconds{{testid="{testid}"}})', time.time())
     assert sorted(s["metric"]["event"] for s in pods) == ["ready", "terminating"], pods
-    windows = _report_row(out, testid)["errors_by_event"]
-    if windows:
-        assert windows[0]["total"] == 0 and {w["action"] for w in windows[1:]} <= {
-            "controller_rollout", "controller_pod_terminating", "controller_pod_ready"}, windows
+    for a in (v["upgrade"].summary["attribution"], _report_row(out, testid)["attribution"]):
+        assert {"controller_rollout", "controller_pod_terminating", "controller_pod_ready"} <= set(a["events"]), a
+        assert a["errors_total"] == sum(v["upgrade"].summary["errors"].values()), a
     _assert_overview_row_has_data(kube, out, "upgrade", testid, "@controller-upgrade")
 
 
@@ -522,18 +523,19 @@ def test_backend_failover_gate_follows_the_budget(matrix):
 
 def test_backend_failover_prometheus_has_its_series_each_flip_an_event(matrix, kube):
     """Each flip is an event on the run's timeline (k6_bench_scale_events_total{action=
-    backend_unhealthy|backend_healthy}); the report cuts the run at them, and the errors are in the
-    windows after backend_unhealthy; the run overview's Backend failover row has this run's data."""
+    backend_unhealthy|backend_healthy}); the merged summary and the report attribute most of the
+    load's errors (every one a 503 of the flapping pod) to them within W; the run overview's Backend
+    failover row has this run's data."""
     out, v = matrix
     testid = v["failover"].summary["testid"]
     (own,) = v["failover"].runners
     f = own["backend_failover"]
     assert _events(kube, testid, "backend_unhealthy") == f["flaps"]
     assert _events(kube, testid, "backend_healthy") == f["recovered"]
-    windows = _report_row(out, testid)["errors_by_event"]
-    if f["requests_lost"]:
-        unhealthy = sum(w["total"] for w in windows if w["action"] == "backend_unhealthy")
-        assert unhealthy >= 0.8 * sum(w["total"] for w in windows), windows
+    for a in (v["failover"].summary["attribution"], _report_row(out, testid)["attribution"]):
+        assert a["errors_total"] == sum(v["failover"].summary["errors"].values()), a
+        flaps = sum(a["events"].get(k, {}).get("errors_total", 0) for k in ("backend_unhealthy", "backend_healthy"))
+        assert flaps >= 0.8 * a["errors_total"], a
     _assert_overview_row_has_data(kube, out, "failover", testid, "@backend-failover")
 
 

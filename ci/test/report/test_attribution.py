@@ -1,41 +1,125 @@
-"""benchreport.attribution: errors cut at the scale events, from the error counters' samples; the
-report's sentence on the share that followed an experiment's own event."""
-from benchreport.attribution import BASELINE, errors_by_event
-from benchreport.document import CONTROLLER_DELETION, _share_after
-from benchreport.prometheus import TimeSeries
+"""benchreport.timeline: each error and latency outlier attributed to the nearest event before it
+within the window W, or to "no event", from tables of synthetic series; the report's sentence; the
+window's setting. A mutation of W or of the nearest rule turns these red (test_mutations_turn_red)."""
+import pytest
+
+from benchreport import timeline
+from benchreport.timeline import attribute, nearest, outlier_steps, parse_window, rises, sentence
+
+# (case, events [(t, kind, n)], errors {class: [(t, n)]}, W, {kind: errors_total}, unattributed)
+CASES = [
+    ("an error 1 s after a podkill is that podkill's", [(10, "podkill", 1)], {"timeout": [(11, 3)]}, 2,
+     {"podkill": 3}, 0),
+    ("an error 5 s after it with W=2 s is no event's", [(10, "podkill", 1)], {"timeout": [(15, 3)]}, 2,
+     {"podkill": 0}, 3),
+    ("two events: the nearest preceding one", [(10, "scale", 1), (11, "podkill", 1)], {"http_5xx": [(12, 2)]}, 2,
+     {"scale": 0, "podkill": 2}, 0),
+    ("an event after the error is not its cause", [(10, "scale", 1), (13, "podkill", 1)], {"http_5xx": [(12, 2)]}, 5,
+     {"scale": 2, "podkill": 0}, 0),
+    ("an error at the event's own step is its", [(10, "controller_podkill", 1)], {"connection": [(10, 4)]}, 2,
+     {"controller_podkill": 4}, 0),
+    ("errors before any event are no event's", [(10, "scale", 1)], {"read": [(4, 1), (11, 2)]}, 2,
+     {"scale": 2}, 1),
+]
 
 
-def series(totals, events):
-    ts = TimeSeries("t")
-    ts.error_totals, ts.scale_events = totals, events
-    return ts
+@pytest.mark.parametrize("case,events,errors,window,by_kind,rest", CASES, ids=[c[0] for c in CASES])
+def test_errors_go_to_the_nearest_preceding_event_within_w(case, events, errors, window, by_kind, rest):
+    a = attribute(events, errors, [], window)
+    assert {k: b["errors_total"] for k, b in a["events"].items()} == by_kind, a
+    assert a["unattributed"]["errors_total"] == rest, a
+    assert a["errors_total"] == sum(by_kind.values()) + rest and a["window_s"] == window
 
 
-def test_each_window_gets_the_errors_until_the_next_event():
-    # timeouts: 2 before the first event, 5 after the scale at 10 s, none after the rollout at 20 s;
-    # 5xx: 1 after the rollout
-    totals = {"timeout": [(0, 0), (5, 2), (10, 2), (15, 7), (20, 7), (25, 7)],
-              "http_5xx": [(0, 0), (10, 0), (20, 0), (25, 1)]}
-    w = errors_by_event(series(totals, [(10, "scale", 1), (20, "rollout", 1)]))
-    assert [x["action"] for x in w] == [BASELINE, "scale", "rollout"]
-    assert [x["errors"] for x in w] == [{"timeout": 2}, {"timeout": 5}, {"http_5xx": 1}]
-    assert [(x["from_s"], x["to_s"]) for x in w] == [(0, 10), (10, 20), (20, 25)]
-    assert sum(x["total"] for x in w) == 8
+def test_shares_and_classes():
+    a = attribute([(10, "podkill", 2)], {"timeout": [(11, 3), (30, 1)], "http_5xx": [(12, 1)]}, [], 2.5)
+    b = a["events"]["podkill"]
+    assert (b["events"], b["errors"], b["errors_total"], b["share"]) == (2, {"timeout": 3, "http_5xx": 1}, 4, 0.8)
+    assert a["unattributed"] == {"errors": {"timeout": 1}, "errors_total": 1, "latency_outliers": 0, "share": 0.2}
+    assert a["timeline"] == [{"t_s": 10, "kind": "podkill", "events": 2, "errors": {"timeout": 3, "http_5xx": 1},
+                              "errors_total": 4, "latency_outliers": 0}]
 
 
-def test_no_event_is_one_baseline_window():
-    w = errors_by_event(series({"read": [(0, 0), (9, 4)]}, []))
-    assert len(w) == 1 and w[0]["action"] == BASELINE and w[0]["total"] == 4
+def test_each_mark_gets_its_own_errors():
+    a = attribute([(10, "dataplane_scale", 1), (20, "dataplane_scale", 1)],
+                  {"http_5xx": [(11, 2), (21, 5)]}, [], 2)
+    assert [m["errors_total"] for m in a["timeline"]] == [2, 5] and a["events"]["dataplane_scale"]["events"] == 2
 
 
-def test_no_error_counters_no_windows():
-    assert errors_by_event(series({}, [(3, "scale", 1)])) == [] and errors_by_event(None) == []
+def test_outliers_likewise():
+    # a steady 10 ms p99 with two spikes: at 11 s (1 s after the podkill) and at 40 s (no event near)
+    p99 = [(t, 10.0) for t in range(0, 60)]
+    p99[11], p99[40] = (11, 90.0), (40, 50.0)
+    found = outlier_steps(p99)
+    assert found == [(11, 90.0), (40, 50.0)]
+    a = attribute([(10, "podkill", 1)], {}, found, 2)
+    assert (a["events"]["podkill"]["latency_outliers"], a["unattributed"]["latency_outliers"]) == (1, 1)
+    assert a["latency_outliers"] == 2 and a["events"]["podkill"]["share"] is None
 
 
-def test_the_report_says_which_share_of_the_errors_followed_the_experiments_event():
-    totals = {"connection": [(0, 0), (10, 1), (12, 4), (30, 4)]}
-    w = errors_by_event(series(totals, [(10, CONTROLLER_DELETION, 1), (20, "scale", 1)]))
-    [block] = _share_after("traefik [r1]", w, CONTROLLER_DELETION, "a controller pod deletion")
-    assert block.text == ("traefik [r1]: 3 of 4 errors (75 %) followed a controller pod deletion, counted until "
-                          "the next event (errors by event, under Over time)."), block.text
-    assert _share_after("r", errors_by_event(series({"read": [(0, 0), (9, 0)]}, [])), CONTROLLER_DELETION, "x") == []
+def test_an_outlier_is_over_the_factor_times_the_median():
+    assert outlier_steps([(0, 10), (1, 10), (2, 29)]) == [] and outlier_steps([(0, 10), (1, 10), (2, 31)]) == [(2, 31)]
+    assert outlier_steps([]) == []
+
+
+def test_rises_of_a_counter_and_its_resets():
+    assert rises([(0, 0), (1, 0), (2, 3), (3, 3), (4, 5), (5, 1), (6, 2)]) == [(2, 3), (4, 2), (6, 1)]
+    # k6's counters start at 0 in the run: errors in its first push are a rise at the first point; a
+    # controller's counter counts since it started: its first point is no event
+    assert rises([(0, 2), (1, 3)]) == [(0, 2), (1, 1)] and rises([(0, 2), (1, 3)], from_zero=False) == [(1, 1)]
+
+
+def test_the_report_sentence():
+    a = attribute([(10, "controller_podkill", 1), (20, "scale", 1)],
+                  {"connection": [(11, 3), (40, 1)]}, [], 2)
+    assert sentence("traefik [r1]", a) == ("traefik [r1]: 75 % of errors (3 of 4) within 2 s of a controller pod "
+                                           "deletion."), sentence("traefik [r1]", a)
+    assert sentence("r", attribute([(1, "scale", 1)], {}, [], 2)) is None
+    assert sentence("r", attribute([(1, "scale", 1)], {"read": [(30, 2)]}, [], 2)) == (
+        "r: none of its 2 errors within 2 s of an event (scale).")
+
+
+def test_a_new_churn_action_is_a_kind_without_a_change():
+    a = attribute([(5, "backend_failover", 1)], {"http_5xx": [(6, 1)]}, [], 2)
+    assert a["events"]["backend_failover"]["errors_total"] == 1
+    assert timeline.words("backend_failover") == "a backend_failover event"
+
+
+def test_the_default_window_is_2_s_plus_the_resolution():
+    # the longer of a query step and k6's push interval (5 s)
+    assert timeline.attribution_window(None, 1) == 7 and timeline.attribution_window(None, 9) == 11
+    assert timeline.attribution_window(1.5, 3) == 1.5
+
+
+@pytest.mark.parametrize("text,seconds", [("2s", 2), ("1500ms", 1.5), ("1m", 60)])
+def test_window_setting(text, seconds):
+    assert parse_window(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["0s", "2", "-1s", "11m", "soon"])
+def test_bad_window_is_refused_naming_it(text):
+    with pytest.raises(ValueError, match="^'%s' is not a .*(duration|window)" % text.replace("-", r"\-")):
+        parse_window(text)
+
+
+def test_reload_counter_per_preset_controller():
+    assert timeline.reload_metric("traefik") == "traefik_config_reloads_total"
+    assert timeline.reload_metric("static") is None
+
+
+def test_mutations_turn_red(monkeypatch):
+    """Without the window (any earlier event) or with the latest event replaced by the first, the
+    table's cases fail."""
+    def first_not_nearest(events, t, window_s):
+        return next((i for i, (te, _, _) in enumerate(events) if te <= t and t - te <= window_s), None)
+
+    def no_window(events, t, window_s):
+        return nearest(events, t, float("inf"))
+
+    for mutant in (first_not_nearest, no_window):
+        monkeypatch.setattr(timeline, "nearest", mutant)
+        failed = 0
+        for _, events, errors, window, by_kind, rest in CASES:
+            a = timeline.attribute(events, errors, [], window)
+            failed += ({k: b["errors_total"] for k, b in a["events"].items()} != by_kind)
+        assert failed, mutant.__name__

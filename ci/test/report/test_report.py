@@ -456,8 +456,21 @@ def test_dataplane_scale_section(gen):
     rows = re.findall(r"^\| traefik( \[[^]]*\])? \| bench-traefik/traefik \| gradual \| 2,1 \| 2,1 \| 2 \| 0 \| 2197 \| 3124 "
                       r"\| 37 \| connection 37 \| FAILED \|$", md, re.M)
     assert len(rows) == 1, md
-    steps = re.findall(r"^\| traefik( \[[^]]*\])? \| (\d) \| (\d -> \d) \| (\d+) \| (\d+) \| n/a \|$", md, re.M)
-    assert [s[1:] for s in steps] == [("1", "1 -> 2", "3124", "0"), ("2", "2 -> 1", "1270", "3")], md
+    # the load errors within W of each step: the summary's attribution timeline, one mark per step
+    steps = re.findall(r"^\| traefik( \[[^]]*\])? \| (\d) \| (\d -> \d) \| (\d+) \| (\d+) \| (\d+) \|$", md, re.M)
+    assert [s[1:] for s in steps] == [("1", "1 -> 2", "3124", "0", "0"), ("2", "2 -> 1", "1270", "3", "34")], md
+
+
+def test_dataplane_scale_attribution(gen):
+    """dpscale: the summary's attribution gives the sentence (in the section and under Errors by event)
+    and a row per event kind and for no event."""
+    md = gen.md("dpscale")
+    said = re.findall(r"^traefik( \[[^]]*\])?: 92 % of errors \(34 of 37\) within 7 s of a data-plane scale step\. "
+                      r"\(Errors by event\.\)$", md, re.M)
+    assert len(said) == 2 and "## Errors by event" in md, md
+    assert re.search(r"^\| traefik( \[[^]]*\])? \| 7 \| dataplane_scale \| 2 \| 34 \| 92 % \| connection 34 \| 1 \|$", md, re.M), md
+    assert re.search(r"^\| traefik( \[[^]]*\])? \| 7 \| no event \|  \| 3 \| 8 % \| connection 3 \| 0 \|$", md, re.M), md
+    assert gen.json("dpscale")["runs"][0]["attribution"]["window_s"] == 7
 
 
 def test_dataplane_scale_verdict(gen):
@@ -697,12 +710,23 @@ def test_chromium_catches_console_error(gen, out, work):
     assert any("CONSOLE" in p for p in problems), problems
 
 
-def test_churn_errors_by_event(gen, real_runs):
-    """churn series: the errors cut at every scale event (a baseline window, then one per mark: two
-    events in one step are one mark) add up to the run's own error count."""
-    windows = gen.json("churn")["runs"][0]["errors_by_event"]
+def test_churn_attribution(gen, real_runs):
+    """churn series: every error is attributed to a scale event or to none (the parts add up to the
+    run's own error count), every scale mark is on the timeline, and the report says it."""
+    a = gen.json("churn")["runs"][0]["attribution"]
     seen = gen.json("churn")["runs"][0]["scale_events_seen"]
     errors = int(real_runs["churn"].extra["export"]["metrics"]["bench_errors"]["count"])  # all from role=load VUs
-    assert sum(w["events"] for w in windows[1:]) == seen and windows[0]["action"] == "before the first event", windows
-    assert sum(w["total"] for w in windows) == errors > 0, (windows, errors)
-    assert "Errors by the event they followed" in gen.md("churn")
+    # emit.js also creates and changes routes: those are events of their own kinds
+    assert a["events"]["scale"]["events"] == seen == sum(m["events"] for m in a["timeline"] if m["kind"] == "scale"), a
+    assert {"route_change", "route_create"} <= set(a["events"]), a
+    parts = sum(b["errors_total"] for b in a["events"].values()) + a["unattributed"]["errors_total"]
+    assert parts == a["errors_total"] == errors > 0, (a, errors)
+    md = gen.md("churn")
+    assert "## Errors by event" in md and ("of a backend scale step." in md or "none of its" in md), md
+
+
+def test_churn_merged_attribution(churn_merged, out):
+    """make results' summary carries the same section (the contract test validates it)."""
+    m = json.loads((out / "churn-merged/summary.json").read_text())
+    a = m["attribution"]
+    assert "scale" in a["events"] and a["window_s"] > 2 and a["errors_total"] == sum(m["errors"].values()), a

@@ -257,6 +257,8 @@ def test_spike_its_own_settings_and_default_path_in_the_summary(spike):
     assert (s["scenario"], s["settings"]["path"], s["settings"]["script"]) == (
         "spike", "/bytes/4k", {"BENCH_SPIKE_REPLICAS": "10", "BENCH_SPIKE_HOLD": "1s"})
     assert "script settings   BENCH_SPIKE_REPLICAS=10   BENCH_SPIKE_HOLD=1s" in spike.table
+    # a runner cannot attribute its errors to events (the timeline is in Prometheus): it says where that is
+    assert "errors by event: make results (summary.json attribution)" in spike.table, spike.table
 
 
 def test_spike_every_load_request_on_bytes_4k_and_counted_like_nginx(spike):

@@ -46,16 +46,19 @@ PROMQL_KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right
 PRESETS = {
     # every panel fed by k6 alone (load, latency, errors, churn telemetry), in all dashboards, except
     # the route, controller-restart, dataplane-scale, controller-upgrade and backend-failover panels: only
-    # those experiments feed them ("!" takes a match back), and the Warm-up annotation: only a run with
-    # loadtest.warmup feeds it
+    # those experiments feed them ("!" takes a match back), the Warm-up annotation: only a run with
+    # loadtest.warmup feeds it, the route annotations (routes preset), and Controller reloads: only a
+    # controller that reloads feeds it
     "k6": ["bench-run-overview/*", "bench-comparison/*", "bench-controllers/Run:*",
            "bench-controllers/variable testid", "!bench-run-overview/Route*", "!bench-run-overview/Controller*",
            "!bench-run-overview/Data-plane*", "!bench-run-overview/Rollout*", "!bench-run-overview/Backend failover*",
-           "!bench-run-overview/annotation Warm-up"],
+           "!bench-run-overview/annotation Warm-up", "!bench-run-overview/annotation Route*",
+           "!bench-run-overview/annotation Controller reloads"],
     # the run overview's Warm-up annotation, fed by a run with a warm-up
     "warmup": ["bench-run-overview/annotation Warm-up"],
-    # the run overview's Routes row, fed by route-propagation, route-change and route-scale
-    "routes": ["bench-run-overview/Route*"],
+    # the run overview's Routes row, fed by route-propagation, route-change and route-scale, and its
+    # route annotations (the emit run has both; a route-propagation run changes no route)
+    "routes": ["bench-run-overview/Route*", "bench-run-overview/annotation Route*"],
     # the run overview's Controller restart row, fed by controller-restart
     "controller-restart": ["bench-run-overview/Controller*"],
     # the run overview's Data-plane scale row, fed by dataplane-scale
@@ -152,6 +155,8 @@ def metric_names(expr):
         before = s[m.start() - 1] if m.start() else " "
         if before.isdigit() or before == ".":
             continue  # 1e3, 2h
+        if before == "$":
+            continue  # a dashboard variable, e.g. offset $window
         if s[m.end():].lstrip().startswith("("):
             continue  # function call
         if tok.lower() in PROMQL_KEYWORDS:

@@ -45,6 +45,9 @@ DATA_PANEL_TYPES = check.DATA_PANEL_TYPES
 VARIABLE_FUNCTIONS = ("label_values", "label_names", "metrics", "query_result")
 RATE_FUNCTIONS = ("rate", "irate")
 COUNTER_FUNCTIONS = ("rate", "irate", "increase")
+# The event counters of the run overview's attribution row (scenarios/contract.json eventAttribution).
+EVENT_COUNTERS = {"k6_bench_scale_events_total"} | {s["metric"] for s in json.loads(
+    (check.ROOT / "scenarios/contract.json").read_text())["eventAttribution"]["sources"]}
 GROUPING_KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right"}
 KEYWORDS = GROUPING_KEYWORDS | {"bool", "and", "or", "unless", "offset", "inf", "nan"}
 # Unit ids of Grafana's unit picker (the categories a benchmark's panels draw from): misc, data,
@@ -95,7 +98,7 @@ def tokens(expr):
 
 def selectors(expr):
     """Each vector selector of expr as a dict: name, range (text in [] or None), subquery (bool),
-    parent (the function whose sole argument it is, or None)."""
+    parent (the function whose sole argument it is, or None), offset (its text or None)."""
     toks = tokens(expr)
     frames, found = [], []  # frames: what each open '(' belongs to: a function name, "group" or None
     i = 0
@@ -122,12 +125,16 @@ def selectors(expr):
             rng = toks[i + 1][1][1:-1] if i + 1 < len(toks) and toks[i + 1][0] == "range" else None
             if rng is not None:
                 i += 1
+            offset = None
+            if i + 2 < len(toks) and toks[i + 1] == ("ident", "offset"):
+                offset = toks[i + 2][1]
+                i += 2
             before = toks[start - 1][1] if start else ""
             after = toks[i + 1][1] if i + 1 < len(toks) else ""
             sole = before in ("(", ",") and after in (")", ",")
             found.append({"name": text if kind == "ident" else "", "range": rng,
                           "subquery": rng is not None and ":" in rng,
-                          "parent": frames[-1] if frames and sole else None})
+                          "parent": frames[-1] if frames and sole else None, "offset": offset})
         i += 1
     return found
 
@@ -171,6 +178,11 @@ EXCLUSIONS = [
     ("target-counter-agg-rule",
      lambda sel, instant: sel["parent"] in ("timestamp", "count"),
      "the series' push times (timestamp) or how many series exist (count), not the counter's value"),
+    ("target-counter-agg-rule",
+     lambda sel, _instant: sel["parent"] == "sum" and sel["name"] in EVENT_COUNTERS and sel["offset"] in (None, "$window"),
+     "the attribution window (run overview, Errors near events): an event counter summed now minus the "
+     "same W ago (offset $window) says whether an event came within W at any push interval, where "
+     "increase() over W needs two samples inside it"),
     ("target-counter-agg-rule", fixture_gauge,
      "a gauge whose name ends in _total (NGINX Inc's worker processes and resources; typed gauge, "
      "with its citation, in fixtures/metrics.json)"),
@@ -312,12 +324,17 @@ def expand_for_parsing(expr, dash):
     word for the others (the linter does the same)."""
     durations = {"__rate_interval": "1m", "__interval": "1m", "__range": "1h", "__range_s": "3600",
                  "__range_ms": "3600000", "__interval_ms": "60000"}
-    names = {v.get("name") for v in dash.get("templating", {}).get("list", [])}
+    variables = dash.get("templating", {}).get("list", [])
+    names = {v.get("name") for v in variables}
+    # a textbox's own default where it has one (the window variable's is a duration: offset $window)
+    defaults = {v.get("name"): v.get("query") for v in variables if v.get("type") == "textbox" and v.get("query")}
 
     def repl(m):
         name = m.group(1) or m.group(2) or m.group(3)
         if name in durations:
             return durations[name]
+        if name in defaults:
+            return defaults[name]
         return "bench" if name in names else m.group(0)  # an unknown variable stays and fails
     return re.sub(r"\$\{([A-Za-z_]\w*)(?::\w+)?\}|\[\[([A-Za-z_]\w*)\]\]|\$([A-Za-z_]\w*)", repl, expr)
 

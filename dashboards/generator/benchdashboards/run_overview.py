@@ -1,8 +1,8 @@
 """Dashboard 1, run overview: one run live, offered vs achieved rate, latency percentiles to
 p99.9999, error classes, backend replicas and endpoint convergence on one time axis."""
 from .panels import (  # the panel vocabulary
-    DS, Layout, PERCENTILES, RUN, WARMUP_LOAD, dashboard, datasource_variable, distribution_panel, k6_quantile,
-    k6_rate, k6_total, stat, table, targets, testid_variable, timeseries, zero_total,
+    CONTRACT, DS, LOAD, Layout, PERCENTILES, RUN, WARMUP_LOAD, dashboard, datasource_variable, distribution_panel,
+    k6_quantile, k6_rate, k6_total, stat, table, targets, testid_variable, textbox_variable, timeseries, zero_total,
     zero_while_running)
 
 # The run's request and dropped-iteration rates, used by several rows.
@@ -213,8 +213,8 @@ def dataplane_scale_row(lay):
     lay.add(table(
         "Data-plane steps",
         "Per scale step: the replicas it set and the churn VU's probes (fresh connections through the "
-        "path) not answered by a backend pod until the next step. The load's own errors per step are "
-        "the report's errors by event.",
+        "path) not answered by a backend pod until the next step. The load's own errors within W of "
+        "each step: the Errors near events row and the report's errors by event.",
         targets((f"max by (step) (max_over_time(k6_bench_dataplane_step{{{RUN}}}[$__range]))", ""),
                 (f"sum by (step) (max_over_time(k6_bench_dataplane_probe_failures_total{{{RUN}}}[$__range]))", ""),
                 instant=True, table=True),
@@ -325,6 +325,40 @@ def routes_row(lay):
                  "{{kind}} non-2xx")), "short", bars=True, minimum=0), 12, 8)
 
 
+# Event attribution (scenarios/contract.json eventAttribution, as the report's benchreport.timeline):
+# the runner's churn actions and the other sources' counters are the events; W is the `window` variable.
+ATTRIBUTION = CONTRACT["eventAttribution"]
+EVENT_COUNTERS = ["k6_bench_scale_events_total"] + [s["metric"] for s in ATTRIBUTION["sources"]]
+WINDOW_DEFAULT = f"{ATTRIBUTION['windowS'] + ATTRIBUTION['pushIntervalS']:g}s"
+# 1 at every instant with an event of any source in the W before it: a counter that rose within W.
+EVENT_WITHIN_W = " or ".join(f"(sum({m}{{{RUN}}}) - sum({m}{{{RUN}}} offset $window) > 0)" for m in EVENT_COUNTERS)
+# 0 while the run is live without an error (k6 creates an error series on its first error)
+ERRORS_PER_INTERVAL = zero_while_running("sum(increase(k6_bench_errors_total{%s}[$__rate_interval]))" % LOAD)
+# in parentheses: `and` and `unless` bind tighter than the `or` inside
+ERRORS_NEAR_EVENT = f"({ERRORS_PER_INTERVAL}) and on() ({EVENT_WITHIN_W})"
+ERRORS_NO_EVENT = f"({ERRORS_PER_INTERVAL}) unless on() ({EVENT_WITHIN_W})"
+
+
+def window_variable():
+    return textbox_variable(
+        "window", "W (attribution window)", WINDOW_DEFAULT,
+        "An error counts as near an event when an event came at most this long before it (as make results' "
+        f"--attribution-window; default {ATTRIBUTION['windowS']:g} s plus k6's {ATTRIBUTION['pushIntervalS']:g} s push "
+        "interval).")
+
+
+def attribution_row(lay):
+    """Errors near events: within W of an event vs. no event nearby"""
+    lay.row("Errors near events: within W of an event vs. no event nearby")
+    lay.add(timeseries(
+        "Errors within W of an event vs. no event nearby",
+        "The load's errors per interval, split by whether an event (a churn action, a route change or "
+        "creation) came at most $window before: the run overview's view of make results' attribution "
+        "section (the report names the event per kind, and the controller's reloads). Stacked.",
+        targets((ERRORS_NEAR_EVENT, "within W of an event"), (ERRORS_NO_EVENT, "no event within W")),
+        "short", stack=True, bars=True, minimum=0), 24, 8)
+
+
 def traffic_row(lay):
     """Traffic"""
     lay.row("Traffic")
@@ -335,8 +369,8 @@ def traffic_row(lay):
         "Bps", minimum=0), 24, 7)
 
 
-ROWS = [load_row, latency_row, errors_row, churn_row, controller_restart_row, dataplane_scale_row, controller_upgrade_row,
-        backend_failover_row, routes_row, traffic_row]
+ROWS = [load_row, latency_row, errors_row, attribution_row, churn_row, controller_restart_row, dataplane_scale_row,
+        controller_upgrade_row, backend_failover_row, routes_row, traffic_row]
 
 
 def run_overview():
@@ -363,4 +397,23 @@ def run_overview():
         "bench-run-overview", "bench / run overview",
         "One benchmark run live: offered vs achieved rate, latency percentiles to p99.9999, error "
         "classes, backend replicas and endpoint convergence on one time axis.",
-        lay, [datasource_variable(), testid_variable(multi=False)], annotations=[scale_annotation, warmup_annotation])
+        lay, [datasource_variable(), testid_variable(multi=False), window_variable()],
+        annotations=[scale_annotation, warmup_annotation] + event_annotations())
+
+
+def event_annotations():
+    """An annotation per other event source (route changes, creations) and one for the controller's
+    reloads (any preset controller's counter, scenarios/contract.json controllerReloads; those series
+    carry no testid)."""
+    out = [{"datasource": DS, "enable": True, "iconColor": "blue", "name": s["words"].split(" ", 1)[1].capitalize() + "s",
+            "target": {"refId": f"Anno-{s['kind']}", "interval": "10s",
+                       "expr": f"sum(increase({s['metric']}{{{RUN}}}[$__rate_interval])) > 0"},
+            "titleFormat": s["kind"], "textFormat": s["words"], "useValueForTime": False}
+           for s in ATTRIBUTION["sources"]]
+    reloads = "|".join(r["metric"] for r in CONTRACT["controllerReloads"]["list"])
+    out.append({"datasource": DS, "enable": True, "iconColor": "red", "name": "Controller reloads",
+                "target": {"refId": "Anno-reloads", "interval": "10s",
+                           "expr": f'sum(increase({{__name__=~"{reloads}"}}[$__rate_interval])) > 0'},
+                "titleFormat": "controller_reload", "textFormat": "the controller reloaded or pushed its configuration",
+                "useValueForTime": False})
+    return out

@@ -11,7 +11,7 @@ The console scripts of pyproject.toml (bench-report, bench-prometheus) call main
 import argparse
 import sys
 
-from . import provenance, results
+from . import provenance, results, timeline
 from .prometheus import DEFAULT_LOOKBACK_S, Prometheus, PrometheusError, text_sum
 from .report import ReportRequest, write_report
 from .verdict import ALL_BUDGET_KEYS, DEFAULT_BUDGETS
@@ -39,7 +39,19 @@ def report_parser():
                    help="the run id of the control run, the same experiment direct to the backend pods "
                         "(loadtest.target=pod): the report gives every other run's added latency per "
                         "percentile (through the controller minus direct)")
+    p.add_argument("--attribution-window", type=_window, metavar="DURATION",
+                   help="W: an error or latency outlier is attributed to the nearest event at most this long "
+                        "before it (default: 2s plus the longer of one query step and k6's push interval), "
+                        "e.g. 2s or 1500ms")
     return p
+
+
+def _window(text):
+    """--attribution-window's seconds; its refusal names the value and what is allowed."""
+    try:
+        return timeline.parse_window(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from e
 
 
 def results_parser():
@@ -81,6 +93,10 @@ def results_parser():
     p.add_argument("--namespace", default="bench", metavar="NS", help="the release's namespace (default: %(default)s)")
     p.add_argument("--budget", action="append", default=[], metavar="KEY=VALUE", help="as for the report")
     p.add_argument("--fail-on-verdict", action="store_true", help="exit 1 when the run does not PASS")
+    p.add_argument("--attribution-window", type=_window, metavar="DURATION",
+                   help="W: an error or latency outlier is attributed to the nearest event at most this long "
+                        "before it (default: 2s plus the longer of one query step and k6's push interval), "
+                        "e.g. 2s or 1500ms")
     return p
 
 

@@ -5,7 +5,7 @@ import html
 from dataclasses import dataclass, field
 
 from . import charts, repeats
-from .attribution import errors_by_event
+from .timeline import NO_EVENT, OUTLIER_FACTOR, attribution_of, sentence
 from .summary import (CONVERGENCE_EVENTS, ERROR_CLASSES, LATENCY_KEYS, PERCENTILES,
                       SETTINGS_ORDER)
 from .verdict import judge
@@ -281,6 +281,7 @@ def build(runs, budgets, warnings, series, generated_at, prometheus_url, direct=
     blocks += _dataplane_scale_blocks(runs, series)
     blocks += _controller_upgrade_blocks(runs, series)
     blocks += _backend_failover_blocks(runs, series)
+    blocks += _attribution_blocks(runs, series)
     blocks += _convergence_blocks(runs)
     blocks += _over_time_blocks(runs, series, prometheus_url)
     return blocks, verdicts
@@ -385,10 +386,7 @@ def _controller_restart_blocks(runs, series):
     blocks.append(Block("table", headers=["run", "namespace", "pods", "deleted", "unrecovered", "replaced p50 (ms)",
                                           "replaced max (ms)", "recovered p50 (ms)", "recovered max (ms)",
                                           "requests lost", "by class", "zero-error gate"], rows=rows))
-    for r in restarts:
-        blocks += _share_after(r.label, errors_by_event(series.get(r.testid)), CONTROLLER_DELETION,
-                               "a controller pod deletion")
-    return blocks
+    return blocks + _sentences(restarts, series)
 
 
 def _by_class(run):
@@ -400,27 +398,42 @@ def _gate_cell(gate):
     return "passed" if gate.get("passed") else "FAILED"
 
 
-def _share_after(label, windows, action, what):
-    """[the sentence saying how many of the run's errors followed an event of `action` (one action, or
-    a tuple of them)], or [] when the run had no errors."""
-    total = sum(w["total"] for w in windows)
-    if not total:
-        return []
-    actions = (action,) if isinstance(action, str) else action
-    after = sum(w["total"] for w in windows if w["action"] in actions)
-    return [Block("p", f"{label}: {fmt(after)} of {fmt(total)} errors ({100 * after / total:.0f} %) followed {what}, "
-                       f"counted until the next event (errors by event, under Over time).")]
+def _sentences(runs, series):
+    """Per run with errors and events, the sentence of its attribution (benchreport.timeline)."""
+    said = (sentence(r.label, attribution_of(r, series)) for r in runs)
+    return [Block("p", s + " (Errors by event.)") for s in said if s]
 
 
-# the churn's action for a deleted controller pod (bench_scale_events{action})
-CONTROLLER_DELETION = "controller_podkill"
-# the churn's action for a scale step of the data plane
+# the churn's action for a scale step of the data plane (bench_scale_events{action})
 DATAPLANE_SCALE = "dataplane_scale"
 
 
+def _attribution_blocks(runs, series):
+    """Per churn run (one with events): the sentence, and its errors and latency outliers by the kind
+    of event they followed within W; [] when no run has events."""
+    churned = [(r, attribution_of(r, series)) for r in _file_runs(runs)]
+    churned = [(r, a) for r, a in churned if a and a.get("events")]
+    if not churned:
+        return []
+    blocks = [Block("h2", "Errors by event"),
+              Block("p", "Each error (counter rises per query step, by class) and each latency outlier (a step whose "
+                         f"p99 is over {OUTLIER_FACTOR:g} x the run's median step p99) is attributed to the nearest "
+                         "event before it within W, or to no event. Events: the churn's actions, route changes, "
+                         "the controller's reloads where its counter is known.")]
+    rows = []
+    for r, a in churned:
+        for kind, b in list(a["events"].items()) + [(NO_EVENT, a["unattributed"])]:
+            rows.append([r.label, fmt(a["window_s"]), kind, fmt(b.get("events", "")), fmt(b["errors_total"]),
+                         "n/a" if b["share"] is None else f"{100 * b['share']:.0f} %",
+                         ", ".join(f"{c} {n}" for c, n in b["errors"].items()), fmt(b["latency_outliers"])])
+    blocks.append(Block("table", headers=["run", "W (s)", "event", "events", "errors", "share", "by class",
+                                          "latency outliers"], rows=rows))
+    return blocks + _sentences([r for r, _ in churned], series)
+
+
 def _dataplane_scale_blocks(runs, series):
-    """dataplane-scale's table, its steps with the load's errors after each (from Prometheus), and the
-    share of errors that followed a step; [] without a dataplane-scale run."""
+    """dataplane-scale's table, its steps with the load's errors within W of each (the run's
+    attribution timeline), and the attribution sentence; [] without a dataplane-scale run."""
     scaled = [r for r in _file_runs(runs) if r.dataplane_scale]
     if not scaled:
         return []
@@ -441,22 +454,20 @@ def _dataplane_scale_blocks(runs, series):
     blocks.append(Block("table", headers=["run", "Deployment", "mode", "levels", "levels reached", "steps", "not Ready",
                                           "Ready p50 (ms)", "Ready max (ms)", "requests lost", "by class",
                                           "zero-error gate"], rows=rows))
-    step_rows, shares = [], []
+    step_rows = []
     for r in scaled:
-        windows = errors_by_event(series.get(r.testid))
-        after = [w for w in windows if w["action"] == DATAPLANE_SCALE]
+        marks = [m for m in (attribution_of(r, series).get("timeline") or []) if m["kind"] == DATAPLANE_SCALE]
         steps = r.dataplane_scale.get("steps") or []
         for i, st in enumerate(steps):
-            # the i-th scale window is this step's when every step is one window of its own
-            errors = fmt(after[i]["total"]) if len(after) == len(steps) else "n/a"
+            # the i-th scale mark is this step's when every step is one mark of its own
+            errors = fmt(marks[i]["errors_total"]) if len(marks) == len(steps) else "n/a"
             step_rows.append([r.label, fmt(st["step"]), f"{fmt(st['from'])} -> {fmt(st['to'])}",
                               "not Ready" if st["ready_ms"] is None else fmt(st["ready_ms"]), fmt(st["probe_failures"]),
                               errors])
-        shares += _share_after(r.label, windows, DATAPLANE_SCALE, "a data-plane scale step")
     if step_rows:
         blocks.append(Block("table", headers=["run", "step", "replicas", "Ready after (ms)", "probes failed",
-                                              "load errors after it"], rows=step_rows))
-    return blocks + shares
+                                              "load errors within W"], rows=step_rows))
+    return blocks + _sentences(scaled, series)
 
 
 # controller-upgrade's actions: the rollout's update, an old pod seen terminating, a new pod Ready
@@ -464,8 +475,8 @@ UPGRADE_ACTIONS = ("controller_rollout", "controller_pod_terminating", "controll
 
 
 def _controller_upgrade_blocks(runs, series):
-    """controller-upgrade's table, its pods' steps, the load's errors after each kind of rollout event
-    (from Prometheus) and the share that followed the rollout; [] without a controller-upgrade run."""
+    """controller-upgrade's table, its pods' steps, the load's errors within W of each kind of rollout
+    event (the run's attribution) and its sentence; [] without a controller-upgrade run."""
     upgraded = [r for r in _file_runs(runs) if r.controller_upgrade]
     if not upgraded:
         return []
@@ -474,7 +485,7 @@ def _controller_upgrade_blocks(runs, series):
                          "a new pod-template annotation and, when set, a new image for one container. From the "
                          "rollout's update call: each old pod seen terminating, each new pod seen Ready, the rollout "
                          "complete. Requests lost: the load's failed requests, every class; zero passes.")]
-    rows, step_rows, event_rows, shares = [], [], [], []
+    rows, step_rows, event_rows = [], [], []
     for r in upgraded:
         u = r.controller_upgrade
         gate = u.get("gate") or {}
@@ -486,13 +497,10 @@ def _controller_upgrade_blocks(runs, series):
                      fmt(u.get("requests_lost")), _by_class(r), _gate_cell(gate)])
         step_rows += [[r.label, fmt(st["step"]), fmt(st["old_terminating_ms"]), fmt(st["new_ready_ms"])]
                       for st in u.get("steps") or []]
-        windows = errors_by_event(series.get(r.testid))
+        kinds = attribution_of(r, series).get("events") or {}
         for action in UPGRADE_ACTIONS:
-            after = [w for w in windows if w["action"] == action]
-            if after:
-                event_rows.append([r.label, action, fmt(sum(w["events"] for w in after)),
-                                   fmt(sum(w["total"] for w in after))])
-        shares += _share_after(r.label, windows, UPGRADE_ACTIONS, "an event of the controller's rollout")
+            if action in kinds:
+                event_rows.append([r.label, action, fmt(kinds[action]["events"]), fmt(kinds[action]["errors_total"])])
     blocks.append(Block("table", headers=["run", "workload", "change", "at the end", "old pods terminating",
                                           "new pods Ready", "rollout (ms)", "requests lost", "by class",
                                           "zero-error gate"], rows=rows))
@@ -500,18 +508,17 @@ def _controller_upgrade_blocks(runs, series):
         blocks.append(Block("table", headers=["run", "pod", "old pod terminating (ms)", "new pod Ready (ms)"],
                             rows=step_rows))
     if event_rows:
-        blocks.append(Block("table", headers=["run", "event", "events", "load errors until the next event"],
-                            rows=event_rows))
-    return blocks + shares
+        blocks.append(Block("table", headers=["run", "event", "events", "load errors within W"], rows=event_rows))
+    return blocks + _sentences(upgraded, series)
 
 
-# the churn's action when the flapping backend pod turns unhealthy (backend-failover)
-BACKEND_UNHEALTHY = "backend_unhealthy"
+# the churn's actions when the flapping backend pod turns unhealthy and healthy again (backend-failover)
+BACKEND_UNHEALTHY, BACKEND_HEALTHY = "backend_unhealthy", "backend_healthy"
 
 
 def _backend_failover_blocks(runs, series):
-    """backend-failover's table, each flap with the load's errors in it by class (from Prometheus),
-    and the share of errors that came while the pod answered 503; [] without a backend-failover run."""
+    """backend-failover's table, each flap with the load's errors within W of its two events by class
+    (the run's attribution timeline), and the attribution sentence; [] without a backend-failover run."""
     flapped = [r for r in _file_runs(runs) if r.backend_failover]
     if not flapped:
         return []
@@ -533,18 +540,33 @@ def _backend_failover_blocks(runs, series):
     blocks.append(Block("table", headers=["run", "mode", "flaps", "503 p50 (ms)", "503 max (ms)", "not Ready p50 (ms)",
                                           "not Ready max (ms)", "requests lost", "per flap", "by class", "gate"],
                         rows=rows))
-    flap_rows, shares = [], []
+    flap_rows = []
     for r in flapped:
-        windows = errors_by_event(series.get(r.testid))
-        for i, w in enumerate(w for w in windows if w["action"] == BACKEND_UNHEALTHY):
-            by_class = ", ".join(f"{c} {n:g}" for c, n in w["errors"].items()) or "none"
-            flap_rows.append([r.label, fmt(i + 1), f"{w['from_s']:g} s", f"{w['to_s'] - w['from_s']:g} s",
-                              fmt(w["total"]), by_class])
-        shares += _share_after(r.label, windows, BACKEND_UNHEALTHY, "the flapping pod turning unhealthy")
+        for i, flap in enumerate(_flaps(attribution_of(r, series).get("timeline") or [])):
+            errors = {}
+            for m in flap:
+                for c, n in m["errors"].items():
+                    errors[c] = errors.get(c, 0) + n
+            until = f"{flap[1]['t_s'] - flap[0]['t_s']:g} s" if len(flap) > 1 else "n/a"
+            flap_rows.append([r.label, fmt(i + 1), f"{flap[0]['t_s']:g} s", until,
+                              fmt(sum(m["errors_total"] for m in flap)),
+                              ", ".join(f"{c} {n:g}" for c, n in errors.items()) or "none"])
     if flap_rows:
-        blocks.append(Block("table", headers=["run", "flap", "from", "until healthy", "load errors", "by class"],
-                            rows=flap_rows))
-    return blocks + shares
+        blocks.append(Block("table", headers=["run", "flap", "from", "until healthy", "load errors within W",
+                                              "by class"], rows=flap_rows))
+    return blocks + _sentences(flapped, series)
+
+
+def _flaps(timeline):
+    """The timeline's flaps: each backend_unhealthy mark with the backend_healthy mark after it (a
+    flap's errors can be pushed after the pod is healthy again: W then gives them to that mark)."""
+    flaps = []
+    for m in timeline:
+        if m["kind"] == BACKEND_UNHEALTHY:
+            flaps.append([m])
+        elif m["kind"] == BACKEND_HEALTHY and flaps and len(flaps[-1]) == 1:
+            flaps[-1].append(m)
+    return flaps
 
 
 def _levels(levels):
@@ -585,16 +607,16 @@ def _over_time_blocks(runs, series, prometheus_url):
                                 svg=charts.timeseries_chart(ts, r.label)))
             if not ts.scale_events:
                 blocks.append(Block("p", "No scale event recorded in this run."))
-            windows = errors_by_event(ts)
-            if windows:
-                blocks.append(Block("p", f"Errors by the event they followed: the run cut at its scale events, "
-                                         f"each class counted until the next event (counter differences, to "
-                                         f"{fmt(ts.step)} s); the first row is the baseline before any churn."))
-                blocks.append(Block("table", headers=["seconds since start", "action", "events", "errors until the next",
-                                                      "by class"],
-                                    rows=[[f"{fmt(w['from_s'])} to {fmt(w['to_s'])}", w["action"], fmt(w["events"]),
-                                           fmt(w["total"]), ", ".join(f"{c} {n}" for c, n in w["errors"].items())]
-                                          for w in windows]))
+            marks = (ts.attribution or {}).get("timeline")
+            if marks:
+                blocks.append(Block("p", f"Events on the timeline, each with the errors and latency outliers "
+                                         f"attributed to it (within W = {fmt(ts.attribution['window_s'])} s, "
+                                         f"query step {fmt(ts.step)} s); the rest are no event's (Errors by event)."))
+                blocks.append(Block("table", headers=["seconds since start", "event", "events", "errors within W",
+                                                      "by class", "latency outliers"],
+                                    rows=[[fmt(m["t_s"]), m["kind"], fmt(m["events"]), fmt(m["errors_total"]),
+                                           ", ".join(f"{c} {n}" for c, n in m["errors"].items()),
+                                           fmt(m["latency_outliers"])] for m in marks]))
             elif ts.scale_events:
                 blocks.append(Block("table", headers=["seconds since start", "action", "events"],
                                     rows=[[fmt(round(t, 1)), a, fmt(n)] for t, a, n in ts.scale_events]))

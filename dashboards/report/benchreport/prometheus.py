@@ -17,6 +17,11 @@ TARGET_POINTS = 300
 WARMUP = CONTRACT["warmup"]
 
 
+def query_step(start, end):
+    """The range queries' step of a run from start to end (seconds): TARGET_POINTS points, at least 1 s."""
+    return max(1.0, round((end - start) / TARGET_POINTS))
+
+
 class PrometheusError(RuntimeError):
     """Prometheus unreachable or answering with an error; the message names the URL and query."""
 
@@ -34,6 +39,7 @@ class TimeSeries:
     error_totals: dict = field(default_factory=dict)    # class -> [(t, errors so far)] (load only)
     replicas: dict = field(default_factory=dict)        # desired|ready -> [(t, n)]
     scale_events: list = field(default_factory=list)    # [(t, action, count)]
+    attribution: dict = field(default_factory=dict)     # benchreport.timeline's section of the run
     notes: list = field(default_factory=list)
 
 
@@ -134,7 +140,7 @@ class Prometheus:
                             f"testid={testid} in the last {lookback_s / 3600:g} h")
             return ts
         start, end = span
-        step = max(1.0, round((end - start) / TARGET_POINTS))
+        step = query_step(start, end)
         # k6 remote-writes every 5 s by default: a rate needs a few samples in its window.
         window = f"{int(max(15, 3 * step))}s"
         sel = selector(testid, measured=True)  # without the warm-up's series, as every figure

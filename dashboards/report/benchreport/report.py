@@ -7,11 +7,11 @@ import os
 import sys
 from dataclasses import dataclass, field
 
-from .attribution import errors_by_event
 from .control import added_latency, find_direct
 from .prometheus import DEFAULT_LOOKBACK_S, Prometheus, PrometheusError, TimeSeries
 from .repeats import summarize as summarize_repeats
 from .summary import SummaryError, label_runs, load_summary
+from .timeline import attribution_of, run_attribution
 from .verdict import BudgetError, comparability_warnings, parse_budgets
 
 
@@ -25,6 +25,7 @@ class ReportRequest:
     budget: list = field(default_factory=list)
     fail_on_verdict: bool = False
     direct: str = None
+    attribution_window: float = None  # seconds; None: timeline's default
 
 
 def write_report(args):
@@ -54,7 +55,10 @@ def write_report(args):
             if run.path_name or run.testid in series:
                 continue
             try:
-                series[run.testid] = prom.series(run.testid, args.prometheus_lookback)
+                ts = series[run.testid] = prom.series(run.testid, args.prometheus_lookback)
+                if ts.request_rate:
+                    ts.attribution = run_attribution(prom, run.testid, ts.start, ts.end, ts.step, run.controller,
+                                                     args.attribution_window)
             except PrometheusError as e:
                 print(f"warning: {e}", file=sys.stderr)
                 series[run.testid] = TimeSeries(run.testid, notes=[str(e)])
@@ -84,7 +88,7 @@ def write_report(args):
                   "timeseries": bool(series.get(r.testid) and series[r.testid].request_rate),
                   "scale_events_seen": (sum(n for _, _, n in series[r.testid].scale_events)
                                         if r.testid in series else None),
-                  "errors_by_event": errors_by_event(series.get(r.testid))}
+                  "attribution": attribution_of(r, series)}
                  for r in runs],
         "series": summarize_repeats(runs),
         "added_latency": {"direct": direct.testid, "runs": added} if direct else None,

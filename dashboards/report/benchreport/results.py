@@ -23,10 +23,11 @@ from dataclasses import dataclass, field
 from .cost import controller_cost
 from .duration import DurationError, parse_duration
 from .merge import MergeError, merge_run
-from .prometheus import DEFAULT_LOOKBACK_S, Prometheus, PrometheusError, selector
+from .prometheus import DEFAULT_LOOKBACK_S, Prometheus, PrometheusError, query_step, selector
 from .provenance import collect as collect_provenance
 from .report import ReportRequest, write_report
 from .summary import SCHEMA, SETTINGS_ORDER, prometheus_name
+from .timeline import run_attribution
 
 RUN_ID = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")  # charts/bench values.schema.json
 RELEASE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,51}[a-z0-9])?$")  # a Helm release name: at most 53
@@ -120,6 +121,7 @@ class ResultsRequest:
     namespace: str = "bench"
     budget: list = field(default_factory=list)
     fail_on_verdict: bool = False
+    attribution_window: float = None  # seconds; None: timeline's default
 
 
 def list_runs(prometheus_url, lookback_s):
@@ -191,6 +193,9 @@ def run(args):
             prom, summary["merge"]["first_sample_unix"], summary["merge"]["last_sample_unix"],
             summary["requests"]["total"], namespace_regex=args.controller_namespace,
             pod_regex=args.controller_pods, routes=routes_created(prom, args.testid, summary["merge"]["last_sample_unix"]))
+        first, last = summary["merge"]["first_sample_unix"], summary["merge"]["last_sample_unix"]
+        summary["attribution"] = run_attribution(prom, args.testid, first, last, query_step(first, last),
+                                                 summary["controller"], args.attribution_window)
         if args.release:
             summary["provenance"] = collect_provenance(args.release, args.namespace, args.controller_namespace,
                                                        summary["controller_cost"]["pod_regex"])
@@ -214,4 +219,5 @@ def run(args):
         print(f"note: controller cost unknown: {summary['controller_cost']['unknown_reason']}")
     return write_report(ReportRequest([path], args.out, prometheus=args.prometheus,
                                       prometheus_lookback=args.lookback, budget=args.budget,
-                                      fail_on_verdict=args.fail_on_verdict))
+                                      fail_on_verdict=args.fail_on_verdict,
+                                      attribution_window=args.attribution_window))
