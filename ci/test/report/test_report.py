@@ -10,6 +10,7 @@ import shutil
 import pytest
 
 from conftest import CHECKS, ROOT, TESTDATA, renders_cleanly, run
+from benchreport import timeline
 
 TD = TESTDATA
 
@@ -722,7 +723,10 @@ def test_churn_attribution(gen, real_runs):
     parts = sum(b["errors_total"] for b in a["events"].values()) + a["unattributed"]["errors_total"]
     assert parts == a["errors_total"] == errors > 0, (a, errors)
     md = gen.md("churn")
-    assert "## Errors by event" in md and ("of a backend scale step." in md or "none of its" in md), md
+    # the sentence names the kind with most errors: which that is depends on when emit.js's errors
+    # landed (route creations or scale steps, both within W on a loaded machine), so it is read from a
+    top = max(a["events"], key=lambda kind: a["events"][kind]["errors_total"])
+    assert "## Errors by event" in md and f"within {a['window_s']:g} s of {timeline.words(top)}." in md, md
 
 
 def test_churn_merged_attribution(churn_merged, out):
