@@ -52,11 +52,13 @@ parse_variant() {
 }
 
 # refresh_backend: restarts the backend Deployment of the release (new pods, no connection or
-# cache state carried over from the previous variant) and waits until every pod is ready.
+# cache state carried over from the previous variant) and waits until every pod is ready. Not
+# backend-failover's flapping Deployment (label bench/flapping), which a backend-failover variant
+# before leaves until the next helm upgrade removes it.
 refresh_backend() {
   local deploy
   deploy=$(kubectl -n "$NAMESPACE" get deployments -o name \
-    -l "app.kubernetes.io/instance=$RELEASE,app.kubernetes.io/component=backend" 2>/dev/null) || return 0
+    -l "app.kubernetes.io/instance=$RELEASE,app.kubernetes.io/component=backend,!bench/flapping" 2>/dev/null) || return 0
   [ -n "$deploy" ] || return 0
   log "fresh backend: rollout restart of $NAMESPACE/$deploy"
   kubectl -n "$NAMESPACE" rollout restart "$deploy" >/dev/null

@@ -198,7 +198,8 @@ class ReplicaWatch:
     def __init__(self, kube, path):
         self.kube, self.path = kube, Path(path)
         deployments = kube.kubectl("-n", kube.namespace, "get", "deployments", "-o", "name", "-l",
-                                   f"app.kubernetes.io/instance={kube.release},app.kubernetes.io/component=backend").stdout.split()
+                                   f"app.kubernetes.io/instance={kube.release},app.kubernetes.io/component=backend,"
+                                   "!bench/flapping").stdout.split()
         if not deployments:
             raise RuntimeError(f"no backend Deployment of release {kube.release} in namespace {kube.namespace}")
         self.proc = subprocess.Popen(["kubectl", "-n", kube.namespace, "get", deployments[0], "--watch", "-o",

@@ -60,7 +60,8 @@ class Cluster(Kube):
 
     def backend_deployment(self):
         out = self.kubectl("-n", self.namespace, "get", "deployments", "-o", "jsonpath={.items[0].metadata.name}",
-                           "-l", f"app.kubernetes.io/instance={self.release},app.kubernetes.io/component=backend").stdout
+                           "-l", f"app.kubernetes.io/instance={self.release},app.kubernetes.io/component=backend,"
+                           "!bench/flapping").stdout
         return out.strip()
 
     def traefik_metrics(self):
