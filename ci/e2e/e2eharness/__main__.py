@@ -37,8 +37,7 @@ def install_variant(args):
     if len(args) < 3:
         raise SystemExit("usage: install-variant RELEASE NAMESPACE RUN_ID [HELM_ARGS...]")
     release, namespace, run_id, *helm_args = args
-    base = Kube()
-    kube = Kube(replace(base.settings, release=release, namespace=namespace))
+    kube = Kube().for_release(release, namespace)
     result = chart.install(kube, run_id, *helm_args, "--create-namespace", check=False)
     sys.stderr.write(result.stdout + result.stderr)
     return result.returncode

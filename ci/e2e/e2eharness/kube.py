@@ -46,6 +46,13 @@ class Kube:
     def helm(self, *args, check=True, **kwargs):
         return self.run(["helm", *args], check=check, **kwargs)
 
+    def backend_deployments(self):
+        """The release's backend Deployments ("deployment.apps/NAME"): not backend-failover's flapping
+        one (label bench/flapping), which shares the backend's component label."""
+        return self.kubectl("-n", self.namespace, "get", "deployments", "-o", "name", "-l",
+                            f"app.kubernetes.io/instance={self.release},app.kubernetes.io/component=backend,"
+                            "!bench/flapping").stdout.split()
+
     def ready(self):
         return self.kubectl("get", "--raw", "/readyz", check=False).returncode == 0
 

@@ -197,9 +197,7 @@ class ReplicaWatch:
 
     def __init__(self, kube, path):
         self.kube, self.path = kube, Path(path)
-        deployments = kube.kubectl("-n", kube.namespace, "get", "deployments", "-o", "name", "-l",
-                                   f"app.kubernetes.io/instance={kube.release},app.kubernetes.io/component=backend,"
-                                   "!bench/flapping").stdout.split()
+        deployments = kube.backend_deployments()
         if not deployments:
             raise RuntimeError(f"no backend Deployment of release {kube.release} in namespace {kube.namespace}")
         self.proc = subprocess.Popen(["kubectl", "-n", kube.namespace, "get", deployments[0], "--watch", "-o",

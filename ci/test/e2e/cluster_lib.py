@@ -59,10 +59,8 @@ class Cluster(Kube):
                      "--ignore-not-found", "--wait=true")
 
     def backend_deployment(self):
-        out = self.kubectl("-n", self.namespace, "get", "deployments", "-o", "jsonpath={.items[0].metadata.name}",
-                           "-l", f"app.kubernetes.io/instance={self.release},app.kubernetes.io/component=backend,"
-                           "!bench/flapping").stdout
-        return out.strip()
+        names = self.backend_deployments()
+        return names[0].split("/", 1)[1] if names else ""
 
     def traefik_metrics(self):
         return stack.traefik_metrics(self)
