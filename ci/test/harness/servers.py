@@ -2,6 +2,7 @@
 waited on for readiness and stopped at teardown (the dashboards and report parts share them)."""
 import json
 import os
+import re
 import subprocess
 import urllib.request
 from pathlib import Path
@@ -82,13 +83,16 @@ def start_prometheus(servers, directory, scrape_configs=None):
 
 def flapping_conf(conf, mode, flag):
     """backend-failover's flapping pod's nginx.conf, as charts/bench/templates/backend/configmap.yaml
-    makes it: flap.conf, with FLAG for its flag file, in place of MODE's placeholder lines."""
-    flap = (ROOT / "charts/bench/files/backend/flap.conf").read_text().strip().replace("BENCH_FLAP_FILE", str(flag))
-    return conf.replace(f"#BENCH_FLAP_{mode.upper()}", flap)
+    makes it: MODE's line of flap.conf ("mode placeholder directive"), its directive with FLAG for
+    the flag file in place of that placeholder's whole lines."""
+    rows = [line.split(" ", 2) for line in (ROOT / "charts/bench/files/backend/flap.conf").read_text().splitlines()]
+    (place, directive), = [row[1:] for row in rows if row[0] == mode]
+    directive = directive.replace("BENCH_FLAP_FILE", str(flag))
+    return re.sub(rf"(?m)^( *){re.escape(place)}$", lambda m: m[1] + directive, conf)
 
 
 def start_backend_nginx(servers, directory, flap_mode=None):
-    """The chart's backend nginx.conf on 127.0.0.1:PORT; with FLAP_MODE (errors, readiness) the
+    """The chart's backend nginx.conf on 127.0.0.1:PORT; with FLAP_MODE (errors, readiness, close) the
     flapping pod's, its flag file s.flag = DIRECTORY/unhealthy."""
     files = ROOT / "charts/bench/files/backend"
     bodies = directory / "bodies"

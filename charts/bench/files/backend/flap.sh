@@ -1,6 +1,6 @@
 #!/bin/sh
 # backend-failover's toggler, beside the flapping backend pod's nginx: the flag file
-# BENCH_FLAP_FILE exists (nginx answers 503 where flap.conf is included) for
+# BENCH_FLAP_FILE exists (nginx does what its mode's line of flap.conf says) for
 # BENCH_FLAP_UNHEALTHY_SECONDS, then is gone for BENCH_FLAP_HEALTHY_SECONDS, over and over, starting
 # healthy. The settings come from the environment (the chart's values, checked at install) and are
 # checked again here, since they reach `sleep`. POSIX sh.
