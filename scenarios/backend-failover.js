@@ -8,15 +8,17 @@
 //   labels plus bench/flapping=true, so the Services select it) is unhealthy for
 //   BENCH_FAILOVER_UNHEALTHY, then healthy for BENCH_FAILOVER_HEALTHY, over and over. Mode errors: it
 //   answers 503 on every path but /healthz (its readiness stays good: only the controller's passive
-//   health checks, retries or ejection can hide it); mode readiness: on /healthz alone (the kubelet
-//   takes it out, the controller must follow the EndpointSlice). The churn VU polls the pod straight
-//   on the mode's path (lib/failover-poll.js) and records each flip as an event
+//   health checks, retries or ejection can hide it); mode close: those paths get no answer, the
+//   connection closed once the request is in (nginx 444: the proxy's upstream closed it before a
+//   response); mode readiness: 503 on /healthz alone (the kubelet takes it out, the controller must
+//   follow the EndpointSlice). The churn VU polls the pod straight on the mode's path
+//   (lib/failover-poll.js) and records each flip as an event
 //   (bench_scale_events{action=backend_unhealthy|backend_healthy}) the report attributes errors to;
-//   per flap how long it answered 503 and, in readiness mode, until the API showed it not Ready
-//   (summary backend_failover).
+//   per flap how long it failed and, in readiness mode, until the API showed it not Ready (summary
+//   backend_failover).
 // Thresholds: no dropped iterations, and the gate on the load's failed requests: readiness mode none
-//   (exit 99 on any error), errors mode at most BENCH_FAILOVER_ERRORS_PER_FLAP per flap the run can
-//   overlap (lib/failover.js gateMaxErrors says why).
+//   (exit 99 on any error), modes errors and close at most BENCH_FAILOVER_ERRORS_PER_FLAP per flap
+//   the run can overlap (lib/failover.js gateMaxErrors says why).
 import { experiment } from './lib/churn-experiment.js';
 import { MODES, runBudget } from './lib/failover.js';
 import { failoverChurn } from './lib/failover-poll.js';
@@ -28,7 +30,7 @@ export const { options, setup, load, churn, teardown, handleSummary } = experime
     BENCH_FAILOVER_UNHEALTHY: { type: 'duration', default: '5s' }, // the pod's schedule (the chart's values)
     BENCH_FAILOVER_HEALTHY: { type: 'duration', default: '10s' },
     BENCH_FAILOVER_PORT: { type: 'count', default: '8080', max: 65535 }, // the backend's container port
-    // errors mode's budget; Envoy's outlier detection ejects after 5 consecutive 5xx by default
+    // modes errors and close: the budget; Envoy's outlier detection ejects after 5 consecutive 5xx by default
     BENCH_FAILOVER_ERRORS_PER_FLAP: { type: 'count', default: '5', max: 1000000 },
   },
   thresholds: (cfg) => ({ 'bench_errors{role:load}': [`count<=${runBudget(cfg)}`] }),

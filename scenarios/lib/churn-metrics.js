@@ -33,10 +33,11 @@ const dataplaneReplicas = new Gauge('bench_dataplane_replicas');
 // 1, 2, ... in the order seen (at most dataplane.js MAX_STEPS); until the rollout was complete.
 const upgradePod = new Trend('bench_upgrade_pod', true);
 const upgradeRollout = new Trend('bench_upgrade_rollout', true);
-// backend-failover (failover.js): per flap of the flapping pod, ms it answered 503 (unhealthy), and
-// ms from its first 503 until the API showed it not Ready (not_ready; readiness mode).
+// backend-failover (failover.js): per flap of the flapping pod, ms it failed (unhealthy: 503s, or in
+// mode close connections closed unanswered), and ms from its first failure until the API showed it
+// not Ready (not_ready; readiness mode).
 const failoverFlap = new Trend('bench_failover_flap', true);
-// backend-failover: the gate's error budget, tag mode = errors | readiness (for the merge from Prometheus).
+// backend-failover: the gate's error budget, tag mode = errors | readiness | close (for the merge from Prometheus).
 const failoverBudget = new Gauge('bench_failover_budget');
 
 module.exports = {

@@ -7,13 +7,15 @@
 'use strict';
 const http = require('k6/http');
 const { failoverBudget, failoverFlap } = require('./churn-metrics.js');
+const { classifyError } = require('./errors.js');
 const { FLAPPING_LABEL, newFailoverTracker, pollPath, runBudget } = require('./failover.js');
 const { kubeCalls } = require('./kube.js');
 
 const POLL_MS = 100; // a flip is dated to about this (plus one probe round of bench's)
 const LIST_MS = 500; // the pod's IP and Ready condition
 const MEASURE_TAGS = { unhealthy: { measure: 'unhealthy' }, not_ready: { measure: 'not_ready' } };
-// 503 is the flag's answer, not a failure of the poll: neither counts in http_req_failed
+// 503 is the flag's answer, not a failure of the poll: neither counts in http_req_failed (mode close's
+// unanswered requests do: k6 has no expected status for no answer; no bench figure reads it)
 const EXPECTED = http.expectedStatuses({ min: 200, max: 499 }, 503);
 
 function failoverChurn(k8s, t) {
@@ -21,7 +23,7 @@ function failoverChurn(k8s, t) {
   const cfg = t.cfg;
   const s = t.settings;
   const path = pollPath(s.BENCH_FAILOVER_MODE, cfg.path);
-  const tracker = newFailoverTracker();
+  const tracker = newFailoverTracker(s.BENCH_FAILOVER_MODE);
   const params = { timeout: '1s', responseCallback: EXPECTED, tags: { name: 'failover-poll' } };
   let pod = null;
   let listedAt = 0;
@@ -54,7 +56,9 @@ function failoverChurn(k8s, t) {
     if (!ip) return;
     const host = ip.includes(':') ? `[${ip}]` : ip;
     const res = http.get(`http://${host}:${s.BENCH_FAILOVER_PORT}${path}`, params);
-    const action = tracker.answered(res.status, Date.now());
+    const failed = res.error_code ? classifyError(res.status, res.error_code, res.error,
+      res.timings.sending > 0 || res.timings.waiting > 0, false) : null;
+    const action = tracker.answered(res.status, Date.now(), failed && failed.class);
     if (action) t.mark(action, `pod ${pod.metadata.name}`);
     emit();
   }

@@ -19,7 +19,7 @@ const bench = require('k6/x/bench');
 const { ERROR_CAUSES, ERROR_CLASSES } = require('./errors.js');
 const { MAX_STEPS } = require('./dataplane.js');
 const { ROLLED_AT } = require('./rollout.js');
-const { ACTIONS: FAILOVER_ACTIONS } = require('./failover.js');
+const { ACTIONS: FAILOVER_ACTIONS, UNHEALTHY_ROW } = require('./failover.js');
 const {
   LAG_LIMIT_MS, LAG_LIMIT_P99_MS, lagCpuBound, runtimeVerdict, SCHED_LIMIT_P99_MS, GC_CPU_LIMIT, THROTTLED_LIMIT,
   throttleVerdict,
@@ -266,10 +266,11 @@ function controllerUpgradeFor(data, u, errors) {
 
 // backendFailoverFor(data, f, errors): backend-failover's section. flaps: the flapping pod's
 // transitions to unhealthy the churn VU saw (each a backend_unhealthy event); unhealthy_ms: how long
-// it answered 503, per flap; not_ready_ms: from its first 503 until the API showed it not Ready
-// (readiness mode; none in errors mode); requests_lost: the load's failed requests, every class
-// (per flap: the report's errors by event, from Prometheus); gate: at most max_errors
-// (failover.js gateMaxErrors says why readiness gets 0 and errors a budget per flap).
+// it failed (answered 503, or in close mode closed connections unanswered), per flap; not_ready_ms:
+// from its first failure until the API showed it not Ready (readiness mode; none in the others);
+// requests_lost: the load's failed requests, every class (per flap: the report's errors by event,
+// from Prometheus); gate: at most max_errors (failover.js gateMaxErrors says why readiness gets 0
+// and errors and close a budget per flap).
 function backendFailoverFor(data, f, errors) {
   const flaps = count(data, 'bench_scale_events{action:backend_unhealthy}');
   const lost = ERROR_CLASSES.reduce((n, cls) => n + errors[cls], 0);
@@ -658,8 +659,8 @@ function backendFailoverText(f) {
   return [`Backend failover: one backend pod flapping (${f.mode}), unhealthy ${f.unhealthy_ms_set / 1000} s `
     + `then healthy ${f.healthy_ms_set / 1000} s`,
   table(['Flapping pod (ms)', 'count', 'p50', 'max'],
-    [['answering 503 (per flap)', u.count, fmt(u.p50), fmt(u.max)],
-      ['first 503 to not Ready', n.count, fmt(n.p50), fmt(n.max)]]),
+    [[`${UNHEALTHY_ROW[f.mode] || 'unhealthy'} (per flap)`, u.count, fmt(u.p50), fmt(u.max)],
+      ['first failure to not Ready', n.count, fmt(n.p50), fmt(n.max)]]),
   `flaps ${f.flaps}   requests lost ${f.requests_lost} (${fmt(f.errors_per_flap)} per flap)   `
     + `gate (at most ${f.gate.max_errors}): ${f.gate.passed ? 'passed' : 'FAILED'}`].join('\n');
 }

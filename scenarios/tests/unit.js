@@ -17,7 +17,7 @@ import { newRecoveryTracker } from '../lib/recovery.js';
 import { dataplaneSteps, MAX_STEPS, newDataplaneTracker } from '../lib/dataplane.js';
 import { newRolloutTracker, rolledOut, ROLLED_AT } from '../lib/rollout.js';
 import {
-  flapWindows, gateMaxErrors, newFailoverTracker, pollPath, runBudget, ACTIONS as FAILOVER_ACTIONS,
+  flapWindows, gateMaxErrors, newFailoverTracker, pollPath, runBudget, unhealthyAnswer, ACTIONS as FAILOVER_ACTIONS,
 } from '../lib/failover.js';
 import {
   buildSummary, droppedBecause, formatText, summaryOutputs, summaryThresholds, table, SCHEMA, warnings,
@@ -523,6 +523,10 @@ function summaryTests() {
     if (!warnings(strict).some((w) => /^backend-failover FAILED: 7 requests lost over 3 flap\(s\)/.test(w))) {
       throw new Error(warnings(strict).join('; '));
     }
+    const closed = formatText(buildSummary(data, fakeReport({ backendFailover: Object.assign({}, bf, { mode: 'close' }) }), {}));
+    if (!/flapping \(close\)/.test(closed) || !/closing connections unanswered \(per flap\) +2 +2990 /.test(closed)) {
+      throw new Error(closed);
+    }
     const none = buildSummary(fakeData(), fakeReport({ backendFailover: bf }), {});
     if (!warnings(none).some((w) => /never turned unhealthy/.test(w))) throw new Error(warnings(none).join('; '));
     const t = summaryThresholds(fakeReport({ backendFailover: bf }), {});
@@ -1012,12 +1016,28 @@ function failoverTests() {
     eq(f.flaps, 3);
     eq(FAILOVER_ACTIONS, ['backend_unhealthy', 'backend_healthy']);
   });
+  check('failover: in close mode a flap is the first request closed unanswered (class read) to the next answer', () => {
+    const f = newFailoverTracker('close');
+    eq(f.answered(200, 0), null);
+    eq(f.answered(503, 500), null, 'a 503 is not close mode\'s failure: neither');
+    eq(f.answered(0, 700, 'timeout'), null, 'a timeout: neither');
+    eq(f.answered(0, 800, 'connection'), null, 'a refused dial: neither');
+    eq(f.answered(0, 1000, 'read'), 'backend_unhealthy');
+    eq(f.answered(0, 1100, 'read'), null);
+    eq(f.answered(200, 3000), 'backend_healthy');
+    f.finish();
+    eq(f.take(), [{ unhealthy_ms: 2000, not_ready_ms: null }]);
+    eq([unhealthyAnswer('errors', 0, 'read'), unhealthyAnswer('readiness', 503, null), unhealthyAnswer('close', 0, 'read')],
+      [false, true, true]);
+    throwsWith(() => newFailoverTracker('reset'), /^backend-failover mode "reset": expected one of errors, readiness, close$/);
+  });
   check('failover: the polled path, the windows a run can overlap, and the gate per mode', () => {
-    eq([pollPath('errors', '/bytes/1k'), pollPath('readiness', '/bytes/1k')], ['/bytes/1k', '/healthz']);
-    throwsWith(() => pollPath('timeouts', '/'), /^backend-failover mode "timeouts": expected errors or readiness$/);
+    eq([pollPath('errors', '/bytes/1k'), pollPath('readiness', '/bytes/1k'), pollPath('close', '/bytes/1k')],
+      ['/bytes/1k', '/healthz', '/bytes/1k']);
+    throwsWith(() => pollPath('timeouts', '/'), /^backend-failover mode "timeouts": expected one of errors, readiness, close$/);
     eq(flapWindows(60000, 5000, 10000), 5, '65 s of schedule time: 4 whole periods and a part');
     eq(flapWindows(25000, 3000, 4000), 4);
-    eq([gateMaxErrors('readiness', 5, 4), gateMaxErrors('errors', 5, 4)], [0, 20]);
+    eq([gateMaxErrors('readiness', 5, 4), gateMaxErrors('errors', 5, 4), gateMaxErrors('close', 5, 4)], [0, 20, 20]);
     const settings = { BENCH_FAILOVER_MODE: 'errors', BENCH_FAILOVER_UNHEALTHY: 1000, BENCH_FAILOVER_HEALTHY: 2000,
       BENCH_FAILOVER_ERRORS_PER_FLAP: 5 };
     eq(runBudget({ durationMs: 10000, settings }), 20, 'the run\'s: 4 windows in 11 s of a 3 s period');

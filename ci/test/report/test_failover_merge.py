@@ -40,3 +40,13 @@ def test_the_keys_are_the_contracts():
     d, _ = section([({"mode": "errors"}, 15)], {"http_5xx": 12})
     assert sorted(d) == sorted(schema["required"]) == sorted(schema["properties"])
     assert sorted(d["gate"]) == sorted(schema["properties"]["gate"]["required"])
+
+
+def test_close_mode_merged_its_read_errors_against_the_budget_and_the_mode_in_the_contract():
+    """Mode close: the proxy's answers to connections closed unanswered (5xx) or, straight to the
+    pod, read errors count like any class; the mode from the gauge is one the contract allows."""
+    d, _ = section([({"mode": "close"}, 20)], {"read": 15, "http_5xx": 10})
+    assert (d["mode"], d["requests_lost"], d["gate"]) == ("close", 25, {"max_errors": 20, "errors_per_flap": None,
+                                                                        "passed": False}), d
+    schema = json.loads((ROOT / "scenarios" / "contract.json").read_text())["summarySchema"]["properties"]["backend_failover"]
+    assert d["mode"] in schema["properties"]["mode"]["enum"], schema["properties"]["mode"]

@@ -1,9 +1,11 @@
-"""backend-failover's flapping backend pod, piece by piece: its nginx.conf (the chart's, flap.conf in
-place of the mode's placeholder lines) with Debian's nginx, the toggler flap.sh with short durations,
-and the runner (scenarios/backend-failover.js) against a bare kube-apiserver, watching a local
-flapping nginx as it would the pod (its IP 127.0.0.1), with the gate both passing and failing."""
+"""backend-failover's flapping backend pod, piece by piece: its nginx.conf (the chart's, the mode's
+line of flap.conf in place of that placeholder's lines) with Debian's nginx, the toggler flap.sh with
+short durations, and the runner (scenarios/backend-failover.js) against a bare kube-apiserver,
+watching a local flapping nginx as it would the pod (its IP 127.0.0.1), with the gate both passing
+and failing."""
 import http.client
 import json
+import socket
 import threading
 import os
 import subprocess
@@ -35,7 +37,7 @@ def get(port, path):
 def flapping(work):
     """A flapping nginx per mode, and the plain backend's."""
     started = []
-    out = {mode: start_backend_nginx(started, work / f"flap-{mode}", mode) for mode in ("errors", "readiness")}
+    out = {mode: start_backend_nginx(started, work / f"flap-{mode}", mode) for mode in ("errors", "readiness", "close")}
     out["plain"] = start_backend_nginx(started, work / "flap-plain")
     yield out
     for s in started:
@@ -62,6 +64,44 @@ def test_nginx_answers_503_on_the_modes_paths_only_while_the_flag_file_exists(fl
     finally:
         s.flag.unlink()
     assert statuses(s) == healthy
+
+
+def raw_get(sock, path):
+    """One GET on SOCK (kept alive); its whole answer, b"" when the server closed the connection
+    without one. A reset raises ConnectionResetError."""
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: bench\r\n\r\n".encode())
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = int(next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")))
+    while len(body) < length:
+        body += sock.recv(65536)
+    return data
+
+
+def test_close_mode_closes_the_connection_unanswered_an_eof_not_a_reset(flapping):
+    """Mode close (nginx 444): while the flag exists, every path but /healthz gets no byte back, the
+    connection closed in order (recv gives EOF: a FIN, where a TCP reset would raise
+    ConnectionResetError), also on a connection that served a request before (keep-alive); /healthz
+    still answers 200, so the kubelet keeps the pod Ready."""
+    s = flapping["close"]
+    assert statuses(s) == {"/": 200, "/bytes/1k": 200, "/no-such-path": 404, "/healthz": 200}
+    for path in PATHS[:3]:
+        with socket.create_connection(("127.0.0.1", s.port), timeout=5) as kept:
+            assert raw_get(kept, path).startswith(b"HTTP/1.1 "), path
+            s.flag.write_text("")
+            try:
+                assert raw_get(kept, path) == b"", f"{path}: an answer on a kept-alive connection"
+                with socket.create_connection(("127.0.0.1", s.port), timeout=5) as fresh:
+                    assert raw_get(fresh, path) == b"", f"{path}: an answer on a new connection"
+                assert get(s.port, "/healthz")[0] == 200
+            finally:
+                s.flag.unlink()
+    assert statuses(s) == {"/": 200, "/bytes/1k": 200, "/no-such-path": 404, "/healthz": 200}
 
 
 def test_the_other_backend_pods_never_look_at_a_flag_file(flapping):
@@ -238,6 +278,28 @@ def test_errors_mode_gate_fails_exit_99_when_the_flaps_fail_more_than_5_requests
     assert f["requests_lost"] > 20 and f["requests_lost"] == run.summary["errors"]["http_5xx"], (f, run.summary["errors"])
     assert f["gate"] == {"max_errors": 20, "errors_per_flap": 5, "passed": False}, f
     assert "backend-failover FAILED" in run.table and "gate (at most 20): FAILED" in run.table
+
+
+def test_close_mode_flaps_seen_every_lost_request_a_read_error_the_gate_fails_exit_99(kube, k6, servers, flapping, work):
+    """Mode close through the runner: the churn VU takes a request closed unanswered (class read) for
+    the pod's unhealthy answer, so the flaps are seen and timed; every load request of a flap fails
+    as a read error (an EOF, or `replayed` when Go re-sent it after its kept-alive connection
+    closed), none with a status; the budget (5 x 4 windows) breaks on purpose: exit 99. The summary
+    is a valid bench.summary/v1 with mode close."""
+    run = failover_run(kube, k6, servers, flapping, work, "close")
+    f = run.summary["backend_failover"]
+    why = (json.dumps(f), run.summary["errors"], run.summary.get("error_causes"),
+           [line for line in run.stderr.splitlines() if "churn:" in line])
+    assert run.rc == 99, (why, run.stderr[-3000:])
+    assert f["mode"] == "close" and f["flaps"] >= 2 and f["not_ready_ms"]["count"] == 0, why
+    assert f["unhealthy_ms"]["count"] >= 2 and 700 <= f["unhealthy_ms"]["p50"] <= 3100, why
+    assert f["requests_lost"] > 20 and f["requests_lost"] == run.summary["errors"]["read"], why
+    assert set(k for k, n in run.summary["error_causes"]["read"].items() if n) <= {"eof", "replayed"}, why
+    assert f["gate"] == {"max_errors": 20, "errors_per_flap": 5, "passed": False}, why
+    assert "gate (at most 20): FAILED" in run.table and "closing connections unanswered (per flap)" in run.table
+    r = subprocess.run([report_python(), ROOT / "ci" / "test" / "contract.py", "valid", run.dir / "summary.json"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
 
 
 def test_without_a_flapping_pod_the_run_stops_naming_the_label(kube, k6, servers, flapping):

@@ -269,14 +269,15 @@ def backend_failover_row(lay):
     # recovery above
     lay.add(timeseries(
         "Backend failover: mean time per flap so far",
-        "Per flap of the flapping pod: unhealthy = how long it answered 503 (the churn VU polls its IP); "
-        "not_ready = from its first 503 until the API showed it not Ready (mode readiness only). The "
+        "Per flap of the flapping pod: unhealthy = how long it failed, answering 503 or, in mode close, "
+        "closing connections unanswered (the churn VU polls its IP); not_ready = from its first failure "
+        "until the API showed it not Ready (mode readiness only). The "
         "run's summary has count, p50 and max; the report has the load's errors per flap.",
         targets((f"histogram_sum({flap}) / histogram_count({flap})", "{{measure}}")),
         "s", minimum=0), 12, 8)
     lay.add(stat(
         "Backend failover: error budget",
-        "The gate: at most this many failed load requests in the run (mode readiness: 0; mode errors: "
+        "The gate: at most this many failed load requests in the run (mode readiness: 0; modes errors and close: "
         "errors per flap x the flaps the run can overlap), by mode.",
         targets((f"max by (mode) (k6_bench_failover_budget{{{RUN}}})", "{{mode}}"), instant=True),
         "short", decimals=0), 6, 8)

@@ -526,10 +526,11 @@ def _backend_failover_blocks(runs, series):
               Block("p", "One backend pod flapping between healthy and unhealthy under load "
                          "(scenarios/backend-failover.js): mode errors answers 503 on every path but /healthz, so "
                          "only the controller's passive health checks, retries or ejection keep the errors from "
-                         "clients; mode readiness fails /healthz alone, so the kubelet takes the pod out and the "
-                         "controller must follow. Per flap: 503 = how long the pod answered 503, not Ready = from its "
-                         "first 503 until the API showed it not Ready. The gate: readiness none may fail, errors a "
-                         "budget per flap.")]
+                         "clients; mode close closes those connections unanswered (nginx 444), which a proxy sees as "
+                         "its upstream closing the connection before a response; mode readiness fails /healthz alone, "
+                         "so the kubelet takes the pod out and the controller must follow. Per flap: unhealthy = how "
+                         "long the pod failed, not Ready = from its first failure until the API showed it not Ready. "
+                         "The gate: readiness none may fail, errors and close a budget per flap.")]
     rows = []
     for r in flapped:
         f = r.backend_failover
@@ -537,7 +538,7 @@ def _backend_failover_blocks(runs, series):
         rows.append([r.label, fmt(f.get("mode")), fmt(f.get("flaps")), fmt(u.get("p50")), fmt(u.get("max")),
                      fmt(n.get("p50")), fmt(n.get("max")), fmt(f.get("requests_lost")), fmt(f.get("errors_per_flap")),
                      _by_class(r), f"{_gate_cell(gate)} (at most {fmt(gate.get('max_errors'))})"])
-    blocks.append(Block("table", headers=["run", "mode", "flaps", "503 p50 (ms)", "503 max (ms)", "not Ready p50 (ms)",
+    blocks.append(Block("table", headers=["run", "mode", "flaps", "unhealthy p50 (ms)", "unhealthy max (ms)", "not Ready p50 (ms)",
                                           "not Ready max (ms)", "requests lost", "per flap", "by class", "gate"],
                         rows=rows))
     flap_rows = []

@@ -93,8 +93,8 @@ class Run:
     # controller-upgrade's results (summary `controller_upgrade`: what changed, per pod its old
     # terminating and new Ready times, the rollout's time, requests lost, the zero-error gate).
     controller_upgrade: dict = field(default_factory=dict)
-    # backend-failover's results (summary `backend_failover`: the flapping pod's flaps, its 503 time and
-    # time to not Ready per flap, requests lost, the gate and its budget); whole runs only.
+    # backend-failover's results (summary `backend_failover`: the flapping pod's flaps, its unhealthy
+    # time and time to not Ready per flap, requests lost, the gate and its budget); whole runs only.
     backend_failover: dict = field(default_factory=dict)
     # Errors and latency outliers by the event they followed within W (summary `attribution`, make
     # results; benchreport.timeline); the report recomputes it when it has the run's Prometheus.
