@@ -1,7 +1,7 @@
 """The matrix runner (dashboards/report/matrix.sh, through ci/e2e/matrix: the local cluster's
-installer and Prometheus) and several runners: one matrix of ten runs
+installer and Prometheus) and several runners: one matrix of eleven runs
 through helm upgrades of this release, each merged from Prometheus (benchreport results, every
-runner), compared in one report (nine runs since backend-failover). Run once by the first case here:
+runner), compared in one report. Run once by the first case here:
   clusterip  static, ClusterIP, 1 runner      (the paths comparison and the 1-runner reference)
   pod        static, pod IP, 1 runner
   three      static, ClusterIP, 3 runners     (the same total rate and connections as clusterip)
@@ -15,9 +15,16 @@ runner), compared in one report (nine runs since backend-failover). Run once by 
   upgrade    controller-upgrade: the e2e Traefik's Deployment rolled under load (the local values'
              loadtest.controllerUpgrade, the annotation alone), each pod's termination and Ready,
              its gate and events
-  failover   backend-failover: one backend pod flapping (3 s answering 503 on every path but /healthz,
-             4 s healthy) through the e2e Traefik, which has no passive health check: its flaps,
-             the errors in them, the gate (a budget of 5 per flap) failing, events and series
+  failover-close  backend-failover, mode close: one backend pod flapping (3 s closing connections
+             unanswered on every path but /healthz, 4 s healthy) through the e2e Traefik, which has
+             no passive health check: its flaps, the errors in them, the gate (a budget of 5 per
+             flap) failing, events and series. Mode errors (503s) takes the same way through the
+             chart, runner, Prometheus and report, one line of flap.conf apart; the scenarios part
+             runs it against real nginx, so the matrix runs close instead of both (one run less)
+  failover-ready  backend-failover, mode readiness: 6 s failing /healthz, 4 s healthy, so the
+             backend's probe (every 2 s, 2 failures: out after 2 to 4 s) takes the pod out in
+             every flap: each flap's not-Ready time from the API, the errors per flap, the
+             zero-error gate and what Traefik did
 """
 import json
 import shutil
@@ -48,8 +55,13 @@ VARIANTS = {
                "loadtest.dataplaneScale.hold=4s",
     "upgrade": "loadtest.scenario=controller-upgrade,loadtest.parallelism=1,loadtest.rate=200,loadtest.duration=20s,"
                "loadtest.controllerUpgrade.hold=4s",
-    "failover": "loadtest.scenario=backend-failover,loadtest.parallelism=1,loadtest.rate=200,loadtest.duration=25s,"
-                "loadtest.backendFailover.unhealthySeconds=3,loadtest.backendFailover.healthySeconds=4",
+    "failover-close": "loadtest.scenario=backend-failover,loadtest.parallelism=1,loadtest.rate=200,loadtest.duration=25s,"
+                      "loadtest.backendFailover.mode=close,loadtest.backendFailover.unhealthySeconds=3,"
+                      "loadtest.backendFailover.healthySeconds=4",
+    # the flaps outlast the probe (the chart refuses 4 s or less); 30 s hold at least two whole flaps
+    "failover-ready": "loadtest.scenario=backend-failover,loadtest.parallelism=1,loadtest.rate=200,loadtest.duration=30s,"
+                      "loadtest.backendFailover.mode=readiness,loadtest.backendFailover.unhealthySeconds=6,"
+                      "loadtest.backendFailover.healthySeconds=4",
 }
 
 
@@ -327,11 +339,14 @@ def _report_row(out, testid):
 
 
 def _assert_overview_row_has_data(kube, out, variant, testid, row):
-    """The run overview dashboard's `row` (check.py's @name) has data of the run."""
-    start = json.loads((out / variant / "summary.json").read_text())["merge"]["first_sample_unix"]
+    """The run overview dashboard's `row` (check.py's @name) has data of the run. The range ends
+    30 s after the run's last sample, not now: the row's instant panels are evaluated at its end,
+    and later runs (the rerun's three repeats among them) put now past Prometheus' 5 min lookback."""
+    merge = json.loads((out / variant / "summary.json").read_text())["merge"]
     result = kube.run(["python3", ROOT / "ci" / "tools" / "dashboards" / "check.py", "--quiet",
-                       "--prometheus", kube.prom_url, "--testid", testid, "--start", str(int(start) - 30),
-                       "--end", "now", "--require-data", row])
+                       "--prometheus", kube.prom_url, "--testid", testid,
+                       "--start", str(int(merge["first_sample_unix"]) - 30),
+                       "--end", str(int(merge["last_sample_unix"]) + 30), "--require-data", row])
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
 
 
@@ -461,7 +476,8 @@ def test_controller_upgrade_prometheus_has_its_series_each_pod_an_event(matrix, 
     testid = v["upgrade"].summary["testid"]
     assert [_events(kube, testid, a) for a in ("controller_rollout", "controller_pod_terminating", "controller_pod_ready")] \
         == [1, 1, 1]
-    pods = kube.prom.query(f'count by (event) (k6_bench_upgrade_pod_seconds{{testid="{testid}"}})', time.time())
+    pods = kube.prom.query(f'count by (event) (last_over_time(k6_bench_upgrade_pod_seconds{{testid="{testid}"}}[1h]))',
+                           time.time())
     assert sorted(s["metric"]["event"] for s in pods) == ["ready", "terminating"], pods
     for a in (v["upgrade"].summary["attribution"], _report_row(out, testid)["attribution"]):
         assert {"controller_rollout", "controller_pod_terminating", "controller_pod_ready"} <= set(a["events"]), a
@@ -484,70 +500,121 @@ def test_controller_upgrade_merged_from_prometheus_in_the_report_with_its_verdic
     assert "## Controller upgrade" in (out / "report" / "report.md").read_text()
 
 
-# ---- failover: backend-failover through the e2e Traefik ----
+# ---- failover-close and failover-ready: backend-failover through the e2e Traefik ----
 
-def test_backend_failover_flaps_seen_timed_and_the_errors_are_the_flapping_pods(matrix, kube):
-    """backend-failover through the chart: the flapping pod (bench-backend-flapping, the toggler at
-    3 s / 4 s) flips about every 7 s, so 25 s see 3 or 4 flaps, each about 3 s answering 503; mode
-    errors keeps it Ready (no not-Ready time); every lost request is a 503 (Traefik passes the
-    pod's answer on: no passive health check) and the runner's own summary validates; the flapping
-    Deployment is there only for this scenario (the next helm upgrade removes it)."""
+def _failover(v, name):
+    (own,) = v[name].runners
+    return own, own["backend_failover"]
+
+
+def test_backend_failover_close_flaps_seen_timed_and_the_errors_are_the_flapping_pods(matrix, kube):
+    """Mode close through the chart: the flapping pod (bench-backend-flapping, the toggler at 3 s /
+    4 s) flips about every 7 s, so 25 s see 2 to 4 flaps, each about 3 s closing connections
+    unanswered; it stays Ready (no not-Ready time). Traefik answers a request whose upstream closed
+    the connection with 502 Bad Gateway (no retry, no passive health check), so every lost request
+    is a 5xx, a 502 in Prometheus; the runner's own summary validates with mode close."""
     out, v = matrix
-    (own,) = v["failover"].runners
-    f = own["backend_failover"]
+    own, f = _failover(v, "failover-close")
     assert (own["scenario"], f["mode"], f["unhealthy_ms_set"], f["healthy_ms_set"]) == (
-        "backend-failover", "errors", 3000, 4000), f
+        "backend-failover", "close", 3000, 4000), f
     assert 2 <= f["flaps"] <= 4 and f["not_ready_ms"]["count"] == 0, f
     assert f["unhealthy_ms"]["count"] >= 2 and 2000 <= f["unhealthy_ms"]["p50"] <= 4500, f
     assert own["scale_events"] == f["flaps"] + f["recovered"], own
-    assert f["requests_lost"] == sum(own["errors"].values()) == own["errors"]["http_5xx"], (f, own["errors"])
-    path = out / "failover" / "runner-summary.json"
+    assert f["requests_lost"] == sum(own["errors"].values()) == own["errors"]["http_5xx"] > 0, (f, own["errors"])
+    # the status is Traefik's answer to an upstream EOF: 502 Bad Gateway, and nothing else failed
+    testid = v["failover-close"].summary["testid"]
+    failed = kube.prom.query(f'sum by (status) (last_over_time(k6_http_reqs_total{{testid="{testid}", role="load", '
+                             f'expected_response="false"}}[1h]))', time.time())
+    by_status = {s["metric"]["status"]: float(s["value"][1]) for s in failed}
+    assert set(by_status) == {"502"} and by_status["502"] >= 0.95 * f["requests_lost"], (by_status, f)
+    path = out / "failover-close" / "runner-summary.json"
     path.write_text(json.dumps(own))
     r = run([kube.info["report_python"], ROOT / "ci" / "test" / "contract.py", "valid", path])
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-def test_backend_failover_gate_follows_the_budget(matrix):
-    """The budget is 5 per flap the 25 s can overlap (ceil(28 / 7) = 4: 20); the gate says whether
-    the lost requests stayed within it, and a failure names the threshold in the runner's log (exit
-    99). Traefik sends the flapping pod its share (1 of 6 pods) until it is healthy again, so at
-    200 req/s a 3 s flap costs about 100 requests and the gate is expected to fail."""
+def test_backend_failover_close_the_budget_gate_fails(matrix):
+    """The budget is 5 per flap the 25 s can overlap (ceil(28 / 7) = 4: 20). Traefik sends the
+    flapping pod its share (1 of 6 pods) until it is healthy again, so at 200 req/s a 3 s flap
+    costs about 100 requests (seen: 109 per flap): the gate fails, the run exits 99 naming the
+    threshold in the runner's log; errors_per_flap is the lost requests over the flaps."""
     _, v = matrix
-    (own,) = v["failover"].runners
-    f = own["backend_failover"]
-    assert f["gate"] == {"max_errors": 20, "errors_per_flap": 5, "passed": f["requests_lost"] <= 20}, f
-    if not f["gate"]["passed"]:
-        log = (matrix[0] / "failover" / "runners.log").read_text(errors="replace")
-        assert "bench_errors{role:load}" in log and "have been crossed" in log, log[-3000:]
+    _, f = _failover(v, "failover-close")
+    assert f["gate"] == {"max_errors": 20, "errors_per_flap": 5, "passed": False}, f
+    # rounded to 0.1 by the runner (JavaScript's rounding: 389 / 4 gives 97.3, Python's round 97.2)
+    assert abs(f["errors_per_flap"] - f["requests_lost"] / f["flaps"]) <= 0.05 and f["errors_per_flap"] > 5, f
+    log = (matrix[0] / "failover-close" / "runners.log").read_text(errors="replace")
+    assert "bench_errors{role:load}" in log and "have been crossed" in log, log[-3000:]
 
 
-def test_backend_failover_prometheus_has_its_series_each_flip_an_event(matrix, kube):
+@pytest.mark.parametrize("name", ["failover-close", "failover-ready"])
+def test_backend_failover_prometheus_has_its_series_each_flip_an_event(matrix, kube, name):
     """Each flip is an event on the run's timeline (k6_bench_scale_events_total{action=
-    backend_unhealthy|backend_healthy}); the merged summary and the report attribute most of the
-    load's errors (every one a 503 of the flapping pod) to them within W; the run overview's Backend
-    failover row has this run's data."""
+    backend_unhealthy|backend_healthy}); the merged summary and the report attribute the load's
+    errors to them or to none, every one counted, and in mode close most of them (every one of the
+    flapping pod) to the flaps within W; the run overview's Backend failover row has this run's
+    data."""
     out, v = matrix
-    testid = v["failover"].summary["testid"]
-    (own,) = v["failover"].runners
-    f = own["backend_failover"]
+    testid = v[name].summary["testid"]
+    _, f = _failover(v, name)
     assert _events(kube, testid, "backend_unhealthy") == f["flaps"]
     assert _events(kube, testid, "backend_healthy") == f["recovered"]
-    for a in (v["failover"].summary["attribution"], _report_row(out, testid)["attribution"]):
-        assert a["errors_total"] == sum(v["failover"].summary["errors"].values()), a
+    for a in (v[name].summary["attribution"], _report_row(out, testid)["attribution"]):
+        assert a["errors_total"] == sum(v[name].summary["errors"].values()), a
         flaps = sum(a["events"].get(k, {}).get("errors_total", 0) for k in ("backend_unhealthy", "backend_healthy"))
-        assert flaps >= 0.8 * a["errors_total"], a
-    _assert_overview_row_has_data(kube, out, "failover", testid, "@backend-failover")
+        if name == "failover-close":
+            assert flaps >= 0.8 * a["errors_total"], a
+    _assert_overview_row_has_data(kube, out, name, testid, "@backend-failover")
 
 
-def test_backend_failover_merged_from_prometheus_in_the_report_with_its_verdict(matrix):
-    """The merged result (from Prometheus) has the section too: the same flaps, lost requests and
-    budget as the runner's own; the report shows it, failing the run exactly when the gate failed."""
+@pytest.mark.parametrize("name, mode, budget", [("failover-close", "close", 20), ("failover-ready", "readiness", 0)])
+def test_backend_failover_merged_from_prometheus_in_the_report_with_its_verdict(matrix, name, mode, budget):
+    """The merged result (from Prometheus) has the section too: the same mode, flaps, lost requests
+    and budget as the runner's own; the report shows it, failing the run exactly when the gate
+    failed."""
     out, v = matrix
-    (own,) = v["failover"].runners
-    m, f = v["failover"].summary["backend_failover"], own["backend_failover"]
+    own, f = _failover(v, name)
+    m = v[name].summary["backend_failover"]
     assert (m["mode"], m["flaps"], m["requests_lost"], m["gate"]["max_errors"]) == (
-        "errors", f["flaps"], f["requests_lost"], 20), (m, f)
-    row = _report_row(out, v["failover"].summary["testid"])
+        mode, f["flaps"], f["requests_lost"], budget), (m, f)
+    assert m["not_ready_ms"]["count"] == f["not_ready_ms"]["count"], (m, f)
+    row = _report_row(out, v[name].summary["testid"])
     gate_reason = any(x.startswith("backend_failover.requests_lost = ") for x in row["reasons"])
     assert gate_reason == (not f["gate"]["passed"]), row
     assert "## Backend failover" in (out / "report" / "report.md").read_text()
+
+
+def test_backend_failover_readiness_each_flap_taken_out_by_the_probe_timed_from_the_api(matrix, kube):
+    """Mode readiness through the chart: the flapping pod fails /healthz for 6 s every 10 s, so 30 s
+    hold at least two whole flaps. The backend's probe (every 2 s, 2 failures) marks it not Ready
+    2 to 4 s into each flap, which the runner sees in the API within its 0.5 s listing: every
+    timed flap was seen not Ready (not_ready_ms count = unhealthy_ms count), none sooner than one
+    probe period nor later than the probe's two periods plus the listing and a loaded machine's
+    slack; the runner's own summary validates; the flapping Deployment keeps the backend's probe."""
+    out, v = matrix
+    own, f = _failover(v, "failover-ready")
+    assert (own["scenario"], f["mode"], f["unhealthy_ms_set"], f["healthy_ms_set"]) == (
+        "backend-failover", "readiness", 6000, 4000), f
+    u, n = f["unhealthy_ms"], f["not_ready_ms"]
+    assert 2 <= f["flaps"] <= 4 and u["count"] >= 2 and 5000 <= u["p50"] <= 7500, f
+    assert n["count"] == u["count"] and 1500 <= n["p50"] <= n["max"] <= 6000, f
+    assert own["scale_events"] == f["flaps"] + f["recovered"], own
+    path = out / "failover-ready" / "runner-summary.json"
+    path.write_text(json.dumps(own))
+    r = run([kube.info["report_python"], ROOT / "ci" / "test" / "contract.py", "valid", path])
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_backend_failover_readiness_traefik_follows_the_endpoints_the_zero_error_gate(matrix):
+    """Mode readiness gates on zero errors: the pod serves the load with 200 throughout, so a lost
+    request is the controller's. Traefik follows the EndpointSlice: the churn's probes through it
+    see the pod's last response after it left the Ready set and its first after it came back
+    (convergence removed and added: at least once per flap timed; seen 3 of each, the last response
+    0 to 154 ms after not Ready, the first 33 to 1,156 ms after Ready), and no load request fails:
+    the gate passes, 0 errors of every class."""
+    _, v = matrix
+    own, f = _failover(v, "failover-ready")
+    c = own["convergence_ms"]
+    assert c["removed"]["count"] >= f["not_ready_ms"]["count"] and c["added"]["count"] >= 1, (c, f)
+    assert f["requests_lost"] == sum(own["errors"].values()) == 0, (f, own["errors"])
+    assert f["gate"] == {"max_errors": 0, "errors_per_flap": 5, "passed": True} and f["errors_per_flap"] == 0, f

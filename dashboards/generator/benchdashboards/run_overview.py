@@ -254,8 +254,8 @@ def controller_upgrade_row(lay):
 
 
 def backend_failover_row(lay):
-    """Backend failover: flaps, time answering 503 (backend-failover)"""
-    lay.row("Backend failover: flaps, time answering 503 (backend-failover)")
+    """Backend failover: flaps, time unhealthy (backend-failover)"""
+    lay.row("Backend failover: flaps, time unhealthy (backend-failover)")
     flap = "sum by (measure) (k6_bench_failover_flap_seconds{%s})" % RUN
     lay.add(stat(
         "Backend failover: flaps",
