@@ -52,7 +52,8 @@ func start(t *testing.T) (*server, *http.Server, string) {
 	return s, srv, ln.Addr().String()
 }
 
-// checkTicks asserts lines "<slot> <sent_ms>" with consecutive slots, each slot = sent_ms / interval.
+// checkTicks asserts lines "<slot> <sent_ms>" with consecutive slots, none sent before its slot
+// began nor (on an idle loopback) long after it.
 func checkTicks(t *testing.T, lines []string, intervalMs int64, min int) {
 	t.Helper()
 	if len(lines) < min {
@@ -64,11 +65,11 @@ func checkTicks(t *testing.T, lines []string, intervalMs int64, min int) {
 		if _, err := fmt.Sscanf(line, "%d %d", &slot, &sent); err != nil {
 			t.Fatalf("message %d %q: %v", i, line, err)
 		}
-		if sent/intervalMs != slot {
-			t.Errorf("message %d %q: slot %d, but sent at %d ms is slot %d", i, line, slot, sent, sent/intervalMs)
+		if sent < slot*intervalMs || sent > (slot+5)*intervalMs {
+			t.Errorf("message %d %q: slot %d sent at %d ms, in slot %d", i, line, slot, sent, sent/intervalMs)
 		}
 		if i > 0 && slot != prev+1 {
-			t.Errorf("message %d %q: slot %d after %d (a gap on an idle loopback)", i, line, slot, prev)
+			t.Errorf("message %d %q: slot %d after %d (every slot is sent)", i, line, slot, prev)
 		}
 		prev = slot
 	}
@@ -483,5 +484,28 @@ func TestDescriptorMatchesTheProto(t *testing.T) {
 	res := string((&wrapperspb.Int64Value{}).ProtoReflect().Descriptor().FullName())
 	if rpc[2] != req || rpc[4] != res {
 		t.Errorf("proto %s -> %s, Go %s -> %s", rpc[2], rpc[4], req, res)
+	}
+}
+
+// A sender held up (a busy machine) sends the slots it fell behind on late, none skipped: a gap a
+// client sees is never the sender's.
+func TestASenderBehindSendsEverySlotLate(t *testing.T) {
+	s := newServer(log.New(io.Discard, "", 0))
+	var slots []int64
+	reason, sent, err := s.tick(context.Background(), params{interval: 20 * time.Millisecond, duration: 300 * time.Millisecond},
+		func(slot, _ int64) error {
+			if len(slots) == 0 {
+				time.Sleep(100 * time.Millisecond) // five slots late
+			}
+			slots = append(slots, slot)
+			return nil
+		})
+	if reason != endDone || err != nil || int(sent) != len(slots) || len(slots) < 12 {
+		t.Fatalf("%s %v: %d sent, slots %v", reason, err, sent, slots)
+	}
+	for i := 1; i < len(slots); i++ {
+		if slots[i] != slots[i-1]+1 {
+			t.Fatalf("slot %d after %d: %v", slots[i], slots[i-1], slots)
+		}
 	}
 }

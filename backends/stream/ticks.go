@@ -66,17 +66,17 @@ const (
 
 // tick sends one message per slot until the duration is over, the client goes or the drain ends.
 // A slot is floor(unix_ms / interval): messages go out at slot boundaries, so any client can tell
-// which slots it missed between two streams. A slot the sender fell behind on is skipped, not
-// sent late: what a client misses is what it did not get in time.
+// which slots it missed between two streams. Every slot of the stream is sent, late when the sender
+// fell behind (a busy machine): a slot a client misses is then the path's doing or a reconnect's,
+// never the sender's; sent_unix_ms shows the lateness.
 func (s *server) tick(ctx context.Context, p params, send func(slot, sentMs int64) error) (string, int64, error) {
 	ms := p.interval.Milliseconds()
 	deadline := time.NewTimer(p.duration)
 	defer deadline.Stop()
 	var sent int64
+	slot := time.Now().UnixMilli()/ms + 1
 	for {
-		now := time.Now().UnixMilli()
-		slot := now/ms + 1
-		wait := time.NewTimer(time.Duration(slot*ms-now) * time.Millisecond)
+		wait := time.NewTimer(max(0, time.Duration(slot*ms-time.Now().UnixMilli())*time.Millisecond))
 		select {
 		case <-ctx.Done():
 			wait.Stop()
@@ -93,6 +93,7 @@ func (s *server) tick(ctx context.Context, p params, send func(slot, sentMs int6
 			return endClient, sent, err
 		}
 		sent++
+		slot++
 	}
 }
 
