@@ -101,6 +101,13 @@ class Path_:
         self.dir = work / "long-lived-path"
         self.dir.mkdir()
         self.procs = Procs(self.dir / "logs")
+        try:
+            self.start()
+        except BaseException:
+            self.procs.stop_all()  # a failed start leaves no process behind
+            raise
+
+    def start(self):
         result = run(["bash", ROOT / "backends" / "stream" / "build.sh"])
         assert result.returncode == 0, result.stderr
         self.binary = result.stdout.strip()
