@@ -228,6 +228,7 @@ RECORDED = {
     "ci/test/report/testdata/dataplane-scale.json": "controller-restart.json's recorded run, its section rewritten by hand",
     "ci/test/report/testdata/controller-upgrade.json": "dataplane-scale.json's recorded run, its section rewritten by hand",
     "ci/test/report/testdata/backend-failover.json": "dataplane-scale.json's recorded run, its section rewritten by hand",
+    "ci/test/report/testdata/long-lived.json": "backend-failover.json's recorded run, its section rewritten by hand",
     "ci/test/report/test_provenance.py": "provenance objects as a real cluster returned them",
 }
 # Lines that record a measurement or a source read at a tag, in files that otherwise follow the pins:

@@ -534,8 +534,33 @@ def test_backend_failover_verdict(gen):
     assert len(failed) == 1 and failed[0]["verdict"] == "FAIL", runs
 
 
+# ---- long-lived, from a summary written by hand in the runner's shape: the backend-failover file's
+# load (37 http_5xx) with a long_lived section: 6 streams broken by the path, 2 ended by the backend ----
+
+def test_long_lived_written(gen):
+    ok(gen("longlived", TD / "long-lived.json", TD / "traefik.json"))
+
+
+def test_long_lived_section(gen):
+    """longlived: one gate row for the run, one row per kind of stream (opened, broken by cause, lost)."""
+    md = gen.md("longlived")
+    assert "## Long-lived streams" in md
+    gate = re.findall(r"^\| traefik( \[[^]]*\])? \| reload, backend, controller \| 6 \| 2 \| 2 \| 39 \| 37 \| FAILED \|$", md, re.M)
+    assert len(gate) == 1, md
+    kinds = re.findall(r"^\| traefik(?: \[[^]]*\])? \| (http|websocket|grpc) \| (\d+) \| (\d+) \| (\d+) \|", md, re.M)
+    assert kinds == [("http", "5", "0", "1"), ("websocket", "10", "5", "0"), ("grpc", "7", "1", "1")], md
+
+
+def test_long_lived_verdict(gen):
+    """longlived: the run fails on its streams broken by the path and its lost requests."""
+    runs = gen.json("longlived")["runs"]
+    failed = [r for r in runs if any(s.startswith("long_lived: 6 stream(s) broken by the path, 37 request(s) lost")
+                                     for s in r["reasons"])]
+    assert len(failed) == 1 and failed[0]["verdict"] == "FAIL", runs
+
+
 REPORT_DIRS = ["merged", "real", "comparable", "incomparable", "churn", "zero", "errors", "dropped", "paths", "routes",
-               "restart", "dpscale", "upgrade", "failover"]
+               "restart", "dpscale", "upgrade", "failover", "longlived"]
 
 
 @pytest.fixture
