@@ -144,6 +144,25 @@ env:
   - {name: BENCH_FAILOVER_PORT, value: {{ $root.Values.backend.port | int | toString | quote }}}
   - {name: BENCH_FAILOVER_ERRORS_PER_FLAP, value: {{ $bf.errorsPerFlap | int | toString | quote }}}
   {{- end }}
+  {{- if eq $lt.scenario "long-lived" }}
+  # long-lived's own settings, from loadtest.longLived (the stream Deployment, its routes and the
+  # runner's rights are built from the same keys); controller reuses controller-restart's
+  {{- $ll := $lt.longLived }}
+  - {name: BENCH_LONGLIVED_KINDS, value: {{ include "bench.stream.kinds" $root | quote }}}
+  - {name: BENCH_LONGLIVED_STREAMS, value: {{ include "bench.settingText" $ll.streams | quote }}}
+  - {name: BENCH_LONGLIVED_INTERVAL, value: {{ $ll.interval | quote }}}
+  - {name: BENCH_LONGLIVED_DISRUPTIONS, value: {{ join "," $ll.disruptions | quote }}}
+  - {name: BENCH_LONGLIVED_HOLD, value: {{ $ll.hold | quote }}}
+  - {name: BENCH_STREAM_PATH, value: {{ include "bench.stream.path" $root | quote }}}
+  - {name: BENCH_STREAM_DEPLOYMENT, value: {{ include "bench.stream.fullname" $root | quote }}}
+  - {name: BENCH_STREAM_REPLICAS, value: {{ $ll.replicas | int | toString | quote }}}
+  {{- if has "controller" $ll.disruptions }}
+  - {name: BENCH_CONTROLLER_NAMESPACE, value: {{ include "bench.controllerRestart.namespace" $root | quote }}}
+  - {name: BENCH_CONTROLLER_SELECTOR, value: {{ include "bench.controllerRestart.selectorText" $root | quote }}}
+  - {name: BENCH_CONTROLLER_HOLD, value: {{ $lt.controllerRestart.hold | quote }}}
+  - {name: BENCH_CONTROLLER_READY_TIMEOUT, value: {{ $lt.controllerRestart.readyTimeout | quote }}}
+  {{- end }}
+  {{- end }}
   # the entry script's own settings (loadtest.settings), as every BENCH_* above: runners and initializer
   {{- range $name, $value := $lt.settings }}
   - {name: {{ $name }}, value: {{ include "bench.text" $value | quote }}}
@@ -172,7 +191,7 @@ volumes:
     configMap:
       name: {{ include "bench.fullname" $root }}-scenarios
       items:
-        {{- range $path, $_ := $root.Files.Glob "scenarios/{*.js,lib/*.js}" }}
+        {{- range $path, $_ := $root.Files.Glob "scenarios/{*.js,lib/*.js,lib/*.proto}" }}
         - key: {{ include "bench.scenarioKey" $path }}
           path: {{ trimPrefix "scenarios/" $path }}
         {{- end }}
