@@ -71,7 +71,8 @@ env:
   - {name: BENCH_GATEWAY_LISTENER, value: {{ ternary (ternary (include "bench.routes.listenerName" $root) (include "bench.gateway.sectionName" $root) $routes) "" $gw.enabled | quote }}}
   # route experiments (loadtest.routes; empty = the scenario's default)
   - {name: BENCH_INGRESS_CLASS, value: {{ include "bench.ingressClassName" $root | quote }}}
-  - {name: BENCH_ROUTE_KIND, value: {{ $lt.routes.kind | quote }}}
+  {{- /* long-lived's reload route is of the path under test's kind (bench.stream.routeKind) */}}
+  - {name: BENCH_ROUTE_KIND, value: {{ ternary (include "bench.stream.routeKind" $root) $lt.routes.kind (eq $lt.scenario "long-lived") | quote }}}
   - {name: BENCH_ROUTE_COUNT, value: {{ include "bench.text" $lt.routes.count | quote }}}
   - {name: BENCH_ROUTE_INTERVAL, value: {{ $lt.routes.interval | quote }}}
   - {name: BENCH_ROUTE_TIMEOUT, value: {{ $lt.routes.timeout | quote }}}

@@ -27,11 +27,13 @@ stream the stream backend's Deployment (long-lived); namespace and controller ru
 
 {{/* bench.loadtest.ruleGranted (dict "rule" R "root" $): "true" when the runner gets rule R of
 scenarios/contract.json runnerRole: it names no scenario (onlyFor) or loadtest.scenario is one of
-them, and for long-lived a rule with a disruption only when loadtest.longLived.disruptions holds it. */}}
+them, and for long-lived a rule with a disruption only when loadtest.longLived.disruptions holds it;
+reload's route rule only for the kind of route it creates (bench.stream.routeKind). */}}
 {{- define "bench.loadtest.ruleGranted" -}}
 {{- $r := .rule }}
 {{- $lt := .root.Values.loadtest }}
 {{- if or (not $r.onlyFor) (has $lt.scenario $r.onlyFor) }}
-{{- if or (not $r.disruption) (ne $lt.scenario "long-lived") (has $r.disruption $lt.longLived.disruptions) }}true{{ end }}
+{{- $kind := get (dict "httproutes" "httproute" "ingresses" "ingress") $r.resource }}
+{{- if or (not $r.disruption) (ne $lt.scenario "long-lived") (and (has $r.disruption $lt.longLived.disruptions) (or (ne $r.disruption "reload") (eq $kind (include "bench.stream.routeKind" .root)))) }}true{{ end }}
 {{- end }}
 {{- end }}

@@ -51,3 +51,9 @@ app.kubernetes.io/component: stream
 {{- $root := index . 0 }}
 {{- if and (include "bench.stream.enabled" $root) (has (index . 1) $root.Values.loadtest.longLived.disruptions) }}true{{ end }}
 {{- end }}
+
+{{/* bench.stream.routeKind: the kind of long-lived's reload route (BENCH_ROUTE_KIND, its first kind):
+the path under test's, ingress or httproute. */}}
+{{- define "bench.stream.routeKind" -}}
+{{- ternary "ingress" "httproute" (eq .Values.loadtest.target "ingress") }}
+{{- end }}
