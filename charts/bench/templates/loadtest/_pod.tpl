@@ -152,7 +152,8 @@ env:
   - {name: BENCH_LONGLIVED_KINDS, value: {{ include "bench.stream.kinds" $root | quote }}}
   - {name: BENCH_LONGLIVED_STREAMS, value: {{ include "bench.settingText" $ll.streams | quote }}}
   - {name: BENCH_LONGLIVED_INTERVAL, value: {{ $ll.interval | quote }}}
-  - {name: BENCH_LONGLIVED_DISRUPTIONS, value: {{ join "," $ll.disruptions | quote }}}
+  {{- /* the scenario reads an empty value as its default list: no disruption is the word none */}}
+  - {name: BENCH_LONGLIVED_DISRUPTIONS, value: {{ join "," $ll.disruptions | default "none" | quote }}}
   - {name: BENCH_LONGLIVED_HOLD, value: {{ $ll.hold | quote }}}
   - {name: BENCH_STREAM_PATH, value: {{ include "bench.stream.path" $root | quote }}}
   - {name: BENCH_STREAM_DEPLOYMENT, value: {{ include "bench.stream.fullname" $root | quote }}}
