@@ -32,6 +32,7 @@ const { newRolloutTracker } = require('./rollout.js');
 const { newChurnContext, isChurnOver } = require('./churn-context.js');
 const { k6Duration } = require('./request.js');
 const { kubeCalls } = require('./kube.js');
+const { createReloadRoute, deleteReloadRoute, disrupts, streamRun, streamTarget } = require('./stream-disruptions.js');
 
 const POLL_INTERVAL_MS = 250; // API poll: resolution of the convergence start times
 const PROBE_INTERVAL_MS = 100;
@@ -76,8 +77,9 @@ function churnCalls() {
   } = kubeCalls();
 
   // controllerRun(cfg): the run deletes controller pods (controller-restart declares the settings).
+  // (long-lived declares them too, and deletes controller pods only when its disruptions say so)
   function controllerRun(cfg) {
-    return Boolean((cfg.settings || {}).BENCH_CONTROLLER_SELECTOR);
+    return Boolean((cfg.settings || {}).BENCH_CONTROLLER_SELECTOR) && disrupts(cfg, 'controller');
   }
 
   // dataplaneRun(cfg): the run scales the controller's data plane (dataplane-scale declares the settings).
@@ -115,6 +117,11 @@ function churnCalls() {
       return { changed: rollWorkload(k8s, upgradeTarget(cfg), u, Date.now(), until),
         what: `${u.kind} ${u.namespace}/${u.name}${u.image ? ` container ${u.container} image ${u.image}` : ''}` };
     }
+    if (action === 'stream_scale') {
+      return { changed: scaleDeployment(k8s, streamTarget(cfg), arg, until), what: `stream backend ${cfg.namespace}/${streamTarget(cfg).deployment} replicas=${arg}` };
+    }
+    if (action === 'reload_route_created') return { changed: createReloadRoute(k8s, cfg), what: 'extra route on the test\'s host' };
+    if (action === 'reload_route_deleted') return { changed: deleteReloadRoute(k8s, cfg), what: 'extra route on the test\'s host' };
     if (action === 'rollout') return { changed: restartDeployment(k8s, cfg, Date.now(), until), what: 'rolling restart' };
     if (action === 'controller_podkill') {
       if (!readyControllerPods(k8s, cfg).includes(arg)) return { changed: false, what: `no Ready controller pod ${arg}` };
@@ -143,7 +150,8 @@ function churnCalls() {
   // changedBy(cfg): what the run may change, each as a cfg naming its Deployment: the backend, the
   // data plane in a dataplane-scale run, the controller's workload in a controller-upgrade run.
   function changedBy(cfg) {
-    return [cfg].concat(dataplaneRun(cfg) ? [dataplaneTarget(cfg)] : [], upgradeRun(cfg) ? [upgradeTarget(cfg)] : []);
+    return [cfg].concat(dataplaneRun(cfg) ? [dataplaneTarget(cfg)] : [], upgradeRun(cfg) ? [upgradeTarget(cfg)] : [],
+      streamRun(cfg) ? [streamTarget(cfg)] : []);
   }
 
   function restoreOne(k8s, target, when) {
@@ -186,6 +194,7 @@ function churnCalls() {
     }
     if (controllerRun(cfg)) checkController(k8s, cfg);
     if (dataplaneRun(cfg)) checkDataplane(k8s, cfg);
+    if (streamRun(cfg)) checkStream(k8s, cfg);
     const out = { initialReplicas: d.spec.replicas };
     if (upgradeRun(cfg)) out.controllerUpgrade = checkUpgrade(k8s, cfg);
     return out;
@@ -231,6 +240,17 @@ function churnCalls() {
     if (!((d.status && d.status.readyReplicas) > 0)) {
       throw new Error(`dataplane-scale: the data plane's ${where} has no Ready replica; set the data plane's Deployment `
         + 'in loadtest.dataplaneScale (the presets do)');
+    }
+  }
+
+  // checkStream: long-lived's setup guard with the backend disruption: the stream backend's
+  // Deployment can be read (after restoreLeftBehind put it back).
+  function checkStream(k8s, cfg) {
+    try {
+      getDeployment(k8s, streamTarget(cfg));
+    } catch (err) {
+      throw new Error(describeApiError(cfg, `reading the stream backend's Deployment ${cfg.namespace}/`
+        + `${streamTarget(cfg).deployment} (BENCH_STREAM_DEPLOYMENT)`, err));
     }
   }
 
@@ -526,7 +546,8 @@ function churnCalls() {
             dataplaneAt = arg;
           }
         } catch (err) {
-          const which = action === 'dataplane_scale' ? dataplaneTarget(cfg) : action === 'controller_rollout' ? upgradeTarget(cfg) : cfg;
+          const which = action === 'dataplane_scale' ? dataplaneTarget(cfg) : action === 'controller_rollout' ? upgradeTarget(cfg)
+            : action === 'stream_scale' ? streamTarget(cfg) : cfg;
           abortRun(cfg, k8s, `${action} of ${(which.kind || 'Deployment.apps').split('.')[0]} ${which.namespace}/${which.deployment}`, err);
           throw err;
         }

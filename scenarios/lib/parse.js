@@ -31,6 +31,19 @@ function parseCounts(name, value, max) {
   });
 }
 
+// parseWords: a comma-separated list of words `allowed` lists, in the order given (e.g.
+// "reload,backend"); unique: each at most once; none: a word meaning the empty list.
+function parseWords(name, value, allowed, unique, none) {
+  const text = String(value).trim();
+  const what = `expected ${unique ? 'some' : 'a list'} of ${allowed.join(', ')}, separated by commas`
+    + `${unique ? ', each at most once' : ''}${none ? `, or ${none} for none` : ''}`;
+  if (none && text === none) return [];
+  const words = text.split(',').map((w) => w.trim());
+  if (words.some((w) => !allowed.includes(w))) fail(name, value, what);
+  if (unique && new Set(words).size !== words.length) fail(name, value, what);
+  return words;
+}
+
 // parseOneOf: one of the words `allowed` lists.
 function parseOneOf(name, value, allowed) {
   const text = String(value).trim();
@@ -180,6 +193,7 @@ module.exports = {
   parsePositiveInt,
   parseCounts,
   parseOneOf,
+  parseWords,
   parseBool,
   parseUrl,
   parsePath,

@@ -29,6 +29,8 @@ const { runnerShare } = require('./segment.js');
 const { WARMUP } = require('./load.js');
 require('./churn-metrics.js');
 const { RATE_HELD_SHARE, rateHeld } = require('./verdicts.js');
+// long-lived (#29 item 5): its section, table and gate
+const longLived = require('./long-lived-summary.js');
 
 const SCHEMA = 'bench.summary/v1';
 const LOAD = 'role:load';
@@ -407,6 +409,7 @@ function buildSummary(data, report, runTags) {
   if (report.dataplaneScale) summary.dataplane_scale = dataplaneScaleFor(data, report.dataplaneScale, summary.errors);
   if (report.controllerUpgrade) summary.controller_upgrade = controllerUpgradeFor(data, report.controllerUpgrade, summary.errors);
   if (report.backendFailover) summary.backend_failover = backendFailoverFor(data, report.backendFailover, summary.errors);
+  if (report.longLived) summary.long_lived = longLived.section(data, report.cfg, summary.errors);
   if (report.extend) report.extend(data, summary);
   return summary;
 }
@@ -525,6 +528,7 @@ function warnings(s) {
       + `backend pod (${bf.mode} mode; at most ${bf.gate.max_errors} allowed).`);
   }
   if (bf && bf.flaps === 0) out.push('backend-failover: the flapping backend pod never turned unhealthy during the run.');
+  if (s.long_lived && longLived.warning(s.long_lived)) out.push(longLived.warning(s.long_lived));
   if (r.total === 0) out.push('no request completed: check BENCH_TARGET_URL and the route.');
   else if (!rateHeld(r) && r.dropped_iterations === 0 && !s.max_rps) {
     out.push(`achieved ${r.rate_achieved} req/s, below ${RATE_HELD_SHARE * 100}% of the target ${r.rate_target} req/s.`);
@@ -583,6 +587,7 @@ function formatText(s) {
   if (s.dataplane_scale) lines.push('', dataplaneScaleText(s.dataplane_scale));
   if (s.controller_upgrade) lines.push('', controllerUpgradeText(s.controller_upgrade));
   if (s.backend_failover) lines.push('', backendFailoverText(s.backend_failover));
+  if (s.long_lived) lines.push('', longLived.text(s.long_lived, table));
   lines.push('');
   lines.push(`received ${humanBytes(s.throughput.bytes_received)} (${humanBytes(s.throughput.bytes_received_per_s)}/s)`);
   if (s.runner) {

@@ -29,6 +29,8 @@ import { kubeCalls, RESTORE_ANNOTATION } from '../lib/kube.js';
 import { judgeStep, kneeRate } from '../lib/knee.js';
 import { baseOptions, measuredLoad, noDroppedIterations, staircase } from '../lib/load.js';
 import { buildRoute, preReadyBucket, routeHost, runLabel, ROUTE_LABEL } from '../lib/routes.js';
+import { longLivedChurn, reloadRoute, streamTarget } from '../lib/stream-disruptions.js';
+import * as longLivedSummary from '../lib/long-lived-summary.js';
 
 const { matchesLabels, isPodReady, scaleDeployment, restartDeployment, restoreDeployment, rollWorkload } = kubeCalls();
 
@@ -1164,6 +1166,65 @@ function churnContextTests() {
   });
 }
 
+// long-lived (#29 item 5): its list settings, churn, reload route and summary section
+function longLivedTests() {
+  check('long-lived: a list setting takes known words in order, refuses others naming them', () => {
+    eq(parse.parseWords('X', 'backend,reload,backend', ['reload', 'backend'], false, 'none'), ['backend', 'reload', 'backend']);
+    eq(parse.parseWords('X', 'none', ['reload'], false, 'none'), []);
+    throwsWith(() => parse.parseWords('X', 'reload,nap', ['reload', 'backend'], false, 'none'),
+      /^invalid X="reload,nap": expected a list of reload, backend, separated by commas, or none for none$/);
+    throwsWith(() => parse.parseWords('K', 'http,http', ['http', 'grpc'], true, ''),
+      /^invalid K="http,http": expected some of http, grpc, separated by commas, each at most once$/);
+    throwsWith(() => parse.parseWords('K', '', ['http'], true, ''), /^invalid K="": /);
+  });
+  const settings = { BENCH_LONGLIVED_HOLD: 8000, BENCH_LONGLIVED_DISRUPTIONS: ['reload', 'backend', 'controller'],
+    BENCH_STREAM_REPLICAS: 3, BENCH_CONTROLLER_HOLD: 10000, BENCH_CONTROLLER_READY_TIMEOUT: 60000 };
+  check('long-lived: the disruptions in order, each held, the stream backend +2 and back', () => {
+    const f = runFake(longLivedChurn, 200000, settings, 4000);
+    eq([f.log, f.over, f.now()], [[[8000, 'reload_route_created'], [16000, 'reload_route_deleted'], [24000, 'stream_scale', 5],
+      [32000, 'stream_scale', 3], [40000, 'controller_podkill', 'ctl-a'], [54000, 'controller_podkill', 'ctl-b']], undefined, 76000]);
+    const reversed = runFake(longLivedChurn, 200000, Object.assign({}, settings, { BENCH_LONGLIVED_DISRUPTIONS: ['backend', 'reload'] }), 4000);
+    eq(reversed.log.map((e) => e[1]), ['stream_scale', 'stream_scale', 'reload_route_created', 'reload_route_deleted']);
+  });
+  check('long-lived: the reload route is deleted when the load ends during its hold', () => {
+    const f = runFake(longLivedChurn, 12000, settings, 4000);
+    eq([f.log, f.over], [[[8000, 'reload_route_created'], [12000, 'reload_route_deleted']], true]);
+  });
+  check('long-lived: t.scaleStream refuses what is no replica count', () => {
+    const { t } = fakeChurn(60000);
+    throwsWith(() => t.scaleStream(0), /^t\.scaleStream\(0\): expected a whole number of replicas from 1 to 1000$/);
+  });
+  check('long-lived: the reload route on the test host, labelled with the run, of BENCH_ROUTE_KIND', () => {
+    const cfg = loadConfig({ BENCH_TESTID: 'run-1', BENCH_NAMESPACE: 'ns1', BENCH_TARGET_HOST: 'bench.local:8443',
+      BENCH_ROUTE_KIND: 'ingress', BENCH_INGRESS_CLASS: 'traefik' });
+    const i = reloadRoute(cfg);
+    eq([i.kind, i.obj.kind, i.obj.metadata, i.obj.spec.ingressClassName, i.obj.spec.rules[0].host, i.obj.spec.rules[0].http.paths[0].path],
+      ['ingress', 'Ingress', { name: 'bench-route-i-reload', namespace: 'ns1', labels: { [ROUTE_LABEL]: 'run-1' } }, 'traefik',
+        'bench.local', '/bench-reload']);
+    const h = reloadRoute(loadConfig({ BENCH_TARGET_URL: 'https://gw.example:443', BENCH_ROUTE_KIND: 'httproute' }));
+    eq([h.obj.kind, h.obj.spec.hostnames, h.obj.spec.rules[0].backendRefs[0].name, h.obj.spec.parentRefs[0].name],
+      ['HTTPRoute', ['gw.example'], 'bench-backend', 'bench']);
+    eq(streamTarget({ namespace: 'ns1', deployment: 'bench-backend', settings: { BENCH_STREAM_DEPLOYMENT: 's' } }).deployment, 's');
+  });
+  check('long-lived: the gate fails on a stream broken by the path or a lost request, not on the backend\'s end', () => {
+    const counts = {};
+    const data = { metrics: new Proxy({}, { get: (o, key) => (key in counts ? { values: { count: counts[key] } } : undefined) }) };
+    const cfg = { settings: { BENCH_LONGLIVED_KINDS: ['http', 'grpc'], BENCH_LONGLIVED_STREAMS: 2, BENCH_LONGLIVED_INTERVAL: 100,
+      BENCH_LONGLIVED_DISRUPTIONS: ['backend'], BENCH_LONGLIVED_HOLD: 8000 } };
+    const none = { connection: 0, timeout: 0, read: 0, http_5xx: 0, http_4xx: 0, other: 0 };
+    counts['bench_streams_broken{kind:grpc,cause:backend_stop}'] = 2;
+    counts['bench_streams_opened{kind:grpc}'] = 4;
+    const ok = longLivedSummary.section(data, cfg, none);
+    eq([ok.broken, ok.broken_by_backend, ok.broken_by_path, ok.by_kind.grpc.opened, ok.gate.passed], [2, 2, 0, 4, true]);
+    counts['bench_streams_broken{kind:http,cause:reset}'] = 1;
+    eq(longLivedSummary.section(data, cfg, none).gate.passed, false);
+    delete counts['bench_streams_broken{kind:http,cause:reset}'];
+    eq(longLivedSummary.section(data, cfg, Object.assign({}, none, { read: 1 })).gate.passed, false);
+    eq(Object.keys(longLivedSummary.thresholds(cfg)).filter((k) => /count==0/.test(longLivedSummary.thresholds(cfg)[k])),
+      ['bench_errors{role:load}', 'bench_streams_broken{cause:reset}']);
+  });
+}
+
 export default function () {
   configTests();
   scriptSettingTests();
@@ -1180,6 +1241,7 @@ export default function () {
   kubeTests();
   restoreTests();
   kneeTests();
+  longLivedTests();
   console.log(`unit: ${passed} passed, ${failed} failed`);
 }
 
