@@ -232,6 +232,10 @@ loadtest.environment. */}}
 {{- $_ := set $env "runner_cpu" (toString (dig "limits" "cpu" (dig "requests" "cpu" "unset" $resources) $resources)) }}
 {{- $_ := set $env "runner_nodes" (include "bench.nodeSelectorText" $lt.runner.nodeSelector) }}
 {{- $_ := set $env "backend_nodes" (include "bench.nodeSelectorText" .Values.backend.nodeSelector) }}
+{{- if eq $lt.scenario "long-lived" }}
+{{- /* the stream backend is bench's own build: which one served the streams */}}
+{{- $_ := set $env "stream_image" (include "bench.image" $lt.longLived.image) }}
+{{- end }}
 {{- if not .Values.externalController }}
 {{- /* Helm renames an aliased dependency (and its subchart) to the alias when it loads the chart,
 so the chart's real name comes from bench.controllerCharts; the version from the loaded subchart. */}}

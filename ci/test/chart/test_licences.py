@@ -237,3 +237,20 @@ def test_notice_names_every_chart_dependency_and_the_runner_parts():
     assert [d["name"] for d in deps if d["name"] not in notice] == []
     for part in ("go.k6.io/k6", "AGPL-3.0", "github.com/grafana/xk6-kubernetes", "scenarios/runner/xk6-bench"):
         assert part in notice, part
+
+
+def stream_modules_missing(notice, go_mod):
+    """The modules backends/stream/go.mod requires (what the stream image's binary links) that NOTICE
+    does not name."""
+    required = re.findall(r"^\s+(\S+) v\S+", go_mod, re.M)
+    assert required, "no require lines in backends/stream/go.mod"
+    return [m for m in required if m not in notice]
+
+
+def test_notice_names_every_module_of_the_stream_image():
+    notice = (ROOT / "NOTICE").read_text()
+    go_mod = (ROOT / "backends/stream/go.mod").read_text()
+    assert stream_modules_missing(notice, go_mod) == []
+    # a module added to go.mod and not to NOTICE is named
+    planted = go_mod.replace("require (\n", "require (\n\tgithub.com/example/planted v1.0.0\n", 1)
+    assert stream_modules_missing(notice, planted) == ["github.com/example/planted"]

@@ -4,7 +4,8 @@ charts/bench/templates/loadtest/rbac.yaml renders them: target "backend" becomes
 (the data plane's) namespace instead (runner_role_rules("controller"), runner_role_rules("dataplane"),
 runner_role_rules("upgrade")) when that is not the release namespace; "dataplane" becomes
 resourceNames [the data plane's Deployment], "upgrade" resourceNames [the controller's workload] on
-the rule of its kind (the other kind's rule is left out, as the chart does)."""
+the rule of its kind (the other kind's rule is left out, as the chart does); "stream" resourceNames
+[bench-stream] (long-lived's stream backend)."""
 import json
 from pathlib import Path
 
@@ -27,6 +28,8 @@ def runner_role_rules(where="release", dataplane="bench-dataplane", workload=("d
             rule["resourceNames"] = ["bench-backend"]
         elif target == "dataplane":
             rule["resourceNames"] = [dataplane]
+        elif target == "stream":
+            rule["resourceNames"] = ["bench-stream"]
         elif target == "upgrade" and r["resource"] != "pods":
             if r["resource"] != workload[0]:
                 continue

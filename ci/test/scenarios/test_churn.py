@@ -137,10 +137,13 @@ def role_table():
         scope = {"backend": "the backend Deployment only (`resourceNames`)",
                  "controller": f"all {r['resource']} of the controller's namespace",
                  "dataplane": "the data plane's Deployment only (`resourceNames`), in its namespace",
+                 "stream": "the stream backend's Deployment only (`resourceNames`)",
                  "upgrade": (f"all pods of the controller's namespace" if r["resource"] == "pods" else
                              f"the controller's {r['resource'][:-1]} only (`resourceNames`), in its namespace")}.get(
                      r.get("target"), f"all {r['resource']} of the namespace")
         only = ", ".join(r["onlyFor"]) if r.get("onlyFor") else "every scenario"
+        if r.get("disruption"):
+            only += f" (long-lived: with disruption {r['disruption']})"
         want.append(f"| `{group}` | `{r['resource']}` | {', '.join(r['verbs'])} | {scope} | {only} |")
     return want
 
