@@ -12,8 +12,10 @@
 // Churn: after BENCH_LONGLIVED_HOLD, each of BENCH_LONGLIVED_DISRUPTIONS in turn, BENCH_LONGLIVED_HOLD
 //   after each: reload = one extra route on the test's host (BENCH_ROUTE_KIND's kind, to the first
 //   Service of BENCH_ROUTE_BACKENDS) created, held, deleted; backend = the stream backend's Deployment
-//   (BENCH_STREAM_DEPLOYMENT) scaled to BENCH_STREAM_REPLICAS + 2, held, and back (two pods go: the
-//   streams they held end, cause backend_stop); controller = every Ready controller pod deleted in
+//   (BENCH_STREAM_DEPLOYMENT) scaled to BENCH_STREAM_REPLICAS + 2, held, and back (the ReplicaSet
+//   removes the two newest pods: only streams that reconnected onto them end, cause backend_stop;
+//   the streams on the pods that stay must survive the endpoint changes, which some controllers
+//   apply by a reload); controller = every Ready controller pod deleted in
 //   turn as in controller-restart.js (its BENCH_CONTROLLER_* settings; lib/stream-disruptions.js
 //   longLivedChurn). Each change is an event
 //   (bench_scale_events{action}: reload_route_created, reload_route_deleted, stream_scale,
