@@ -1,6 +1,7 @@
 {{/* bench.loadtest.roleRule (dict "rule" R "root" $): one rule of scenarios/contract.json runnerRole as
 an RBAC rule, its usedBy as a comment: target backend names the backend Deployment, dataplane the data
-plane's (loadtest.dataplaneScale.deployment), upgrade the controller's workload (loadtest.controllerUpgrade.name)
+plane's (loadtest.dataplaneScale.deployment), parameters the object dataplane-scale sets the replicas on
+(loadtest.dataplaneScale.parameters.name), upgrade the controller's workload (loadtest.controllerUpgrade.name)
 on the rule of its kind only (the other kind's rule renders nothing; upgrade's pods rule names no object);
 namespace and controller rules name no object. */}}
 {{- define "bench.loadtest.roleRule" }}
@@ -14,10 +15,12 @@ namespace and controller rules name no object. */}}
   resourceNames: [{{ include "bench.backend.fullname" .root | quote }}]
   {{- else if eq $r.target "dataplane" }}
   resourceNames: [{{ include "bench.dataplaneScale.deployment" .root | quote }}]
+  {{- else if eq $r.target "parameters" }}
+  resourceNames: [{{ include "bench.dataplaneScale.parameters.name" .root | quote }}]
   {{- else if and (eq $r.target "upgrade") (ne $r.resource "pods") }}
   resourceNames: [{{ include "bench.controllerUpgrade.name" .root | quote }}]
   {{- else if not (has $r.target (list "namespace" "controller" "upgrade")) }}
-  {{- fail (printf "scenarios/contract.json runnerRole: target %q of the %s rule is neither backend, namespace, controller, dataplane nor upgrade" $r.target $r.resource) }}
+  {{- fail (printf "scenarios/contract.json runnerRole: target %q of the %s rule is neither backend, namespace, controller, dataplane, parameters nor upgrade" $r.target $r.resource) }}
   {{- end }}
   verbs: {{ toJson $r.verbs }}
 {{- end }}
