@@ -17,6 +17,7 @@ import yaml
 from conftest import CHART_SRC, ROOT
 
 REL = "{{ .Release.Name }}"
+NGF_CLASS = "nginx"  # NGINX Gateway Fabric's default GatewayClass
 GATEWAY = '{{ include "bench.gateway.name" . }}'
 
 PRESETS = {  # preset -> the files it is installed with: every controller preset, and Traefik's Gateway overlay
@@ -122,7 +123,8 @@ def data_plane(key, values):
         sub = values[key]
         if dig(sub, "nginx", "kind", default="deployment") != "deployment" or dig(sub, "nginx", "autoscaling", "enable"):
             return None
-        cls = dig(values, "routes", "gateway", "className") or dig(sub, "nginxGateway", "gatewayClassName", default="nginx")
+        # the class NGF's chart defaults to (its values.yaml: nginxGateway.gatewayClassName)
+        cls = dig(values, "routes", "gateway", "className") or dig(sub, "nginxGateway", "gatewayClassName") or NGF_CLASS
         return f"{GATEWAY}-{cls}"
     raise AssertionError(UNKNOWN.format(key))
 
