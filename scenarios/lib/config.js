@@ -8,7 +8,7 @@
 const {
   parseDuration, parsePositiveInt, parseBool, parseUrl, parsePath, parseChurnPattern, parseEnvironment,
   parseRouteKind, parseBackends, parseOptionalLabel, parseDomain, parseLabelSelector, parseDnsName, parseTestId,
-  parseCounts, parseOneOf, parseWords,
+  parseCounts, parseOneOf, parseWords, parseApiKind, parseFieldPath,
 } = require('./parse.js');
 
 function fail(name, value, allowed) {
@@ -111,6 +111,8 @@ const SETTING_TYPES = Object.freeze({
   path: parsePath,
   url: parseUrl,
   dnsName: parseDnsName,
+  apiKind: parseApiKind,
+  fieldPath: parseFieldPath,
   labelSelector: parseLabelSelector,
   churnPattern: parseChurnPattern,
   text: (name, text) => String(text).trim(),

@@ -180,6 +180,26 @@ function parseDnsName(name, value) {
   return text;
 }
 
+// parseApiKind: empty, or a kind as xk6-kubernetes names it, Kind.group (NginxProxy.gateway.nginx.org);
+// a core kind has no group (ConfigMap).
+function parseApiKind(name, value) {
+  const text = String(value).trim();
+  if (text !== '' && !/^[A-Z][A-Za-z0-9]{0,62}(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(text)) {
+    fail(name, value, 'expected empty or a kind and its API group, e.g. NginxProxy.gateway.nginx.org');
+  }
+  return text;
+}
+
+// parseFieldPath: an object's field as keys joined by dots, at least two (the first is spec), each
+// a lowerCamel name, e.g. spec.kubernetes.deployment.replicas.
+function parseFieldPath(name, value) {
+  const text = String(value).trim();
+  if (!/^spec(\.[a-z][A-Za-z0-9]{0,62}){1,8}$/.test(text)) {
+    fail(name, value, 'expected a field under spec, its keys joined by dots, e.g. spec.replicas');
+  }
+  return text;
+}
+
 function parseTestId(name, value) {
   const text = String(value).trim();
   if (!/^[A-Za-z0-9][-A-Za-z0-9_.]{0,62}$/.test(text)) {
@@ -206,5 +226,7 @@ module.exports = {
   parseDomain,
   parseLabelSelector,
   parseDnsName,
+  parseApiKind,
+  parseFieldPath,
   parseTestId,
 };

@@ -8,7 +8,7 @@
 // churnPattern (string or null), parts: [{name, scenario, rateTarget, durationMs}] for by_path,
 // steps: parts that get sub-metrics but no by_path entry (max-rps), controllerRestart: {namespace,
 // selector} when the run deletes the controller's pods (controller-restart), dataplaneScale:
-// {namespace, deployment, levels, mode} when it scales the data plane (dataplane-scale), controllerUpgrade:
+// {namespace, deployment, scaled, levels, mode} when it scales the data plane (dataplane-scale), controllerUpgrade:
 // {kind, namespace, name, container, imageTo} when it rolls the controller (controller-upgrade),
 // backendFailover: {mode, unhealthyMs, healthyMs, maxErrors} when a backend pod flaps
 // (backend-failover), extend(data, summary):
@@ -215,6 +215,7 @@ function dataplaneScaleFor(data, d, errors) {
   return {
     namespace: d.namespace,
     deployment: d.deployment,
+    scaled: d.scaled || null,
     mode: d.mode,
     levels: d.levels,
     start_replicas: start,
@@ -637,7 +638,8 @@ function controllerRestartText(c) {
 
 // dataplaneScaleText(d): dataplane-scale's steps and its gate.
 function dataplaneScaleText(d) {
-  return [`Data-plane scale: Deployment ${d.namespace}/${d.deployment}, ${d.mode} through ${d.levels.join(',')}`,
+  const via = d.scaled && !d.scaled.startsWith('Deployment ') ? ` through ${d.scaled}` : '';
+  return [`Data-plane scale: Deployment ${d.namespace}/${d.deployment}${via}, ${d.mode} through ${d.levels.join(',')}`,
     table(['Step', 'replicas', 'Ready after (ms)', 'probes failed'],
       d.steps.map((st) => [String(st.step), `${fmt(st.from)} -> ${st.to}`, st.ready_ms === null ? 'not Ready' : fmt(st.ready_ms),
         st.probe_failures])),

@@ -14,7 +14,7 @@ import { experiment as churnExperiment } from '../lib/churn-experiment.js';
 import { classifyError, ERROR_CAUSES, ERROR_CLASSES } from '../lib/errors.js';
 import { newConvergenceTracker } from '../lib/convergence.js';
 import { newRecoveryTracker } from '../lib/recovery.js';
-import { dataplaneSteps, MAX_STEPS, newDataplaneTracker } from '../lib/dataplane.js';
+import { dataplaneSteps, MAX_STEPS, newDataplaneTracker, scaledObject } from '../lib/dataplane.js';
 import { newRolloutTracker, rolledOut, ROLLED_AT } from '../lib/rollout.js';
 import {
   flapWindows, gateMaxErrors, newFailoverTracker, pollPath, runBudget, ACTIONS as FAILOVER_ACTIONS,
@@ -473,6 +473,13 @@ function summaryTests() {
     if (!/Data-plane scale: Deployment ns\/dp, abrupt through 3,1/.test(text) || !/\n2 +3 -> 1 +not Ready +4\n/.test(text)) {
       throw new Error(text);
     }
+    eq(d.scaled, null, 'no scaled object in the report: null');
+    const via = buildSummary(fakeData({}), fakeReport({ dataplaneScale: { namespace: 'ns', deployment: 'dp', levels: [3, 1], mode: 'abrupt',
+      scaled: 'NginxProxy ns/p spec.kubernetes.deployment.replicas' } }), {});
+    eq(via.dataplane_scale.scaled, 'NginxProxy ns/p spec.kubernetes.deployment.replicas');
+    if (!/Data-plane scale: Deployment ns\/dp through NginxProxy ns\/p spec\.kubernetes\.deployment\.replicas, abrupt/.test(formatText(via))) {
+      throw new Error(formatText(via));
+    }
     if (!warnings(s).some((w) => /1 data-plane scale step\(s\) were not Ready in time/.test(w))) throw new Error(warnings(s).join('; '));
   });
   check('summary: controller-upgrade, a step per pod number, what changed from setup, the rollout time', () => {
@@ -731,6 +738,29 @@ function restoreTests() {
     const api = fakeBackend(5, {});
     api.obj.metadata.annotations[RESTORE_ANNOTATION] = 'not json';
     throwsWith(() => restoreDeployment(api, RESTORE_CFG), /bench\/churn-restore .* is not a bench restore record/);
+  });
+  check('restore: a parameters object (NginxProxy) scaled at its own field, recorded and put back there', () => {
+    const api = fakeBackend(5, {});
+    api.obj = { kind: 'NginxProxy', metadata: { name: 'p', namespace: 'ngf', annotations: { keep: 'me' } },
+      spec: { logging: { errorLevel: 'info' }, kubernetes: { deployment: { replicas: 1, container: { image: {} } } } } };
+    const cfg = Object.assign({}, RESTORE_CFG, { kind: 'NginxProxy.gateway.nginx.org', deployment: 'p', namespace: 'ngf',
+      replicas: 'spec.kubernetes.deployment.replicas' });
+    scaleDeployment(api, cfg, 3);
+    eq([api.obj.spec.kubernetes.deployment, recordOf(api).replicas, recordOf(api).set.replicas, api.obj.spec.replicas],
+      [{ replicas: 3, container: { image: {} } }, 1, 3, undefined]);
+    const done = restoreDeployment(api, cfg);
+    eq([api.obj.spec, RESTORE_ANNOTATION in api.obj.metadata.annotations],
+      [{ logging: { errorLevel: 'info' }, kubernetes: { deployment: { replicas: 1, container: { image: {} } } } }, false]);
+    if (!/replicas 3 -> 1/.test(done)) throw new Error(`restore said: ${done}`);
+  });
+  check('restore: a parameters object without the field gets it for the scale and loses it again', () => {
+    const api = fakeBackend(5, {});
+    api.obj = { kind: 'NginxProxy', metadata: { name: 'p', namespace: 'ngf' }, spec: {} };
+    const cfg = Object.assign({}, RESTORE_CFG, { kind: 'NginxProxy.gateway.nginx.org', replicas: 'spec.kubernetes.deployment.replicas' });
+    scaleDeployment(api, cfg, 2);
+    eq([api.obj.spec, recordOf(api).replicas], [{ kubernetes: { deployment: { replicas: 2 } } }, null]);
+    restoreDeployment(api, cfg);
+    eq(api.obj.spec, { kubernetes: { deployment: {} } });
   });
 }
 
@@ -1052,6 +1082,43 @@ function dataplaneTests() {
     d.finish();
     eq(d.take(), [{ step: 1, from: 1, to: 3, ready_ms: 3500, probe_failures: 2 },
       { step: 2, from: 3, to: 1, ready_ms: 1000, probe_failures: 0 }]);
+  });
+  check('dataplane: through a parameters object the Deployment asks for the step later; its generation then counts', () => {
+    const d = newDataplaneTracker();
+    d.scaled(1, 2, 1000);
+    // the NginxProxy changed, NGF has not copied it yet: the old spec is Ready and fully observed
+    d.deployment(dep(1, { observedGeneration: 2, replicas: 1, readyReplicas: 1 }, 2), 1250);
+    eq(d.ready(), false, 'the Deployment does not ask for 2 yet');
+    d.deployment(dep(2, { observedGeneration: 2, replicas: 2, readyReplicas: 2 }, 3), 1500);
+    eq(d.ready(), false, 'generation 3 not observed yet');
+    d.deployment(dep(2, { observedGeneration: 3, replicas: 2, readyReplicas: 2 }, 3), 2500);
+    d.finish();
+    eq(d.take(), [{ step: 1, from: 1, to: 2, ready_ms: 1500, probe_failures: 0 }]);
+  });
+  check('dataplane: the summary names the Deployment, or the parameters object and its field', () => {
+    const cfg = (settings) => ({ namespace: 'bench', settings: Object.assign({ BENCH_DATAPLANE_NAMESPACE: '',
+      BENCH_DATAPLANE_DEPLOYMENT: 'bench-nginx', BENCH_DATAPLANE_PARAMETERS_KIND: '', BENCH_DATAPLANE_PARAMETERS_NAMESPACE: '',
+      BENCH_DATAPLANE_PARAMETERS_NAME: '', BENCH_DATAPLANE_PARAMETERS_REPLICAS: 'spec.replicas' }, settings) });
+    eq(scaledObject(cfg({})), 'Deployment bench/bench-nginx');
+    eq(scaledObject(cfg({ BENCH_DATAPLANE_PARAMETERS_KIND: 'NginxProxy.gateway.nginx.org', BENCH_DATAPLANE_PARAMETERS_NAME: 'p',
+      BENCH_DATAPLANE_PARAMETERS_REPLICAS: 'spec.kubernetes.deployment.replicas' })),
+    'NginxProxy bench/p spec.kubernetes.deployment.replicas');
+  });
+  check('dataplane: the parameters kind and field settings are validated at init, naming what is allowed', () => {
+    const declared = {
+      BENCH_DATAPLANE_PARAMETERS_KIND: { type: 'apiKind', default: '' },
+      BENCH_DATAPLANE_PARAMETERS_REPLICAS: { type: 'fieldPath', default: 'spec.replicas' },
+    };
+    eq(loadConfig({ BENCH_DATAPLANE_PARAMETERS_KIND: 'NginxProxy.gateway.nginx.org',
+      BENCH_DATAPLANE_PARAMETERS_REPLICAS: 'spec.kubernetes.deployment.replicas' }, {}, declared).settings,
+    { BENCH_DATAPLANE_PARAMETERS_KIND: 'NginxProxy.gateway.nginx.org', BENCH_DATAPLANE_PARAMETERS_REPLICAS: 'spec.kubernetes.deployment.replicas' });
+    eq(loadConfig({}, {}, declared).settings, { BENCH_DATAPLANE_PARAMETERS_KIND: '', BENCH_DATAPLANE_PARAMETERS_REPLICAS: 'spec.replicas' });
+    throwsWith(() => loadConfig({ BENCH_DATAPLANE_PARAMETERS_KIND: 'nginxproxies' }, {}, declared),
+      /^invalid BENCH_DATAPLANE_PARAMETERS_KIND="nginxproxies": expected empty or a kind and its API group, e\.g\. NginxProxy\.gateway\.nginx\.org$/);
+    throwsWith(() => loadConfig({ BENCH_DATAPLANE_PARAMETERS_REPLICAS: 'metadata.name' }, {}, declared),
+      /^invalid BENCH_DATAPLANE_PARAMETERS_REPLICAS="metadata\.name": expected a field under spec, its keys joined by dots, e\.g\. spec\.replicas$/);
+    throwsWith(() => loadConfig({ BENCH_DATAPLANE_PARAMETERS_REPLICAS: 'spec..replicas' }, {}, declared),
+      /^invalid BENCH_DATAPLANE_PARAMETERS_REPLICAS="spec\.\.replicas"/);
   });
   check('dataplane: a step never Ready is given up (ready_ms null), and the next step closes an open one', () => {
     const d = newDataplaneTracker({ giveUpMs: 10000 });

@@ -462,6 +462,18 @@ def test_dataplane_scale_section(gen):
     assert [s[1:] for s in steps] == [("1", "1 -> 2", "3124", "0", "0"), ("2", "2 -> 1", "1270", "3", "34")], md
 
 
+def test_dataplane_scale_through_an_nginxproxy_names_it_beside_the_deployment(gen, out):
+    """A summary whose steps set NGINX Gateway Fabric's NginxProxy (dataplane_scale.scaled): the row says
+    so after the Deployment it followed."""
+    summary = json.loads((TD / "dataplane-scale.json").read_text())
+    summary["dataplane_scale"]["scaled"] = "NginxProxy bench/bench-proxy-config spec.kubernetes.deployment.replicas"
+    path = out.parent / "dpscale-ngf.json"
+    path.write_text(json.dumps(summary))
+    ok(gen("dpscale-ngf", path))
+    assert re.search(r"^\| traefik( \[[^]]*\])? \| bench-traefik/traefik through NginxProxy bench/bench-proxy-config "
+                     r"spec\.kubernetes\.deployment\.replicas \| gradual \|", gen.md("dpscale-ngf"), re.M), gen.md("dpscale-ngf")
+
+
 def test_dataplane_scale_attribution(gen):
     """dpscale: the summary's attribution gives the sentence (in the section and under Errors by event)
     and a row per event kind and for no event."""

@@ -449,6 +449,9 @@ def _dataplane_scale_blocks(runs, series):
         d = r.dataplane_scale
         ready, gate = d.get("ready_ms") or {}, d.get("gate") or {}
         where = f"{d['namespace']}/{d['deployment']}" if d.get("deployment") else "n/a"
+        # scaled through the object its controller copies the replicas from (NGF's NginxProxy): say which
+        if d.get("scaled") and not d["scaled"].startswith("Deployment "):
+            where += f" through {d['scaled']}"
         rows.append([r.label, where, fmt(d.get("mode")), _levels(d.get("levels")), _levels(d.get("levels_reached")),
                      fmt(len(d.get("steps") or [])), fmt(d.get("unready")), fmt(ready.get("p50")), fmt(ready.get("max")),
                      fmt(d.get("requests_lost")), _by_class(r), _gate_cell(gate)])

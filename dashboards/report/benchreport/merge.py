@@ -331,8 +331,8 @@ def _controller_restart(q, run, errors):
 def _dataplane_scale(q, run, errors):
     """dataplane-scale's section (scenarios/lib/summary-writer.js dataplaneScaleFor) from the series:
     per step (label step) the replicas it set, its one time to Ready (the histogram's sum: one sample
-    per step) and the failed probes; the load's errors. Namespace, Deployment, mode and levels are not
-    in Prometheus: null (so levels_reached is too)."""
+    per step) and the failed probes; the load's errors. Namespace, Deployment, the object scaled, mode
+    and levels are not in Prometheus: null (so levels_reached is too)."""
     to = q.by(f"max by (step) ({q.last('k6_bench_dataplane_step', run)})", "step")
     ready_s = q.by(f"histogram_sum(sum by (step) ({q.hist('k6_bench_dataplane_ready_seconds', run)}))", "step")
     failed = q.by(f"sum by (step) ({q.last('k6_bench_dataplane_probe_failures_total', run)})", "step")
@@ -346,7 +346,7 @@ def _dataplane_scale(q, run, errors):
         before = steps[-1]["to"]
     times = sorted(s["ready_ms"] for s in steps if s["ready_ms"] is not None)
     lost = sum(errors.values())
-    return {"namespace": None, "deployment": None, "mode": None, "levels": None,
+    return {"namespace": None, "deployment": None, "scaled": None, "mode": None, "levels": None,
             "start_replicas": start, "levels_reached": None, "steps": steps,
             "unready": sum(1 for s in steps if s["ready_ms"] is None),
             # the median of the step times, as k6's p(50) of the runner's trend

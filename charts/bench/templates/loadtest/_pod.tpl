@@ -120,6 +120,14 @@ env:
   {{- $dp := $lt.dataplaneScale }}
   - {name: BENCH_DATAPLANE_NAMESPACE, value: {{ include "bench.dataplaneScale.namespace" $root | quote }}}
   - {name: BENCH_DATAPLANE_DEPLOYMENT, value: {{ include "bench.dataplaneScale.deployment" $root | quote }}}
+  {{- $via := include "bench.dataplaneScale.via" $root | fromJson }}
+  {{- if $via.kind }}
+  # the steps set the replicas of the object the data plane's controller copies them from (loadtest.dataplaneScale.via)
+  - {name: BENCH_DATAPLANE_PARAMETERS_KIND, value: {{ printf "%s.%s" $via.kind $via.apiGroup | quote }}}
+  - {name: BENCH_DATAPLANE_PARAMETERS_NAMESPACE, value: {{ include "bench.dataplaneScale.parameters.namespace" $root | quote }}}
+  - {name: BENCH_DATAPLANE_PARAMETERS_NAME, value: {{ include "bench.dataplaneScale.parameters.name" $root | quote }}}
+  - {name: BENCH_DATAPLANE_PARAMETERS_REPLICAS, value: {{ $via.replicas | quote }}}
+  {{- end }}
   - {name: BENCH_DATAPLANE_LEVELS, value: {{ $dp.levels | replace " " "" | quote }}}
   - {name: BENCH_DATAPLANE_MODE, value: {{ $dp.mode | quote }}}
   - {name: BENCH_DATAPLANE_HOLD, value: {{ $dp.hold | quote }}}
