@@ -21,9 +21,12 @@ tools: ## Install the pinned chart tools (helm v3/v4, helm-unittest, kubeconform
 k6: ## Build the local k6 (k6, xk6-kubernetes, bench's extension) into .tools/bin
 	bash scenarios/runner/build.sh
 
-.PHONY: runner-image
+.PHONY: runner-image stream-image
 runner-image: ## Build and push the runner image: IMAGE=<registry/repo:tag> [KIND_CLUSTER=..]
 	bash scenarios/runner/image.sh "$(IMAGE)" "$(KIND_CLUSTER)"
+
+stream-image: ## Build and push the stream backend: IMAGE=<registry/repo:tag> [KIND_CLUSTER=..]
+	bash backends/stream/image.sh "$(IMAGE)" "$(KIND_CLUSTER)"
 
 ##@ Local cluster (single node, built from source, no registry)
 .PHONY: cluster-build images cluster-up cluster-down

@@ -4,6 +4,7 @@ Sources (every other place reads one of them, is written from them by `make docs
 below as a recorded or checked copy):
   scenarios/runner/versions.env   the runner: k6, xk6-kubernetes, the image build's Go, xk6, Alpine
   scenarios/calibrate/versions.env  the calibration's vegeta
+  backends/stream/versions.env    the stream backend's image build: its Go
   ci/versions.env                 the harness: Kubernetes, CoreDNS, helm, kubeconform, k6-operator...
   values/traefik.yaml             TRAEFIK_VERSION, the preset's traefik.image.tag (Helm reads it)
   charts/bench/Chart.yaml         GATEWAY_API_VERSION, its bench.dev/gateway-api-version annotation
@@ -27,7 +28,8 @@ import subprocess
 from typing import NamedTuple
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-ENV_FILES = ("scenarios/runner/versions.env", "scenarios/calibrate/versions.env", "ci/versions.env")
+ENV_FILES = ("scenarios/runner/versions.env", "scenarios/calibrate/versions.env", "ci/versions.env",
+             "backends/stream/versions.env")
 TRAEFIK_PRESET = "values/traefik.yaml"
 CHART_YAML = "charts/bench/Chart.yaml"
 # A pin's value: a release string (letters only as a leading v or in a suffix like -rc.1).
@@ -228,6 +230,7 @@ RECORDED = {
     "ci/test/report/testdata/dataplane-scale.json": "controller-restart.json's recorded run, its section rewritten by hand",
     "ci/test/report/testdata/controller-upgrade.json": "dataplane-scale.json's recorded run, its section rewritten by hand",
     "ci/test/report/testdata/backend-failover.json": "dataplane-scale.json's recorded run, its section rewritten by hand",
+    "ci/test/report/testdata/long-lived.json": "backend-failover.json's recorded run, its section rewritten by hand",
     "ci/test/report/test_provenance.py": "provenance objects as a real cluster returned them",
 }
 # Lines that record a measurement or a source read at a tag, in files that otherwise follow the pins:

@@ -24,6 +24,11 @@
 //                                                                      controller_pod_ready}
 //   t.waitRolledOut(duration)  hold until that rollout is complete (rollout.js), at most `duration`;
 //                       returns whether it completed
+//   t.scaleStream(replicas)  long-lived: set the stream backend's spec.replicas (BENCH_STREAM_DEPLOYMENT;
+//                       1-1000; long-lived.js declares that setting)              {action=stream_scale}
+//   t.createReloadRoute() / t.deleteReloadRoute()  long-lived: one extra route on the test's host,
+//                       created / deleted (stream-disruptions.js)     {action=reload_route_created,
+//                                                                      reload_route_deleted}
 //   t.mark(action, what)  record a change bench did not make but saw (backend-failover's flapping
 //                       pod: backend_unhealthy, backend_healthy)                {action=<action>}
 //   t.hold(duration)    wait '15s' (or a number of ms, as a setting of type duration holds),
@@ -112,6 +117,21 @@ function newChurnContext(o) {
     },
     waitDataplaneReady(duration) {
       return waitFor(o, 't.waitDataplaneReady', duration, () => o.dataplaneReady());
+    },
+    scaleStream(replicas) {
+      if (!Number.isInteger(replicas) || replicas < 1 || replicas > 1000) {
+        throw new Error(`t.scaleStream(${JSON.stringify(replicas)}): expected a whole number of replicas from 1 to 1000`);
+      }
+      stopAtEnd();
+      return o.change('stream_scale', replicas);
+    },
+    createReloadRoute() {
+      stopAtEnd();
+      return o.change('reload_route_created');
+    },
+    // no stop at the end: the route a creation left must go, even when the load has just ended
+    deleteReloadRoute() {
+      return o.change('reload_route_deleted');
     },
     rollController() {
       stopAtEnd();

@@ -5,6 +5,9 @@
 //           (churn-context.js); k8s is the xk6-kubernetes client, for anything else. It runs once,
 //           in a dedicated 1-VU scenario `churn`; when it returns, bench keeps measuring until the
 //           load ends, and when the load ends first, the churn stops there (a `for (;;)` loop too).
+//   scenarios (cfg) => {name: k6 scenario}: scenarios of the experiment's own beside the load and
+//           the churn (long-lived's stream VUs), each running the function of vus its exec names
+//   vus     {name: function}: those functions, exported by the entry script with the others
 //
 // bench measures around it (churn.js): desired/ready replicas, scale events, endpoint convergence;
 // setup() checks the API access the churn needs and restores a backend an earlier run left changed;
@@ -28,9 +31,10 @@ function experiment(definition) {
       + 'an experiment without one takes experiment() from lib/experiment.js');
   }
   const built = buildExperiment(definition, {
-    vus: churnOnly(definition.churn),
+    vus: Object.assign(churnOnly(definition.churn), definition.vus || {}),
     // the churn starts with the measured load, after the warm-up
-    scenarios: (cfg) => ({ churn: churnScenario(cfg, cfg.warmupMs) }),
+    scenarios: (cfg) => Object.assign({ churn: churnScenario(cfg, cfg.warmupMs) },
+      definition.scenarios ? definition.scenarios(cfg) : {}),
   });
   if (!vu0) return built.vus;
   const { checkApi, restoreInTeardown } = churnCalls();

@@ -14,7 +14,8 @@ const replicasReady = new Gauge('bench_replicas_ready');
 // dataplane_scale | controller_rollout, and per pod a controller rollout moved:
 // controller_pod_terminating (an old pod seen terminating) | controller_pod_ready (a new pod Ready).
 // backend-failover adds the flapping pod's own transitions it sees, backend_unhealthy and
-// backend_healthy (failover.js).
+// backend_healthy (failover.js). long-lived: stream_scale (the stream backend's Deployment),
+// reload_route_created and reload_route_deleted (its extra route; stream-disruptions.js).
 const scaleEvents = new Counter('bench_scale_events');
 // controller-restart: per deleted controller pod, ms from the delete call until its replacement was
 // Ready (measure = replaced) and until the path answered again (measure = recovered): recovery.js.

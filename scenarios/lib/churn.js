@@ -32,6 +32,7 @@ const { newRolloutTracker } = require('./rollout.js');
 const { newChurnContext, isChurnOver } = require('./churn-context.js');
 const { k6Duration } = require('./request.js');
 const { kubeCalls } = require('./kube.js');
+const { createReloadRoute, deleteReloadRoute, disrupts, streamRun, streamTarget } = require('./stream-disruptions.js');
 
 const POLL_INTERVAL_MS = 250; // API poll: resolution of the convergence start times
 const PROBE_INTERVAL_MS = 100;
@@ -40,6 +41,7 @@ const POLL_FAILURES_TOLERATED = 8; // consecutive failed polls (2 s) before the 
 const QUIET_MS = 1500; // after the last change: removed pods prove their silence
 const RESTORE_MARGIN_MS = 10000; // the churn's own restore after the quiet time, API retries included
 const RECOVERY_GIVE_UP_MS = 120000; // a deleted controller pod not recovered by then is unrecovered
+const PARAMETERS_FOLLOW_MS = 10000; // setup: a parameters object's replicas reach the Deployment by then
 const EVENT_TAGS = { added: { event: 'added' }, removed: { event: 'removed' } };
 const MEASURE_TAGS = { replaced: { measure: 'replaced' }, recovered: { measure: 'recovered' } };
 const UNKNOWN_DATAPLANE = 'the data plane is unknown: declare the settings BENCH_DATAPLANE_DEPLOYMENT and '
@@ -72,12 +74,14 @@ function churnCalls() {
   const {
     connect, getDeployment, scaleDeployment, restartDeployment, restoreDeployment, readRestoreRecord, listBackendPods,
     deletePod, isPodReady, describeApiError, controllerOf, listControllerPods, deleteControllerPod, dataplaneOf,
-    dataplaneTarget, upgradeOf, upgradeTarget, rollWorkload, containerOf, workloadPods,
+    dataplaneTarget, parametersOf, scaledTarget, replicasOf, kindName, upgradeOf, upgradeTarget, rollWorkload, containerOf,
+    workloadPods,
   } = kubeCalls();
 
   // controllerRun(cfg): the run deletes controller pods (controller-restart declares the settings).
+  // (long-lived declares them too, and deletes controller pods only when its disruptions say so)
   function controllerRun(cfg) {
-    return Boolean((cfg.settings || {}).BENCH_CONTROLLER_SELECTOR);
+    return Boolean((cfg.settings || {}).BENCH_CONTROLLER_SELECTOR) && disrupts(cfg, 'controller');
   }
 
   // dataplaneRun(cfg): the run scales the controller's data plane (dataplane-scale declares the settings).
@@ -108,13 +112,20 @@ function churnCalls() {
     }
     if (action === 'dataplane_scale') {
       const d = dataplaneOf(cfg);
-      return { changed: scaleDeployment(k8s, dataplaneTarget(cfg), arg, until), what: `data plane ${d.namespace}/${d.name} replicas=${arg}` };
+      const p = parametersOf(cfg);
+      return { changed: scaleDeployment(k8s, scaledTarget(cfg), arg, until), what: `data plane ${d.namespace}/${d.name} replicas=${arg}`
+        + (p ? ` through ${kindName(p)} ${p.namespace}/${p.name} ${p.replicas}` : '') };
     }
     if (action === 'controller_rollout') {
       const u = upgradeOf(cfg);
       return { changed: rollWorkload(k8s, upgradeTarget(cfg), u, Date.now(), until),
         what: `${u.kind} ${u.namespace}/${u.name}${u.image ? ` container ${u.container} image ${u.image}` : ''}` };
     }
+    if (action === 'stream_scale') {
+      return { changed: scaleDeployment(k8s, streamTarget(cfg), arg, until), what: `stream backend ${cfg.namespace}/${streamTarget(cfg).deployment} replicas=${arg}` };
+    }
+    if (action === 'reload_route_created') return { changed: createReloadRoute(k8s, cfg), what: 'extra route on the test\'s host' };
+    if (action === 'reload_route_deleted') return { changed: deleteReloadRoute(k8s, cfg), what: 'extra route on the test\'s host' };
     if (action === 'rollout') return { changed: restartDeployment(k8s, cfg, Date.now(), until), what: 'rolling restart' };
     if (action === 'controller_podkill') {
       if (!readyControllerPods(k8s, cfg).includes(arg)) return { changed: false, what: `no Ready controller pod ${arg}` };
@@ -140,15 +151,22 @@ function churnCalls() {
     return done;
   }
 
-  // changedBy(cfg): what the run may change, each as a cfg naming its Deployment: the backend, the
-  // data plane in a dataplane-scale run, the controller's workload in a controller-upgrade run.
+  // changedBy(cfg): what the run may change, each as a cfg naming its object (kube.js): the backend,
+  // the data plane's Deployment or its parameters object in a dataplane-scale run (scaledTarget), the
+  // controller's workload in a controller-upgrade run.
   function changedBy(cfg) {
-    return [cfg].concat(dataplaneRun(cfg) ? [dataplaneTarget(cfg)] : [], upgradeRun(cfg) ? [upgradeTarget(cfg)] : []);
+    return [cfg].concat(dataplaneRun(cfg) ? [scaledTarget(cfg)] : [], upgradeRun(cfg) ? [upgradeTarget(cfg)] : [],
+      streamRun(cfg) ? [streamTarget(cfg)] : []);
+  }
+
+  // named(target): `Deployment ns/name` (or its kind) for messages.
+  function named(target) {
+    return `${kindName(target)} ${target.namespace}/${target.deployment}`;
   }
 
   function restoreOne(k8s, target, when) {
     const done = restoreDeployment(k8s, target);
-    if (done) console.log(`churn: ${when}: restored Deployment ${target.namespace}/${target.deployment}: ${done}`);
+    if (done) console.log(`churn: ${when}: restored ${named(target)}: ${done}`);
     return done;
   }
 
@@ -161,8 +179,8 @@ function churnCalls() {
       const record = readRestoreRecord(getDeployment(k8s, target));
       if (!record) continue;
       if (record.testid === cfg.testid && record.until && Date.now() < record.until) {
-        console.log(`churn: setup: another runner of run ${cfg.testid} is churning Deployment ${target.namespace}/`
-          + `${target.deployment} until ${new Date(record.until).toISOString()}; its record stays`);
+        console.log(`churn: setup: another runner of run ${cfg.testid} is churning ${named(target)} `
+          + `until ${new Date(record.until).toISOString()}; its record stays`);
         continue;
       }
       done = restoreOne(k8s, target, 'setup (left by an earlier run)') || done;
@@ -186,6 +204,7 @@ function churnCalls() {
     }
     if (controllerRun(cfg)) checkController(k8s, cfg);
     if (dataplaneRun(cfg)) checkDataplane(k8s, cfg);
+    if (streamRun(cfg)) checkStream(k8s, cfg);
     const out = { initialReplicas: d.spec.replicas };
     if (upgradeRun(cfg)) out.controllerUpgrade = checkUpgrade(k8s, cfg);
     return out;
@@ -219,18 +238,61 @@ function churnCalls() {
   }
 
   // checkDataplane: dataplane-scale's setup guard: the data plane's Deployment can be read (after
-  // restoreLeftBehind put it back) and has a Ready replica to start from.
+  // restoreLeftBehind put it back) and has a Ready replica to start from; a parameters object, when
+  // the steps go through one, too (checkParameters).
   function checkDataplane(k8s, cfg) {
-    const where = `Deployment ${dataplaneOf(cfg).namespace}/${dataplaneOf(cfg).name} (BENCH_DATAPLANE_NAMESPACE/BENCH_DATAPLANE_DEPLOYMENT)`;
+    const dp = `Deployment ${dataplaneOf(cfg).namespace}/${dataplaneOf(cfg).name} (BENCH_DATAPLANE_NAMESPACE/BENCH_DATAPLANE_DEPLOYMENT)`;
     let d;
     try {
       d = getDeployment(k8s, dataplaneTarget(cfg));
     } catch (err) {
-      throw new Error(describeApiError(cfg, `reading the data plane's ${where}`, err));
+      throw new Error(describeApiError(cfg, `reading the data plane's ${dp}`, err));
     }
     if (!((d.status && d.status.readyReplicas) > 0)) {
-      throw new Error(`dataplane-scale: the data plane's ${where} has no Ready replica; set the data plane's Deployment `
+      throw new Error(`dataplane-scale: the data plane's ${dp} has no Ready replica; set the data plane's Deployment `
         + 'in loadtest.dataplaneScale (the presets do)');
+    }
+    if (parametersOf(cfg)) checkParameters(k8s, cfg, d, dp);
+  }
+
+  // checkParameters: the parameters object can be read and holds the replicas the Deployment has, or
+  // none: else it is not what sets them (another object overrides it, an autoscaler moves them) and
+  // a step would wait for a Deployment that never follows. Its controller gets PARAMETERS_FOLLOW_MS
+  // to catch up first (setup may just have put the object back: restoreLeftBehind).
+  function checkParameters(k8s, cfg, d, dp) {
+    const p = parametersOf(cfg);
+    if (!p.name) {
+      throw new Error('dataplane-scale: BENCH_DATAPLANE_PARAMETERS_NAME is empty: name the '
+        + `${kindName(p)} whose ${p.replicas} the steps set (BENCH_DATAPLANE_PARAMETERS_KIND ${p.kind})`);
+    }
+    const target = scaledTarget(cfg);
+    const giveUp = Date.now() + PARAMETERS_FOLLOW_MS;
+    for (let deployment = d; ; deployment = getDeployment(k8s, dataplaneTarget(cfg))) {
+      let obj;
+      try {
+        obj = getDeployment(k8s, target);
+      } catch (err) {
+        throw new Error(describeApiError(cfg, `reading the data plane's ${named(target)} (BENCH_DATAPLANE_PARAMETERS_*)`, err));
+      }
+      const replicas = replicasOf(obj, target);
+      if (replicas === null || replicas === deployment.spec.replicas) return;
+      if (Date.now() >= giveUp) {
+        throw new Error(`dataplane-scale: ${named(target)} has ${p.replicas} ${replicas} but the data plane's ${dp} has `
+          + `spec.replicas ${deployment.spec.replicas} ${PARAMETERS_FOLLOW_MS / 1000} s later: that object does not set the `
+          + 'Deployment\'s replicas (another one overrides it, or an autoscaler moves them), so a step would never be Ready');
+      }
+      sleep(0.5);
+    }
+  }
+
+  // checkStream: long-lived's setup guard with the backend disruption: the stream backend's
+  // Deployment can be read (after restoreLeftBehind put it back).
+  function checkStream(k8s, cfg) {
+    try {
+      getDeployment(k8s, streamTarget(cfg));
+    } catch (err) {
+      throw new Error(describeApiError(cfg, `reading the stream backend's Deployment ${cfg.namespace}/`
+        + `${streamTarget(cfg).deployment} (BENCH_STREAM_DEPLOYMENT)`, err));
     }
   }
 
@@ -268,13 +330,13 @@ function churnCalls() {
         if (!record) continue;
         const stoppedEarly = !setupData || Date.now() < setupData.startedAt + cfg.warmupMs + cfg.durationMs;
         if (!stoppedEarly && record.until && Date.now() < record.until) {
-          console.log(`churn: teardown: the churn recorded on Deployment ${target.namespace}/${target.deployment} runs until `
+          console.log(`churn: teardown: the churn recorded on ${named(target)} runs until `
             + `${new Date(record.until).toISOString()}; its runner restores it`);
           continue;
         }
         restoreOne(k8s, target, 'teardown');
       } catch (err) {
-        console.warn(`churn: teardown could not restore Deployment ${target.namespace}/${target.deployment} `
+        console.warn(`churn: teardown could not restore ${named(target)} `
           + `(the next run's setup will): ${describeApiError(cfg, 'restoring', err)}`);
       }
     }
@@ -526,8 +588,9 @@ function churnCalls() {
             dataplaneAt = arg;
           }
         } catch (err) {
-          const which = action === 'dataplane_scale' ? dataplaneTarget(cfg) : action === 'controller_rollout' ? upgradeTarget(cfg) : cfg;
-          abortRun(cfg, k8s, `${action} of ${(which.kind || 'Deployment.apps').split('.')[0]} ${which.namespace}/${which.deployment}`, err);
+          const which = action === 'dataplane_scale' ? scaledTarget(cfg) : action === 'controller_rollout' ? upgradeTarget(cfg)
+            : action === 'stream_scale' ? streamTarget(cfg) : cfg;
+          abortRun(cfg, k8s, `${action} of ${named(which)}`, err);
           throw err;
         }
         if (r.changed) scaleEvents.add(1, { action });

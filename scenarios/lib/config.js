@@ -8,7 +8,7 @@
 const {
   parseDuration, parsePositiveInt, parseBool, parseUrl, parsePath, parseChurnPattern, parseEnvironment,
   parseRouteKind, parseBackends, parseOptionalLabel, parseDomain, parseLabelSelector, parseDnsName, parseTestId,
-  parseCounts, parseOneOf,
+  parseCounts, parseOneOf, parseWords, parseApiKind, parseFieldPath,
 } = require('./parse.js');
 
 function fail(name, value, allowed) {
@@ -102,7 +102,8 @@ function checkUnknownVariables(env, declared) {
 
 // The types a script's own setting may have: what its value becomes (durations in ms, counts and
 // bools as numbers and booleans, counts as an array of numbers; `max` bounds a count or each of
-// counts, default 1000000; oneOf takes `values`, the words allowed).
+// counts, default 1000000; oneOf takes `values`, the words allowed; words a comma-separated list of
+// them, `unique` each at most once, `none` a word for the empty list).
 const SETTING_TYPES = Object.freeze({
   count: (name, text, d) => parsePositiveInt(name, text, d.max || 1000000),
   duration: parseDuration,
@@ -110,11 +111,14 @@ const SETTING_TYPES = Object.freeze({
   path: parsePath,
   url: parseUrl,
   dnsName: parseDnsName,
+  apiKind: parseApiKind,
+  fieldPath: parseFieldPath,
   labelSelector: parseLabelSelector,
   churnPattern: parseChurnPattern,
   text: (name, text) => String(text).trim(),
   counts: (name, text, d) => parseCounts(name, text, d.max || 1000000),
   oneOf: (name, text, d) => parseOneOf(name, text, d.values || []),
+  words: (name, text, d) => parseWords(name, text, d.values || [], Boolean(d.unique), d.none || ''),
 });
 
 // scriptSettings(env, declared): the entry script's own settings, {values, texts}: each declared

@@ -1,16 +1,20 @@
 // Data-plane scale bookkeeping for dataplane-scale (pure: no k6 imports, unit-tested directly).
 //
-// The churn VU scales the controller's data-plane Deployment one step at a time (scaled()) and feeds
+// The churn VU scales the controller's data-plane Deployment one step at a time (scaled()), itself or
+// through the object its controller copies the replicas from (dataplane-scale.js), and feeds
 // two streams:
 //   deployment(d, t)   the Deployment as the API returned it, polled every few hundred ms
 //   probed(ok, t)      one probe batch on the path under test: ok = every probe was answered by a
 //                      backend pod (X-Bench-Pod), so the path worked
 // and collects one record per step with take(): {step, from, to, ready_ms, probe_failures}:
 //   step            its number, 1, 2, ... in the order made (at most MAX_STEPS: each is a metric tag)
-//   ready_ms        ms from the scale call until the Deployment had caught up: its controller saw the
-//                   change (status.observedGeneration) and exactly `to` replicas exist, all Ready
-//                   (scaling down: the removed pods are gone from status.replicas); null = not Ready
-//                   before the next step, the give-up time or the end of the run
+//   ready_ms        ms from the scale call until the Deployment had caught up: it asks for `to`
+//                   replicas, its controller saw that spec (status.observedGeneration) and exactly `to`
+//                   replicas exist, all Ready (scaling down: the removed pods are gone from
+//                   status.replicas); null = not Ready before the next step, the give-up time or the
+//                   end of the run. Scaled through a parameters object (NGINX Gateway Fabric's
+//                   NginxProxy), the Deployment gets its new replicas from that object's controller a
+//                   little later: the generation to observe is the first one that asks for `to`
 //   probe_failures  probes of the churn VU that were not answered by a backend pod from this step's
 //                   scale call to the next step's (the load's own errors per step come from Prometheus:
 //                   the report's errors by event)
@@ -44,18 +48,15 @@ function newDataplaneTracker(opts) {
       return this.steps >= MAX_STEPS;
     }
 
-    // deployment(d, t): one poll of the Deployment (metadata.generation, status).
+    // deployment(d, t): one poll of the Deployment (metadata.generation, spec.replicas, status).
     deployment(d, t) {
       const s = this.open;
       if (!s || s.readyAt !== null) return;
+      if ((d.spec.replicas || 0) !== s.to) return; // not asked for yet (through a parameters object)
       const st = d.status || {};
-      const generation = (d.metadata && d.metadata.generation) || 0;
-      if (s.generation === null) s.generation = generation;
+      if (s.generation === null) s.generation = (d.metadata && d.metadata.generation) || 0;
       const observed = (st.observedGeneration || 0) >= s.generation;
-      if (observed && (d.spec.replicas || 0) === s.to && (st.replicas || 0) === s.to
-        && (st.readyReplicas || 0) === s.to) {
-        s.readyAt = t;
-      }
+      if (observed && (st.replicas || 0) === s.to && (st.readyReplicas || 0) === s.to) s.readyAt = t;
     }
 
     probed(ok, t) {
@@ -111,8 +112,20 @@ function dataplaneSteps(start, levels, mode) {
   return out;
 }
 
+// scaledObject(cfg): what the steps change, for the summary: `Deployment <ns>/<name>`, or the
+// parameters object and its field, `NginxProxy <ns>/<name> spec.kubernetes.deployment.replicas`
+// (dataplane-scale.js's settings).
+function scaledObject(cfg) {
+  const s = cfg.settings;
+  const ns = s.BENCH_DATAPLANE_NAMESPACE || cfg.namespace;
+  if (!s.BENCH_DATAPLANE_PARAMETERS_KIND) return `Deployment ${ns}/${s.BENCH_DATAPLANE_DEPLOYMENT}`;
+  return `${s.BENCH_DATAPLANE_PARAMETERS_KIND.split('.')[0]} ${s.BENCH_DATAPLANE_PARAMETERS_NAMESPACE || ns}/`
+    + `${s.BENCH_DATAPLANE_PARAMETERS_NAME} ${s.BENCH_DATAPLANE_PARAMETERS_REPLICAS}`;
+}
+
 module.exports = {
   MAX_STEPS,
   newDataplaneTracker,
   dataplaneSteps,
+  scaledObject,
 };

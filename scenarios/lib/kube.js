@@ -9,6 +9,10 @@
 // annotation RESTORE_ANNOTATION on the Deployment holding the starting state (spec.replicas and the
 // pod template's restartedAt) and what the churn last set. It survives the runner: the scenario's
 // teardown, the next run's setup or a person (scenarios/README.md) restores from it and removes it.
+// The calls that change and put back a Deployment take a target, cfg naming the object: `deployment`
+// its name, `namespace`, `kind` (default a Deployment) and `replicas`, the dotted field that holds its
+// replicas (default spec.replicas): dataplane-scale also scales a parameters object that way
+// (NGINX Gateway Fabric's NginxProxy, spec.kubernetes.deployment.replicas).
 'use strict';
 const { Kubernetes } = require('k6/x/kubernetes');
 const { sleep } = require('k6');
@@ -67,9 +71,39 @@ function kubeCalls() {
     meta.annotations = annotations;
   }
 
+  // restartedAt(obj): its pod template's restartedAt; null too for an object without a pod template.
   function restartedAt(obj) {
-    const meta = obj.spec.template.metadata || {};
+    const meta = (obj.spec && obj.spec.template && obj.spec.template.metadata) || {};
     return (meta.annotations && meta.annotations[RESTARTED_AT]) || null;
+  }
+
+  function replicasPath(cfg) {
+    return (cfg.replicas || 'spec.replicas').split('.');
+  }
+
+  // replicasOf(obj, cfg): the replicas the field cfg.replicas holds, null when it is absent.
+  function replicasOf(obj, cfg) {
+    let node = obj;
+    for (const key of replicasPath(cfg)) node = node === undefined || node === null ? undefined : node[key];
+    return node === undefined ? null : node;
+  }
+
+  // setReplicas(obj, cfg, value): the field cfg.replicas set (null: removed), its missing parents made.
+  // A map assigned into obj is copied (setAnnotation), so each one is read back after it is made.
+  function setReplicas(obj, cfg, value) {
+    const keys = replicasPath(cfg);
+    let node = obj;
+    for (const key of keys.slice(0, -1)) {
+      if (!node[key]) node[key] = {};
+      node = node[key];
+    }
+    if (value === null) delete node[keys[keys.length - 1]];
+    else node[keys[keys.length - 1]] = value;
+  }
+
+  // kindName(cfg): the kind of cfg's object, for messages (Deployment, NginxProxy).
+  function kindName(cfg) {
+    return (cfg.kind || DEPLOYMENT).split('.')[0];
   }
 
   function setRestartedAt(obj, value) {
@@ -85,9 +119,11 @@ function kubeCalls() {
     if (!raw) return null;
     try {
       const record = JSON.parse(raw);
-      if (typeof record.replicas === 'number' || (record.image && typeof record.image.from === 'string')) return record;
+      // replicas null: a parameters object that had no replicas field (it is removed again)
+      if (typeof record.replicas === 'number' || record.replicas === null
+        || (record.image && typeof record.image.from === 'string')) return record;
     } catch (err) { /* reported below */ }
-    throw new Error(`annotation ${RESTORE_ANNOTATION} on Deployment ${obj.metadata.namespace}/${obj.metadata.name} `
+    throw new Error(`annotation ${RESTORE_ANNOTATION} on ${obj.kind || 'Deployment'} ${obj.metadata.namespace}/${obj.metadata.name} `
       + `is not a bench restore record: ${raw}`);
   }
 
@@ -99,9 +135,9 @@ function kubeCalls() {
   function changeDeployment(k8s, cfg, change, until) {
     return updateDeployment(k8s, cfg, (obj) => {
       const record = readRestoreRecord(obj)
-        || { replicas: obj.spec.replicas, restartedAt: restartedAt(obj), testid: cfg.testid, at: new Date().toISOString() };
+        || { replicas: replicasOf(obj, cfg), restartedAt: restartedAt(obj), testid: cfg.testid, at: new Date().toISOString() };
       if (!change(obj)) return false;
-      record.set = { replicas: obj.spec.replicas, restartedAt: restartedAt(obj) };
+      record.set = { replicas: replicasOf(obj, cfg), restartedAt: restartedAt(obj) };
       if (until) record.until = until;
       const meta = obj.metadata;
       setAnnotation(meta, RESTORE_ANNOTATION, JSON.stringify(record));
@@ -119,7 +155,7 @@ function kubeCalls() {
       const record = readRestoreRecord(obj);
       done = null;
       if (!record) return false;
-      const notes = record.image ? restoreImage(obj, record) : restoreReplicas(obj, record);
+      const notes = record.image ? restoreImage(obj, record) : restoreReplicas(obj, record, cfg);
       const meta = obj.metadata;
       setAnnotation(meta, RESTORE_ANNOTATION, null);
       obj.metadata = meta;
@@ -129,15 +165,17 @@ function kubeCalls() {
     return done;
   }
 
-  // restoreReplicas(obj, record): restoreDeployment's part for the backend and the data plane -> notes.
-  function restoreReplicas(obj, record) {
+  // restoreReplicas(obj, record, cfg): restoreDeployment's part for the backend and the data plane
+  // (its Deployment or its parameters object: cfg.replicas) -> notes.
+  function restoreReplicas(obj, record, cfg) {
     const set = record.set || {};
     const notes = [];
-    if (obj.spec.replicas === set.replicas) {
+    const now = replicasOf(obj, cfg);
+    if (now === set.replicas) {
       if (set.replicas !== record.replicas) notes.push(`replicas ${set.replicas} -> ${record.replicas}`);
-      obj.spec.replicas = record.replicas;
+      setReplicas(obj, cfg, record.replicas);
     } else {
-      notes.push(`replicas left at ${obj.spec.replicas} (changed since the churn set ${set.replicas})`);
+      notes.push(`replicas left at ${now} (changed since the churn set ${set.replicas})`);
     }
     const current = restartedAt(obj);
     if (current === (set.restartedAt || null)) {
@@ -200,11 +238,11 @@ function kubeCalls() {
     });
   }
 
-  // scaleDeployment sets spec.replicas; returns true if it changed.
+  // scaleDeployment sets the replicas (spec.replicas, or cfg.replicas); returns true if it changed.
   function scaleDeployment(k8s, cfg, replicas, until) {
     return changeDeployment(k8s, cfg, (obj) => {
-      if (obj.spec.replicas === replicas) return false;
-      obj.spec.replicas = replicas;
+      if (replicasOf(obj, cfg) === replicas) return false;
+      setReplicas(obj, cfg, replicas);
       return true;
     }, until);
   }
@@ -276,6 +314,24 @@ function kubeCalls() {
     return Object.assign({}, cfg, { namespace: d.namespace, deployment: d.name });
   }
 
+  // parametersOf(cfg) -> {kind, namespace, name, replicas} or null: the object dataplane-scale sets the
+  // replicas on instead of the Deployment (BENCH_DATAPLANE_PARAMETERS_*; its namespace empty = the
+  // Deployment's), whose controller copies them onto the Deployment (NGINX Gateway Fabric's NginxProxy).
+  function parametersOf(cfg) {
+    const s = cfg.settings || {};
+    if (!s.BENCH_DATAPLANE_PARAMETERS_KIND) return null;
+    return { kind: s.BENCH_DATAPLANE_PARAMETERS_KIND, namespace: s.BENCH_DATAPLANE_PARAMETERS_NAMESPACE || dataplaneOf(cfg).namespace,
+      name: s.BENCH_DATAPLANE_PARAMETERS_NAME || '', replicas: s.BENCH_DATAPLANE_PARAMETERS_REPLICAS || 'spec.replicas' };
+  }
+
+  // scaledTarget(cfg): cfg naming what dataplane-scale's steps change, record and put back: the
+  // parameters object when there is one (parametersOf), else the data plane's Deployment.
+  function scaledTarget(cfg) {
+    const p = parametersOf(cfg);
+    if (!p) return dataplaneTarget(cfg);
+    return Object.assign({}, cfg, { namespace: p.namespace, deployment: p.name, kind: p.kind, replicas: p.replicas });
+  }
+
   // upgradeOf(cfg) -> {kind, namespace, name, container, image}: the controller's workload
   // controller-upgrade rolls, from its settings BENCH_UPGRADE_* (namespace empty = BENCH_NAMESPACE;
   // image empty = the annotation alone).
@@ -306,13 +362,17 @@ function kubeCalls() {
   function describeApiError(cfg, what, err) {
     const c = (cfg.settings || {}).BENCH_CONTROLLER_SELECTOR ? controllerOf(cfg) : null;
     const d = (cfg.settings || {}).BENCH_DATAPLANE_DEPLOYMENT ? dataplaneOf(cfg) : null;
+    const p = parametersOf(cfg);
     const u = (cfg.settings || {}).BENCH_UPGRADE_NAME ? upgradeOf(cfg) : null;
     return `${what} failed using ${cfg.apiSource}: ${err}. The runner needs get and update on Deployment `
       + `${cfg.namespace}/${cfg.deployment} (BENCH_NAMESPACE/BENCH_DEPLOYMENT, which must exist), list on `
       + 'pods there, and delete on pods for podkill'
       + (c ? `; for controller-restart list and delete on pods in namespace ${c.namespace} (BENCH_CONTROLLER_NAMESPACE)` : '')
-      + (d ? `; for dataplane-scale get and update on Deployment ${d.namespace}/${d.name} (BENCH_DATAPLANE_NAMESPACE/`
+      + (d && !p ? `; for dataplane-scale get and update on Deployment ${d.namespace}/${d.name} (BENCH_DATAPLANE_NAMESPACE/`
         + 'BENCH_DATAPLANE_DEPLOYMENT, which must exist)' : '')
+      + (d && p ? `; for dataplane-scale get on Deployment ${d.namespace}/${d.name} (BENCH_DATAPLANE_NAMESPACE/`
+        + `BENCH_DATAPLANE_DEPLOYMENT) and get and update on ${p.kind} ${p.namespace}/${p.name} `
+        + '(BENCH_DATAPLANE_PARAMETERS_KIND/_NAMESPACE/_NAME), which must exist' : '')
       + (u ? `; for controller-upgrade get and update on ${u.kind} ${u.namespace}/${u.name} (BENCH_UPGRADE_KIND/`
         + `BENCH_UPGRADE_NAMESPACE/BENCH_UPGRADE_NAME, which must exist) and list on pods in namespace ${u.namespace}` : '')
       + ' (scenarios/contract.json, runnerRole)';
@@ -336,6 +396,10 @@ function kubeCalls() {
     deleteControllerPod,
     dataplaneOf,
     dataplaneTarget,
+    parametersOf,
+    scaledTarget,
+    replicasOf,
+    kindName,
     upgradeOf,
     upgradeTarget,
     rollWorkload,

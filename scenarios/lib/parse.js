@@ -31,6 +31,19 @@ function parseCounts(name, value, max) {
   });
 }
 
+// parseWords: a comma-separated list of words `allowed` lists, in the order given (e.g.
+// "reload,backend"); unique: each at most once; none: a word meaning the empty list.
+function parseWords(name, value, allowed, unique, none) {
+  const text = String(value).trim();
+  const what = `expected ${unique ? 'some' : 'a list'} of ${allowed.join(', ')}, separated by commas`
+    + `${unique ? ', each at most once' : ''}${none ? `, or ${none} for none` : ''}`;
+  if (none && text === none) return [];
+  const words = text.split(',').map((w) => w.trim());
+  if (words.some((w) => !allowed.includes(w))) fail(name, value, what);
+  if (unique && new Set(words).size !== words.length) fail(name, value, what);
+  return words;
+}
+
 // parseOneOf: one of the words `allowed` lists.
 function parseOneOf(name, value, allowed) {
   const text = String(value).trim();
@@ -167,6 +180,26 @@ function parseDnsName(name, value) {
   return text;
 }
 
+// parseApiKind: empty, or a kind as xk6-kubernetes names it, Kind.group (NginxProxy.gateway.nginx.org);
+// a core kind has no group (ConfigMap).
+function parseApiKind(name, value) {
+  const text = String(value).trim();
+  if (text !== '' && !/^[A-Z][A-Za-z0-9]{0,62}(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(text)) {
+    fail(name, value, 'expected empty or a kind and its API group, e.g. NginxProxy.gateway.nginx.org');
+  }
+  return text;
+}
+
+// parseFieldPath: an object's field as keys joined by dots, at least two (the first is spec), each
+// a lowerCamel name, e.g. spec.kubernetes.deployment.replicas.
+function parseFieldPath(name, value) {
+  const text = String(value).trim();
+  if (!/^spec(\.[a-z][A-Za-z0-9]{0,62}){1,8}$/.test(text)) {
+    fail(name, value, 'expected a field under spec, its keys joined by dots, e.g. spec.replicas');
+  }
+  return text;
+}
+
 function parseTestId(name, value) {
   const text = String(value).trim();
   if (!/^[A-Za-z0-9][-A-Za-z0-9_.]{0,62}$/.test(text)) {
@@ -180,6 +213,7 @@ module.exports = {
   parsePositiveInt,
   parseCounts,
   parseOneOf,
+  parseWords,
   parseBool,
   parseUrl,
   parsePath,
@@ -192,5 +226,7 @@ module.exports = {
   parseDomain,
   parseLabelSelector,
   parseDnsName,
+  parseApiKind,
+  parseFieldPath,
   parseTestId,
 };

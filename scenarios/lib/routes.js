@@ -9,10 +9,10 @@
 const http = require('k6/http');
 const { sleep } = require('k6');
 const { connect } = require('./kube.js');
+const { KINDS, ROUTE_LABEL, routeName, runLabel } = require('./route-names.js');
 const { matchServerName } = require('./request.js');
 const { routePropagation, routePreReady, routesCreated, routesUnconverged, routesServing } = require('./route-metrics.js');
 
-const ROUTE_LABEL = 'bench/route-run';
 // client-go limits each API client to 5 requests/s (burst 10) and xk6-kubernetes v0.9.0 cannot
 // change that: route-scale creates through this many clients in turn, about kubectl's 50/s.
 const API_CLIENTS = 10;
@@ -24,22 +24,8 @@ const CONFLICT_RETRIES = 5;
 // Probe answers before a route's first 200, by bucket (bench_route_pre_ready{status}).
 const PRE_READY_STATUSES = ['404', '503', 'other_4xx', 'other_5xx', '3xx', 'no_response', 'other'];
 
-const KINDS = {
-  httproute: { api: 'HTTPRoute.gateway.networking.k8s.io', apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', letter: 'h' },
-  ingress: { api: 'Ingress.networking.k8s.io', apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', letter: 'i' },
-};
-
-function routeName(kind, n) {
-  return `bench-route-${KINDS[kind].letter}-${n}`;
-}
-
 function routeHost(cfg, kind, n) {
   return `${KINDS[kind].letter}-${n}.${cfg.routes.domain}`;
-}
-
-// runLabel(cfg): the run id as a label value (labels must end with a letter or digit).
-function runLabel(cfg) {
-  return cfg.testid.replace(/[^A-Za-z0-9]+$/, '') || 'run';
 }
 
 // preReadyBucket(status): where a probe answer that is not the first 200 is counted; null for 200.

@@ -8,7 +8,7 @@
 // churnPattern (string or null), parts: [{name, scenario, rateTarget, durationMs}] for by_path,
 // steps: parts that get sub-metrics but no by_path entry (max-rps), controllerRestart: {namespace,
 // selector} when the run deletes the controller's pods (controller-restart), dataplaneScale:
-// {namespace, deployment, levels, mode} when it scales the data plane (dataplane-scale), controllerUpgrade:
+// {namespace, deployment, scaled, levels, mode} when it scales the data plane (dataplane-scale), controllerUpgrade:
 // {kind, namespace, name, container, imageTo} when it rolls the controller (controller-upgrade),
 // backendFailover: {mode, unhealthyMs, healthyMs, maxErrors} when a backend pod flaps
 // (backend-failover), extend(data, summary):
@@ -29,6 +29,8 @@ const { runnerShare } = require('./segment.js');
 const { WARMUP } = require('./load.js');
 require('./churn-metrics.js');
 const { RATE_HELD_SHARE, rateHeld } = require('./verdicts.js');
+// long-lived (#29 item 5): its section, table and gate
+const longLived = require('./long-lived-summary.js');
 
 const SCHEMA = 'bench.summary/v1';
 const LOAD = 'role:load';
@@ -213,6 +215,7 @@ function dataplaneScaleFor(data, d, errors) {
   return {
     namespace: d.namespace,
     deployment: d.deployment,
+    scaled: d.scaled || null,
     mode: d.mode,
     levels: d.levels,
     start_replicas: start,
@@ -408,6 +411,7 @@ function buildSummary(data, report, runTags) {
   if (report.dataplaneScale) summary.dataplane_scale = dataplaneScaleFor(data, report.dataplaneScale, summary.errors);
   if (report.controllerUpgrade) summary.controller_upgrade = controllerUpgradeFor(data, report.controllerUpgrade, summary.errors);
   if (report.backendFailover) summary.backend_failover = backendFailoverFor(data, report.backendFailover, summary.errors);
+  if (report.longLived) summary.long_lived = longLived.section(data, report.cfg, summary.errors);
   if (report.extend) report.extend(data, summary);
   return summary;
 }
@@ -526,6 +530,7 @@ function warnings(s) {
       + `backend pod (${bf.mode} mode; at most ${bf.gate.max_errors} allowed).`);
   }
   if (bf && bf.flaps === 0) out.push('backend-failover: the flapping backend pod never turned unhealthy during the run.');
+  if (s.long_lived && longLived.warning(s.long_lived)) out.push(longLived.warning(s.long_lived));
   if (r.total === 0) out.push('no request completed: check BENCH_TARGET_URL and the route.');
   else if (!rateHeld(r) && r.dropped_iterations === 0 && !s.max_rps) {
     out.push(`achieved ${r.rate_achieved} req/s, below ${RATE_HELD_SHARE * 100}% of the target ${r.rate_target} req/s.`);
@@ -584,6 +589,7 @@ function formatText(s) {
   if (s.dataplane_scale) lines.push('', dataplaneScaleText(s.dataplane_scale));
   if (s.controller_upgrade) lines.push('', controllerUpgradeText(s.controller_upgrade));
   if (s.backend_failover) lines.push('', backendFailoverText(s.backend_failover));
+  if (s.long_lived) lines.push('', longLived.text(s.long_lived, table));
   lines.push('');
   lines.push(`received ${humanBytes(s.throughput.bytes_received)} (${humanBytes(s.throughput.bytes_received_per_s)}/s)`);
   if (s.runner) {
@@ -633,7 +639,8 @@ function controllerRestartText(c) {
 
 // dataplaneScaleText(d): dataplane-scale's steps and its gate.
 function dataplaneScaleText(d) {
-  return [`Data-plane scale: Deployment ${d.namespace}/${d.deployment}, ${d.mode} through ${d.levels.join(',')}`,
+  const via = d.scaled && !d.scaled.startsWith('Deployment ') ? ` through ${d.scaled}` : '';
+  return [`Data-plane scale: Deployment ${d.namespace}/${d.deployment}${via}, ${d.mode} through ${d.levels.join(',')}`,
     table(['Step', 'replicas', 'Ready after (ms)', 'probes failed'],
       d.steps.map((st) => [String(st.step), `${fmt(st.from)} -> ${st.to}`, st.ready_ms === null ? 'not Ready' : fmt(st.ready_ms),
         st.probe_failures])),

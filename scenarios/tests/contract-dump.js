@@ -7,6 +7,7 @@ import { ERROR_CAUSES, ERROR_CLASSES } from '../lib/errors.js';
 import * as metrics from '../lib/metrics.js';
 import * as churnMetrics from '../lib/churn-metrics.js';
 import * as routeMetrics from '../lib/route-metrics.js';
+import * as streamMetrics from '../lib/stream-metrics.js';
 import * as runInfo from '../lib/run-info.js';
 import { latencyFrom } from '../lib/summary-writer.js';
 import { WARMUP } from '../lib/load.js';
@@ -50,11 +51,12 @@ function metricObjects(module, path) {
 const defined = metricObjects(metrics, 'scenarios/lib/metrics.js')
   .concat(metricObjects(churnMetrics, 'scenarios/lib/churn-metrics.js'))
   .concat(metricObjects(routeMetrics, 'scenarios/lib/route-metrics.js'))
+  .concat(metricObjects(streamMetrics, 'scenarios/lib/stream-metrics.js'))
   .concat(metricObjects(runInfo, 'scenarios/lib/run-info.js'));
 
 // One sample each, so that handleSummary reports every metric's type and contents.
 export default function () {
-  for (const m of [metrics, churnMetrics, routeMetrics, runInfo]) {
+  for (const m of [metrics, churnMetrics, routeMetrics, streamMetrics, runInfo]) {
     for (const k of Object.keys(m)) if (m[k] && typeof m[k].add === 'function') m[k].add(0);
   }
 }

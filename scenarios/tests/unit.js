@@ -14,7 +14,7 @@ import { experiment as churnExperiment } from '../lib/churn-experiment.js';
 import { classifyError, ERROR_CAUSES, ERROR_CLASSES } from '../lib/errors.js';
 import { newConvergenceTracker } from '../lib/convergence.js';
 import { newRecoveryTracker } from '../lib/recovery.js';
-import { dataplaneSteps, MAX_STEPS, newDataplaneTracker } from '../lib/dataplane.js';
+import { dataplaneSteps, MAX_STEPS, newDataplaneTracker, scaledObject } from '../lib/dataplane.js';
 import { newRolloutTracker, rolledOut, ROLLED_AT } from '../lib/rollout.js';
 import {
   flapWindows, gateMaxErrors, newFailoverTracker, pollPath, runBudget, unhealthyAnswer, ACTIONS as FAILOVER_ACTIONS,
@@ -29,6 +29,8 @@ import { kubeCalls, RESTORE_ANNOTATION } from '../lib/kube.js';
 import { judgeStep, kneeRate } from '../lib/knee.js';
 import { baseOptions, measuredLoad, noDroppedIterations, staircase } from '../lib/load.js';
 import { buildRoute, preReadyBucket, routeHost, runLabel, ROUTE_LABEL } from '../lib/routes.js';
+import { longLivedChurn, reloadRoute, streamTarget } from '../lib/stream-disruptions.js';
+import * as longLivedSummary from '../lib/long-lived-summary.js';
 
 const { matchesLabels, isPodReady, scaleDeployment, restartDeployment, restoreDeployment, rollWorkload } = kubeCalls();
 
@@ -471,6 +473,13 @@ function summaryTests() {
     if (!/Data-plane scale: Deployment ns\/dp, abrupt through 3,1/.test(text) || !/\n2 +3 -> 1 +not Ready +4\n/.test(text)) {
       throw new Error(text);
     }
+    eq(d.scaled, null, 'no scaled object in the report: null');
+    const via = buildSummary(fakeData({}), fakeReport({ dataplaneScale: { namespace: 'ns', deployment: 'dp', levels: [3, 1], mode: 'abrupt',
+      scaled: 'NginxProxy ns/p spec.kubernetes.deployment.replicas' } }), {});
+    eq(via.dataplane_scale.scaled, 'NginxProxy ns/p spec.kubernetes.deployment.replicas');
+    if (!/Data-plane scale: Deployment ns\/dp through NginxProxy ns\/p spec\.kubernetes\.deployment\.replicas, abrupt/.test(formatText(via))) {
+      throw new Error(formatText(via));
+    }
     if (!warnings(s).some((w) => /1 data-plane scale step\(s\) were not Ready in time/.test(w))) throw new Error(warnings(s).join('; '));
   });
   check('summary: controller-upgrade, a step per pod number, what changed from setup, the rollout time', () => {
@@ -733,6 +742,29 @@ function restoreTests() {
     const api = fakeBackend(5, {});
     api.obj.metadata.annotations[RESTORE_ANNOTATION] = 'not json';
     throwsWith(() => restoreDeployment(api, RESTORE_CFG), /bench\/churn-restore .* is not a bench restore record/);
+  });
+  check('restore: a parameters object (NginxProxy) scaled at its own field, recorded and put back there', () => {
+    const api = fakeBackend(5, {});
+    api.obj = { kind: 'NginxProxy', metadata: { name: 'p', namespace: 'ngf', annotations: { keep: 'me' } },
+      spec: { logging: { errorLevel: 'info' }, kubernetes: { deployment: { replicas: 1, container: { image: {} } } } } };
+    const cfg = Object.assign({}, RESTORE_CFG, { kind: 'NginxProxy.gateway.nginx.org', deployment: 'p', namespace: 'ngf',
+      replicas: 'spec.kubernetes.deployment.replicas' });
+    scaleDeployment(api, cfg, 3);
+    eq([api.obj.spec.kubernetes.deployment, recordOf(api).replicas, recordOf(api).set.replicas, api.obj.spec.replicas],
+      [{ replicas: 3, container: { image: {} } }, 1, 3, undefined]);
+    const done = restoreDeployment(api, cfg);
+    eq([api.obj.spec, RESTORE_ANNOTATION in api.obj.metadata.annotations],
+      [{ logging: { errorLevel: 'info' }, kubernetes: { deployment: { replicas: 1, container: { image: {} } } } }, false]);
+    if (!/replicas 3 -> 1/.test(done)) throw new Error(`restore said: ${done}`);
+  });
+  check('restore: a parameters object without the field gets it for the scale and loses it again', () => {
+    const api = fakeBackend(5, {});
+    api.obj = { kind: 'NginxProxy', metadata: { name: 'p', namespace: 'ngf' }, spec: {} };
+    const cfg = Object.assign({}, RESTORE_CFG, { kind: 'NginxProxy.gateway.nginx.org', replicas: 'spec.kubernetes.deployment.replicas' });
+    scaleDeployment(api, cfg, 2);
+    eq([api.obj.spec, recordOf(api).replicas], [{ kubernetes: { deployment: { replicas: 2 } } }, null]);
+    restoreDeployment(api, cfg);
+    eq(api.obj.spec, { kubernetes: { deployment: {} } });
   });
 }
 
@@ -1071,6 +1103,43 @@ function dataplaneTests() {
     eq(d.take(), [{ step: 1, from: 1, to: 3, ready_ms: 3500, probe_failures: 2 },
       { step: 2, from: 3, to: 1, ready_ms: 1000, probe_failures: 0 }]);
   });
+  check('dataplane: through a parameters object the Deployment asks for the step later; its generation then counts', () => {
+    const d = newDataplaneTracker();
+    d.scaled(1, 2, 1000);
+    // the NginxProxy changed, NGF has not copied it yet: the old spec is Ready and fully observed
+    d.deployment(dep(1, { observedGeneration: 2, replicas: 1, readyReplicas: 1 }, 2), 1250);
+    eq(d.ready(), false, 'the Deployment does not ask for 2 yet');
+    d.deployment(dep(2, { observedGeneration: 2, replicas: 2, readyReplicas: 2 }, 3), 1500);
+    eq(d.ready(), false, 'generation 3 not observed yet');
+    d.deployment(dep(2, { observedGeneration: 3, replicas: 2, readyReplicas: 2 }, 3), 2500);
+    d.finish();
+    eq(d.take(), [{ step: 1, from: 1, to: 2, ready_ms: 1500, probe_failures: 0 }]);
+  });
+  check('dataplane: the summary names the Deployment, or the parameters object and its field', () => {
+    const cfg = (settings) => ({ namespace: 'bench', settings: Object.assign({ BENCH_DATAPLANE_NAMESPACE: '',
+      BENCH_DATAPLANE_DEPLOYMENT: 'bench-nginx', BENCH_DATAPLANE_PARAMETERS_KIND: '', BENCH_DATAPLANE_PARAMETERS_NAMESPACE: '',
+      BENCH_DATAPLANE_PARAMETERS_NAME: '', BENCH_DATAPLANE_PARAMETERS_REPLICAS: 'spec.replicas' }, settings) });
+    eq(scaledObject(cfg({})), 'Deployment bench/bench-nginx');
+    eq(scaledObject(cfg({ BENCH_DATAPLANE_PARAMETERS_KIND: 'NginxProxy.gateway.nginx.org', BENCH_DATAPLANE_PARAMETERS_NAME: 'p',
+      BENCH_DATAPLANE_PARAMETERS_REPLICAS: 'spec.kubernetes.deployment.replicas' })),
+    'NginxProxy bench/p spec.kubernetes.deployment.replicas');
+  });
+  check('dataplane: the parameters kind and field settings are validated at init, naming what is allowed', () => {
+    const declared = {
+      BENCH_DATAPLANE_PARAMETERS_KIND: { type: 'apiKind', default: '' },
+      BENCH_DATAPLANE_PARAMETERS_REPLICAS: { type: 'fieldPath', default: 'spec.replicas' },
+    };
+    eq(loadConfig({ BENCH_DATAPLANE_PARAMETERS_KIND: 'NginxProxy.gateway.nginx.org',
+      BENCH_DATAPLANE_PARAMETERS_REPLICAS: 'spec.kubernetes.deployment.replicas' }, {}, declared).settings,
+    { BENCH_DATAPLANE_PARAMETERS_KIND: 'NginxProxy.gateway.nginx.org', BENCH_DATAPLANE_PARAMETERS_REPLICAS: 'spec.kubernetes.deployment.replicas' });
+    eq(loadConfig({}, {}, declared).settings, { BENCH_DATAPLANE_PARAMETERS_KIND: '', BENCH_DATAPLANE_PARAMETERS_REPLICAS: 'spec.replicas' });
+    throwsWith(() => loadConfig({ BENCH_DATAPLANE_PARAMETERS_KIND: 'nginxproxies' }, {}, declared),
+      /^invalid BENCH_DATAPLANE_PARAMETERS_KIND="nginxproxies": expected empty or a kind and its API group, e\.g\. NginxProxy\.gateway\.nginx\.org$/);
+    throwsWith(() => loadConfig({ BENCH_DATAPLANE_PARAMETERS_REPLICAS: 'metadata.name' }, {}, declared),
+      /^invalid BENCH_DATAPLANE_PARAMETERS_REPLICAS="metadata\.name": expected a field under spec, its keys joined by dots, e\.g\. spec\.replicas$/);
+    throwsWith(() => loadConfig({ BENCH_DATAPLANE_PARAMETERS_REPLICAS: 'spec..replicas' }, {}, declared),
+      /^invalid BENCH_DATAPLANE_PARAMETERS_REPLICAS="spec\.\.replicas"/);
+  });
   check('dataplane: a step never Ready is given up (ready_ms null), and the next step closes an open one', () => {
     const d = newDataplaneTracker({ giveUpMs: 10000 });
     d.scaled(1, 2, 0);
@@ -1184,6 +1253,65 @@ function churnContextTests() {
   });
 }
 
+// long-lived (#29 item 5): its list settings, churn, reload route and summary section
+function longLivedTests() {
+  check('long-lived: a list setting takes known words in order, refuses others naming them', () => {
+    eq(parse.parseWords('X', 'backend,reload,backend', ['reload', 'backend'], false, 'none'), ['backend', 'reload', 'backend']);
+    eq(parse.parseWords('X', 'none', ['reload'], false, 'none'), []);
+    throwsWith(() => parse.parseWords('X', 'reload,nap', ['reload', 'backend'], false, 'none'),
+      /^invalid X="reload,nap": expected a list of reload, backend, separated by commas, or none for none$/);
+    throwsWith(() => parse.parseWords('K', 'http,http', ['http', 'grpc'], true, ''),
+      /^invalid K="http,http": expected some of http, grpc, separated by commas, each at most once$/);
+    throwsWith(() => parse.parseWords('K', '', ['http'], true, ''), /^invalid K="": /);
+  });
+  const settings = { BENCH_LONGLIVED_HOLD: 8000, BENCH_LONGLIVED_DISRUPTIONS: ['reload', 'backend', 'controller'],
+    BENCH_STREAM_REPLICAS: 3, BENCH_CONTROLLER_HOLD: 10000, BENCH_CONTROLLER_READY_TIMEOUT: 60000 };
+  check('long-lived: the disruptions in order, each held, the stream backend +2 and back', () => {
+    const f = runFake(longLivedChurn, 200000, settings, 4000);
+    eq([f.log, f.over, f.now()], [[[8000, 'reload_route_created'], [16000, 'reload_route_deleted'], [24000, 'stream_scale', 5],
+      [32000, 'stream_scale', 3], [40000, 'controller_podkill', 'ctl-a'], [54000, 'controller_podkill', 'ctl-b']], undefined, 76000]);
+    const reversed = runFake(longLivedChurn, 200000, Object.assign({}, settings, { BENCH_LONGLIVED_DISRUPTIONS: ['backend', 'reload'] }), 4000);
+    eq(reversed.log.map((e) => e[1]), ['stream_scale', 'stream_scale', 'reload_route_created', 'reload_route_deleted']);
+  });
+  check('long-lived: the reload route is deleted when the load ends during its hold', () => {
+    const f = runFake(longLivedChurn, 12000, settings, 4000);
+    eq([f.log, f.over], [[[8000, 'reload_route_created'], [12000, 'reload_route_deleted']], true]);
+  });
+  check('long-lived: t.scaleStream refuses what is no replica count', () => {
+    const { t } = fakeChurn(60000);
+    throwsWith(() => t.scaleStream(0), /^t\.scaleStream\(0\): expected a whole number of replicas from 1 to 1000$/);
+  });
+  check('long-lived: the reload route on the test host, labelled with the run, of BENCH_ROUTE_KIND', () => {
+    const cfg = loadConfig({ BENCH_TESTID: 'run-1', BENCH_NAMESPACE: 'ns1', BENCH_TARGET_HOST: 'bench.local:8443',
+      BENCH_ROUTE_KIND: 'ingress', BENCH_INGRESS_CLASS: 'traefik' });
+    const i = reloadRoute(cfg);
+    eq([i.kind, i.obj.kind, i.obj.metadata, i.obj.spec.ingressClassName, i.obj.spec.rules[0].host, i.obj.spec.rules[0].http.paths[0].path],
+      ['ingress', 'Ingress', { name: 'bench-route-i-reload', namespace: 'ns1', labels: { [ROUTE_LABEL]: 'run-1' } }, 'traefik',
+        'bench.local', '/bench-reload']);
+    const h = reloadRoute(loadConfig({ BENCH_TARGET_URL: 'https://gw.example:443', BENCH_ROUTE_KIND: 'httproute' }));
+    eq([h.obj.kind, h.obj.spec.hostnames, h.obj.spec.rules[0].backendRefs[0].name, h.obj.spec.parentRefs[0].name],
+      ['HTTPRoute', ['gw.example'], 'bench-backend', 'bench']);
+    eq(streamTarget({ namespace: 'ns1', deployment: 'bench-backend', settings: { BENCH_STREAM_DEPLOYMENT: 's' } }).deployment, 's');
+  });
+  check('long-lived: the gate fails on a stream broken by the path or a lost request, not on the backend\'s end', () => {
+    const counts = {};
+    const data = { metrics: new Proxy({}, { get: (o, key) => (key in counts ? { values: { count: counts[key] } } : undefined) }) };
+    const cfg = { settings: { BENCH_LONGLIVED_KINDS: ['http', 'grpc'], BENCH_LONGLIVED_STREAMS: 2, BENCH_LONGLIVED_INTERVAL: 100,
+      BENCH_LONGLIVED_DISRUPTIONS: ['backend'], BENCH_LONGLIVED_HOLD: 8000 } };
+    const none = { connection: 0, timeout: 0, read: 0, http_5xx: 0, http_4xx: 0, other: 0 };
+    counts['bench_streams_broken{kind:grpc,cause:backend_stop}'] = 2;
+    counts['bench_streams_opened{kind:grpc}'] = 4;
+    const ok = longLivedSummary.section(data, cfg, none);
+    eq([ok.broken, ok.broken_by_backend, ok.broken_by_path, ok.by_kind.grpc.opened, ok.gate.passed], [2, 2, 0, 4, true]);
+    counts['bench_streams_broken{kind:http,cause:reset}'] = 1;
+    eq(longLivedSummary.section(data, cfg, none).gate.passed, false);
+    delete counts['bench_streams_broken{kind:http,cause:reset}'];
+    eq(longLivedSummary.section(data, cfg, Object.assign({}, none, { read: 1 })).gate.passed, false);
+    eq(Object.keys(longLivedSummary.thresholds(cfg)).filter((k) => /count==0/.test(longLivedSummary.thresholds(cfg)[k])),
+      ['bench_errors{role:load}', 'bench_streams_broken{cause:reset}']);
+  });
+}
+
 export default function () {
   configTests();
   scriptSettingTests();
@@ -1200,6 +1328,7 @@ export default function () {
   kubeTests();
   restoreTests();
   kneeTests();
+  longLivedTests();
   console.log(`unit: ${passed} passed, ${failed} failed`);
 }
 

@@ -232,6 +232,10 @@ loadtest.environment. */}}
 {{- $_ := set $env "runner_cpu" (toString (dig "limits" "cpu" (dig "requests" "cpu" "unset" $resources) $resources)) }}
 {{- $_ := set $env "runner_nodes" (include "bench.nodeSelectorText" $lt.runner.nodeSelector) }}
 {{- $_ := set $env "backend_nodes" (include "bench.nodeSelectorText" .Values.backend.nodeSelector) }}
+{{- if eq $lt.scenario "long-lived" }}
+{{- /* the stream backend is bench's own build: which one served the streams */}}
+{{- $_ := set $env "stream_image" (include "bench.image" $lt.longLived.image) }}
+{{- end }}
 {{- if not .Values.externalController }}
 {{- /* Helm renames an aliased dependency (and its subchart) to the alias when it loads the chart,
 so the chart's real name comes from bench.controllerCharts; the version from the loaded subchart. */}}
@@ -253,6 +257,10 @@ chart's appVersion: the traefik preset pins a newer patch than its chart's appVe
 {{- if eq $lt.scenario "dataplane-scale" }}
 {{- /* what dataplane-scale scales */}}
 {{- $_ := set $env "dataplane_scaled" (printf "Deployment %s/%s" (include "bench.dataplaneScale.namespace" .) (include "bench.dataplaneScale.deployment" .)) }}
+{{- $via := include "bench.dataplaneScale.via" . | fromJson }}
+{{- if $via.kind }}
+{{- $_ := set $env "dataplane_scaled" (printf "%s through %s %s/%s %s" $env.dataplane_scaled $via.kind (include "bench.dataplaneScale.parameters.namespace" .) (include "bench.dataplaneScale.parameters.name" .) $via.replicas) }}
+{{- end }}
 {{- end }}
 {{- if eq $lt.scenario "controller-upgrade" }}
 {{- /* what controller-upgrade rolls */}}
@@ -315,6 +323,44 @@ checked (bench.workloadName). */}}
   "empty" "dataplane-scale scales that Deployment, so name the controller's data-plane Deployment (e.g. traefik)") }}
 {{- end }}
 
+{{/* bench.dataplaneScale.via: how dataplane-scale sets the replicas (loadtest.dataplaneScale.via), as
+JSON: {} for the Deployment itself, else the entry of dataplaneVia in scenarios/contract.json (kind,
+version, replicas: the field) with the apiGroup and resource of its runnerRole rule (target
+parameters). */}}
+{{- define "bench.dataplaneScale.via" -}}
+{{- $via := .Values.loadtest.dataplaneScale.via | default "deployment" }}
+{{- if eq $via "deployment" }}{}
+{{- else }}
+{{- $contract := .Files.Get "scenarios/contract.json" | fromJson }}
+{{- $entry := get (get $contract "dataplaneVia" | default dict) $via }}
+{{- range (get $contract "runnerRole" | default dict).rules }}
+{{- if and $entry (eq .target "parameters") (eq (.via | default "") $via) }}
+{{- $_ := set $entry "apiGroup" .apiGroup }}
+{{- $_ := set $entry "resource" .resource }}
+{{- end }}
+{{- end }}
+{{- if not (and $entry $entry.resource) }}
+{{- fail (printf "loadtest.dataplaneScale.via %q: scenarios/contract.json has no dataplaneVia entry and runnerRole rule (target parameters) for it; allowed: deployment, %s" $via (without (keys (get $contract "dataplaneVia" | default dict)) "about" | sortAlpha | join ", ")) }}
+{{- end }}
+{{- toJson $entry }}
+{{- end }}
+{{- end }}
+
+{{/* bench.dataplaneScale.parameters.namespace: the namespace of the object `via` names
+(loadtest.dataplaneScale.parameters.namespace, empty = the data plane's). */}}
+{{- define "bench.dataplaneScale.parameters.namespace" -}}
+{{- .Values.loadtest.dataplaneScale.parameters.namespace | default (include "bench.dataplaneScale.namespace" .) }}
+{{- end }}
+
+{{/* bench.dataplaneScale.parameters.name: loadtest.dataplaneScale.parameters.name, placeholders replaced
+and checked (bench.workloadName). */}}
+{{- define "bench.dataplaneScale.parameters.name" -}}
+{{- $via := include "bench.dataplaneScale.via" . | fromJson }}
+{{- include "bench.workloadName" (dict "root" . "key" "dataplaneScale" "sub" "parameters" "field" "name" "scenario" "dataplane-scale"
+  "what" (printf "the %s the steps set" $via.kind) "kind" $via.kind
+  "empty" (printf "with via %s the steps set the replicas of that %s, so name it (NGINX Gateway Fabric's chart: <release>-proxy-config)" .Values.loadtest.dataplaneScale.via $via.kind)) }}
+{{- end }}
+
 {{/* bench.controllerUpgrade.namespace: the namespace of the workload controller-upgrade rolls
 (loadtest.controllerUpgrade.namespace, empty = the release namespace). */}}
 {{- define "bench.controllerUpgrade.namespace" -}}
@@ -330,7 +376,7 @@ checked (bench.workloadName). */}}
 {{- end }}
 
 {{/* bench.workloadName (dict "root" $ "key" K "field" F "scenario" S "what" W "kind" KIND "empty" E):
-loadtest.K.F with the placeholders {{ .Release.Name }}, {{ .Release.Namespace }} and
+loadtest.K.F (with "sub" SUB: loadtest.K.SUB.F) with the placeholders {{ .Release.Name }}, {{ .Release.Namespace }} and
 {{ include "bench.gateway.name" . }} replaced (as monitoring.podMonitors); fails where scenario S does
 not apply (loadtest.K.applies false), when empty (E says why it is needed), and on a result that is no
 object name (every template that names the object goes through here: the checks are made whichever
@@ -338,14 +384,20 @@ renders first). */}}
 {{- define "bench.workloadName" -}}
 {{- $root := .root }}
 {{- $v := index $root.Values.loadtest .key }}
+{{- $node := $v }}
 {{- $key := printf "loadtest.%s.%s" .key .field }}
+{{- if .sub }}
+{{- $node = index $v .sub }}
+{{- $key = printf "loadtest.%s.%s.%s" .key .sub .field }}
+{{- end }}
+{{- $value := index $node .field }}
 {{- if not $v.applies }}
 {{- fail (printf "loadtest.scenario %s does not apply to controller %s: %s (loadtest.%s.applies is false; the presets in values/ set it, with %s, where it applies)" .scenario $root.Values.controller $v.reason .key .what) }}
 {{- end }}
-{{- if not (index $v .field) }}
+{{- if not $value }}
 {{- fail (printf "%s is empty: %s; the presets in values/ set it where it applies" $key .empty) }}
 {{- end }}
-{{- $text := include "bench.placeholders" (list (index $v .field) $root) | replace "{{ include \"bench.gateway.name\" . }}" (include "bench.gateway.name" $root) }}
+{{- $text := include "bench.placeholders" (list $value $root) | replace "{{ include \"bench.gateway.name\" . }}" (include "bench.gateway.name" $root) }}
 {{- if or (contains "{{" $text) (contains "}}" $text) }}
 {{- fail (printf "%s %q: templates are not evaluated here; the only placeholders are {{ .Release.Name }}, {{ .Release.Namespace }} and {{ include \"bench.gateway.name\" . }}, written exactly so" $key $text) }}
 {{- end }}

@@ -252,7 +252,7 @@ def k6():
 
 
 def pytest_collection_modifyitems(items):
-    """The cases on a real kube-apiserver (test_admission.py) run last: on a new machine the
+    """The cases on a real kube-apiserver (test_admission*.py) run last: on a new machine the
     Kubernetes binaries they need are built by the cluster lane (ci/test/all.sh) meanwhile, so the
     part's other cases do not wait for that build (stable sort: the order is otherwise kept)."""
-    items.sort(key=lambda item: item.path.name == "test_admission.py")
+    items.sort(key=lambda item: item.path.name.startswith("test_admission"))

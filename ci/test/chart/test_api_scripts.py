@@ -227,6 +227,21 @@ def test_delete_routes_lists_only_this_runs_routes(api):
     assert [p for m, p, *_ in api.requests if m == "DELETE"] == [f"{routes}/bench-route-h-1"]
 
 
+def test_delete_routes_deletes_long_lived_reload_route_and_only_names_of_the_runners_shape(api):
+    """long-lived's reload route (bench-route-i-reload) is deleted like a route experiment's; a
+    listed name of another shape is never used in a call."""
+    routes = f"/apis/gateway.networking.k8s.io/v1/namespaces/{NS}/httproutes"
+    ingresses = f"/apis/networking.k8s.io/v1/namespaces/{NS}/ingresses"
+    api.answer("GET", routes, (200, {"items": []}))
+    api.answer("GET", ingresses, (200, {"items": [{"metadata": {"name": "bench-route-i-reload"}},
+                                                  {"metadata": {"name": "bench-route-i-reloaded"}},
+                                                  {"metadata": {"name": "bench-backend"}}]}))
+    api.answer("DELETE", f"{ingresses}/bench-route-i-reload", (200, {}))
+    result = api.run("delete-routes.sh", ROUTES_NAMESPACE=NS, ROUTES_SELECTOR="bench%2Froute-run%3Dbench-r1-x")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert [p for m, p, *_ in api.requests if m == "DELETE"] == [f"{ingresses}/bench-route-i-reload"]
+
+
 def test_delete_leftovers_counts_the_absent_as_done_and_stops_on_a_refusal(api, tmp_path):
     listing = tmp_path / "leftovers.txt"
     listing.write_text(f"{PODS_PATH} bench-test-clusterip\n/api/v1/namespaces/{NS}/secrets gone\n"

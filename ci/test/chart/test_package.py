@@ -1,5 +1,5 @@
 """The packaged chart holds what the chart needs and nothing else: its templates read files/,
-scenarios/*.js, scenarios/lib/*.js, scenarios/contract.json and dashboards/*.json (through the
+scenarios/*.js, scenarios/lib/*.js and *.proto, scenarios/contract.json and dashboards/*.json (through the
 scenarios and dashboards links); .helmignore leaves out the rest of the linked folders (runner,
 calibration, generator, report, tests, READMEs, pictures) and the chart's own tests and CI overlays."""
 import fnmatch
@@ -10,9 +10,9 @@ from conftest import ROOT
 # Paths inside the package (after "bench/"), as fnmatch patterns; "*" matches across "/" here,
 # so the folder patterns are checked with the depth below.
 ALLOWED = ["Chart.yaml", "values.yaml", "values.schema.json", "README.md", "LICENSE", ".helmignore",
-           "templates/*", "files/*", "scenarios/*.js", "scenarios/lib/*.js", "scenarios/contract.json",
-           "dashboards/*.json"]
-ONE_LEVEL = ("scenarios/*.js", "dashboards/*.json", "scenarios/lib/*.js")
+           "templates/*", "files/*", "scenarios/*.js", "scenarios/lib/*.js", "scenarios/lib/*.proto",
+           "scenarios/contract.json", "dashboards/*.json"]
+ONE_LEVEL = ("scenarios/*.js", "dashboards/*.json", "scenarios/lib/*.js", "scenarios/lib/*.proto")
 
 
 def allowed(path):
@@ -38,6 +38,7 @@ def test_package_holds_every_file_the_templates_read(helm, chart, work):
     files = packaged(helm, chart, work)
     needed = {f"scenarios/{p.name}" for p in (ROOT / "scenarios").glob("*.js")}
     needed |= {f"scenarios/lib/{p.name}" for p in (ROOT / "scenarios" / "lib").glob("*.js")}
+    needed |= {f"scenarios/lib/{p.name}" for p in (ROOT / "scenarios" / "lib").glob("*.proto")}
     needed |= {f"dashboards/{p.name}" for p in (ROOT / "dashboards").glob("*.json")}
     needed |= {"scenarios/contract.json", "values.schema.json", "LICENSE"}  # the licence travels with the package
     needed |= {f"files/{p.relative_to(ROOT / 'charts' / 'bench' / 'files')}"

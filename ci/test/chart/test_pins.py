@@ -50,9 +50,11 @@ def test_readers_get_the_pins():
     """The cluster's config, the runner image's build arguments and the chart tests' render version."""
     config = run(["bash", "-c", '. "$1/ci/cluster/config.sh"; echo "$BENCH_K8S_VERSION $BENCH_COREDNS_VERSION"', "_", ROOT])
     assert config.stdout.split() == [PINS["KUBERNETES_VERSION"].value, PINS["COREDNS_VERSION"].value], config.stderr
-    args = run(["bash", "-c", '. "$1/scenarios/runner/image.sh"; version_build_args', "_", ROOT])
-    runner = pins.read_env("scenarios/runner/versions.env")
-    assert args.stdout.split() == [w for k, p in runner.items() for w in ("--build-arg", f"{k}={p.value}")], args.stderr
+    for script, pin_file in (("scenarios/runner/image.sh", "scenarios/runner/versions.env"),
+                             ("backends/stream/image.sh", "backends/stream/versions.env")):
+        args = run(["bash", "-c", f'. "$1/{script}"; version_build_args', "_", ROOT])
+        image = pins.read_env(pin_file)
+        assert args.stdout.split() == [w for k, p in image.items() for w in ("--build-arg", f"{k}={p.value}")], args.stderr
     from conftest import KUBE_VERSION
     assert KUBE_VERSION == ".".join(PINS["KUBERNETES_VERSION"].value.lstrip("v").split(".")[:2]) + ".0"
 
@@ -79,13 +81,13 @@ def test_make_docs_needs_no_yaml_library(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def dockerfile_problems(text, runner):
-    """The runner Dockerfile takes every version as an ARG without a default, one per pin."""
+def dockerfile_problems(text, runner, pin_file="scenarios/runner/versions.env"):
+    """A Dockerfile takes every version as an ARG without a default, one per pin of its pin file."""
     args = re.findall(r"^ARG ([A-Z][A-Z0-9_]*)(=.*)?$", text, re.M)
-    bad = [f"ARG {name}{default}: a default copies scenarios/runner/versions.env" for name, default in args if default]
+    bad = [f"ARG {name}{default}: a default copies {pin_file}" for name, default in args if default]
     names = {name for name, _ in args}
-    bad += [f"{key} of scenarios/runner/versions.env is no ARG" for key in runner if key not in names]
-    bad += [f"ARG {name} is not in scenarios/runner/versions.env" for name in names if name not in runner]
+    bad += [f"{key} of {pin_file} is no ARG" for key in runner if key not in names]
+    bad += [f"ARG {name} is not in {pin_file}" for name in names if name not in runner]
     return bad
 
 
@@ -95,6 +97,16 @@ def test_the_dockerfile_takes_the_runner_pins_as_build_arguments():
     assert dockerfile_problems(text, runner) == []
     assert dockerfile_problems(text.replace("ARG K6_VERSION\n", "ARG K6_VERSION=v0.0.1\n"), runner) != []
     assert dockerfile_problems(text.replace("ARG ALPINE_VERSION\n", ""), runner) != []
+
+
+def test_the_stream_dockerfile_takes_its_pins_as_build_arguments():
+    """backends/stream/Dockerfile (`make stream-image`) the same way, from backends/stream/versions.env."""
+    pin_file = "backends/stream/versions.env"
+    text = (ROOT / "backends/stream/Dockerfile").read_text()
+    stream = pins.read_env(pin_file)
+    assert dockerfile_problems(text, stream, pin_file) == []
+    assert dockerfile_problems(text.replace("ARG STREAM_GO_VERSION\n", "ARG STREAM_GO_VERSION=1.22\n"), stream, pin_file) != []
+    assert dockerfile_problems(text.replace("ARG STREAM_GO_VERSION\n", ""), stream, pin_file) != []
 
 
 # ---- copies in the formats of other tools, checked ----

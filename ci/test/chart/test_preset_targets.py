@@ -17,6 +17,7 @@ import yaml
 from conftest import CHART_SRC, ROOT
 
 REL = "{{ .Release.Name }}"
+NGF_CLASS = "nginx"  # NGINX Gateway Fabric's default GatewayClass
 GATEWAY = '{{ include "bench.gateway.name" . }}'
 
 PRESETS = {  # preset -> the files it is installed with: every controller preset, and Traefik's Gateway overlay
@@ -107,8 +108,8 @@ def controller_workload(key, sub):
 
 
 def data_plane(key, values):
-    """The Deployment dataplane-scale may scale, or None where it cannot (a DaemonSet, or a controller
-    that puts its replicas back)."""
+    """The Deployment dataplane-scale scales (itself, or through parameters()), or None where it cannot
+    (a DaemonSet, or an autoscaler that moves the replicas)."""
     sub = values[key]
     workload = controller_workload(key, sub)
     if workload:
@@ -118,9 +119,26 @@ def data_plane(key, values):
         return GATEWAY if mode == "GatewayNamespace" else None
     if key == "istio":  # <gateway>-<class>, no replicas in istiod's kube-gateway template
         return f"{GATEWAY}-{dig(values, 'routes', 'gateway', 'className')}"
-    if key == "nginx-gateway-fabric":  # it writes its NGINX Deployment's spec back on any change
-        return None
+    if key == "nginx-gateway-fabric":  # <gateway>-<class> (CreateNginxResourceName), unless a DaemonSet or autoscaled
+        sub = values[key]
+        if dig(sub, "nginx", "kind", default="deployment") != "deployment" or dig(sub, "nginx", "autoscaling", "enable"):
+            return None
+        # the class NGF's chart defaults to (its values.yaml: nginxGateway.gatewayClassName)
+        cls = dig(values, "routes", "gateway", "className") or dig(sub, "nginxGateway", "gatewayClassName") or NGF_CLASS
+        return f"{GATEWAY}-{cls}"
     raise AssertionError(UNKNOWN.format(key))
+
+
+def parameters(key, values):
+    """(via, namespace, name): how dataplane-scale sets the replicas. NGINX Gateway Fabric writes its NGINX
+    Deployment's spec back on any change, replicas from the NginxProxy its chart makes for the
+    GatewayClass (nginx-gateway.proxy-config-name: nginxGateway.name, else nameOverride, else the
+    release, then -proxy-config): through that one. The others: the Deployment itself."""
+    if key == "nginx-gateway-fabric":
+        sub = values[key]
+        name = dig(sub, "nginxGateway", "name") or sub.get("nameOverride") or REL
+        return ("nginxproxy", "", f"{name}-proxy-config")
+    return ("deployment", "", "")
 
 
 def check_pins(table, chart_yaml):
@@ -184,6 +202,8 @@ def test_dataplane_scale_names_what_the_controller_creates(name):
     else:
         got = (dps["applies"], dps["namespace"], dps["deployment"])
         assert got == (True, "", expected), f"{name}: applies, namespace, deployment are {got}, expected {expected!r}"
+        via = (dps.get("via", "deployment"), dig(dps, "parameters", "namespace", default=""), dig(dps, "parameters", "name", default=""))
+        assert via == parameters(key, values), f"{name}: via, parameters' namespace and name are {via}, expected {parameters(key, values)}"
 
 
 @pytest.mark.parametrize("name", PRESETS)

@@ -15,7 +15,8 @@ from harness import pythonpath
 import check  # the dashboard checker (ci/tools/dashboards): its variable substitution and client
 
 K6_METRICS = json.loads((ROOT / "ci/tools/dashboards/fixtures/metrics.json").read_text())["sources"]["k6"]["metrics"]
-EMIT_SELECTORS = ["@k6", "@routes", "@warmup", "@controller-restart", "@dataplane-scale", "@controller-upgrade", "@backend-failover"]
+EMIT_SELECTORS = ["@k6", "@routes", "@warmup", "@controller-restart", "@dataplane-scale", "@controller-upgrade", "@backend-failover",
+                  "@long-lived"]
 EMIT_PANELS = required_panels(EMIT_SELECTORS)
 STATIC_SELECTORS = [
     "bench-run-overview/Request rate*", "bench-run-overview/Dropped iterations", "bench-run-overview/VUs*",
@@ -229,7 +230,7 @@ def test_names_unknown_preset(prometheus, emit_data):
     """an unknown preset is named, with the presets there are."""
     check_fails(["--prometheus", prometheus.url, "--testid", emit_data.testid, "--require-data", "@nginx"],
                 "--require-data preset '@nginx' is unknown; presets: @k6, @warmup, @routes, @controller-restart, @dataplane-scale, "
-                "@controller-upgrade, @backend-failover, @traefik, @cadvisor")
+                "@controller-upgrade, @backend-failover, @long-lived, @traefik, @cadvisor")
 
 
 # ---- event attribution: the run overview's row against the same data ----

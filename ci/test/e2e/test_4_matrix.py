@@ -1,5 +1,5 @@
 """The matrix runner (dashboards/report/matrix.sh, through ci/e2e/matrix: the local cluster's
-installer and Prometheus) and several runners: one matrix of eleven runs
+installer and Prometheus) and several runners: one matrix of twelve runs
 through helm upgrades of this release, each merged from Prometheus (benchreport results, every
 runner), compared in one report. Run once by the first case here:
   clusterip  static, ClusterIP, 1 runner      (the paths comparison and the 1-runner reference)
@@ -25,6 +25,11 @@ runner), compared in one report. Run once by the first case here:
              backend's probe (every 2 s, 2 failures: out after 2 to 4 s) takes the pod out in
              every flap: each flap's not-Ready time from the API, the errors per flap, the
              zero-error gate and what Traefik did
+  longlived  long-lived: HTTP/2, WebSocket and gRPC streams (2 each) of the stream backend
+             (bench/stream:local, 2 pods) held through the e2e Traefik while a route is created and
+             deleted and the stream Deployment scaled 2 -> 4 -> 2 (the local values'
+             loadtest.longLived): streams opened and messages received per kind, breaks split by
+             cause, its gate, events, the Deployment put back
 """
 import json
 import shutil
@@ -62,6 +67,9 @@ VARIANTS = {
     "failover-ready": "loadtest.scenario=backend-failover,loadtest.parallelism=1,loadtest.rate=200,loadtest.duration=30s,"
                       "loadtest.backendFailover.mode=readiness,loadtest.backendFailover.unhealthySeconds=6,"
                       "loadtest.backendFailover.healthySeconds=4",
+    # the disruptions (reload, backend) and the stream image come from the local values (a list)
+    "longlived": "loadtest.scenario=long-lived,loadtest.parallelism=1,loadtest.rate=100,loadtest.duration=40s,"
+                 "loadtest.longLived.streams=2,loadtest.longLived.hold=4s",
 }
 
 
@@ -633,3 +641,80 @@ def test_backend_failover_readiness_traefik_follows_the_endpoints_the_zero_error
     assert f["gate"] == {"max_errors": 0, "errors_per_flap": 5, "passed": f["requests_lost"] == 0}, f
     # none lost unless the kit flagged the runner as stalled (its own timeouts, not Traefik's)
     assert _runner_flagged(own) or f["requests_lost"] == 0, (f, own["errors"], own["runner"])
+
+
+# ---- longlived: long-lived streams through the e2e Traefik ----
+
+def test_long_lived_streams_of_every_kind_held_through_traefik_summary_valid(matrix, kube):
+    """long-lived through the chart: every kind's streams (2 each) opened through the e2e Traefik over
+    TLS (gRPC on the target URL's host, the gRPC Ingress' second rule) and messages received on each;
+    every break has a cause and the totals add up; the runner's own summary validates against the
+    contract's schema; the stream Deployment is back at its 2 replicas with no restore record, and no
+    reload route is left."""
+    out, v = matrix
+    (own,) = v["longlived"].runners
+    ll = own["long_lived"]
+    assert (own["scenario"], ll["kinds"], ll["streams_per_kind"], ll["disruptions"]) == (
+        "long-lived", ["http", "websocket", "grpc"], 2, ["reload", "backend"]), ll
+    for kind, k in ll["by_kind"].items():
+        assert k["opened"] >= 2 and k["messages"] > 0, (kind, k)
+    assert ll["broken"] == ll["broken_by_backend"] + ll["broken_by_path"], ll
+    assert ll["broken_by_backend"] == sum(k["broken"]["backend_stop"] for k in ll["by_kind"].values()), ll
+    assert ll["messages"] == sum(k["messages"] for k in ll["by_kind"].values()), ll
+    assert ll["messages_lost"] == sum(k["messages_lost"] for k in ll["by_kind"].values()), ll
+    path = out / "longlived" / "runner-summary.json"
+    path.write_text(json.dumps(own))
+    r = run([kube.info["report_python"], ROOT / "ci" / "test" / "contract.py", "valid", path])
+    assert r.returncode == 0, r.stdout + r.stderr
+    stream = kube.kubectl_json("-n", "bench", "get", "deployment", "bench-stream")
+    assert (stream["spec"]["replicas"], stream["status"].get("readyReplicas")) == (2, 2), stream["status"]
+    assert "bench/churn-restore" not in (stream["metadata"].get("annotations") or {}), stream["metadata"]
+    left = kube.kubectl_json("-n", "bench", "get", "ingresses", "-l", "bench/route-run")["items"]
+    assert left == [], [i["metadata"]["name"] for i in left]
+
+
+def test_long_lived_gate_follows_the_breaks_by_the_path_and_the_lost_requests(matrix):
+    """The gate: no stream broken by the path and no failed short request; streams the stream backend
+    ended on its way down (the scale-down) are counted apart and pass. A failure names a threshold in
+    the runner's log (exit 99)."""
+    _, v = matrix
+    (own,) = v["longlived"].runners
+    ll = own["long_lived"]
+    assert ll["requests_lost"] == sum(own["errors"].values()), (ll, own["errors"])
+    assert ll["gate"] == {"max_broken_by_path": 0, "max_errors": 0,
+                          "passed": ll["broken_by_path"] == 0 and ll["requests_lost"] == 0}, ll
+    if not ll["gate"]["passed"]:
+        log = (matrix[0] / "longlived" / "runners.log").read_text(errors="replace")
+        assert "have been crossed" in log, log[-3000:]
+
+
+def test_long_lived_prometheus_has_its_disruptions_as_events_and_its_stream_series(matrix, kube):
+    """The reload (one route created, then deleted) and the backend disruption (the stream Deployment
+    scaled up and back: two steps) are events on the run's timeline; the streams' series are in
+    Prometheus per kind, as many opened as the runner counted."""
+    _, v = matrix
+    testid = v["longlived"].summary["testid"]
+    (own,) = v["longlived"].runners
+    assert _events(kube, testid, "reload_route_created") == 1
+    assert _events(kube, testid, "reload_route_deleted") == 1
+    assert _events(kube, testid, "stream_scale") == 2
+    opened = kube.prom.query(f'sum by (kind) (last_over_time(k6_bench_streams_opened_total{{testid="{testid}"}}[1h]))',
+                             time.time())
+    assert {o["metric"]["kind"]: float(o["value"][1]) for o in opened} == {
+        kind: float(k["opened"]) for kind, k in own["long_lived"]["by_kind"].items()}, opened
+
+
+def test_long_lived_merged_from_prometheus_in_the_report_with_its_verdict(matrix):
+    """The merged result (from Prometheus) has the section too: the runner's streams, breaks and lost
+    requests; the report fails the run exactly when the gate failed."""
+    out, v = matrix
+    (own,) = v["longlived"].runners
+    m, ll = v["longlived"].summary["long_lived"], own["long_lived"]
+    assert {k: x["opened"] for k, x in m["by_kind"].items()} == {k: x["opened"] for k, x in ll["by_kind"].items()}, (m, ll)
+    assert (m["broken_by_path"], m["broken_by_backend"], m["requests_lost"]) == (
+        ll["broken_by_path"], ll["broken_by_backend"], ll["requests_lost"]), (m, ll)
+    row = _report_row(out, v["longlived"].summary["testid"])
+    gate_reason = any(x.startswith("long_lived") for x in row["reasons"])
+    assert gate_reason == (not ll["gate"]["passed"]), row
+    if gate_reason:
+        assert row["verdict"] == "FAIL", row

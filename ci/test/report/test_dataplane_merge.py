@@ -48,7 +48,7 @@ def test_a_step_without_a_ready_sample_is_unready():
 def test_lost_requests_fail_the_gate_and_what_prometheus_lacks_is_null():
     d, q = section([({"step": "1"}, 3.124), ({"step": "2"}, 1.27)])
     assert d["requests_lost"] == 4 and d["gate"] == {"max_errors": 0, "passed": False}
-    assert [d[k] for k in ("namespace", "deployment", "mode", "levels", "levels_reached")] == [None] * 5
+    assert [d[k] for k in ("namespace", "deployment", "scaled", "mode", "levels", "levels_reached")] == [None] * 6
     assert any('state="start"' in a for a in q.asked), q.asked
 
 

@@ -462,6 +462,18 @@ def test_dataplane_scale_section(gen):
     assert [s[1:] for s in steps] == [("1", "1 -> 2", "3124", "0", "0"), ("2", "2 -> 1", "1270", "3", "34")], md
 
 
+def test_dataplane_scale_through_an_nginxproxy_names_it_beside_the_deployment(gen, out):
+    """A summary whose steps set NGINX Gateway Fabric's NginxProxy (dataplane_scale.scaled): the row says
+    so after the Deployment it followed."""
+    summary = json.loads((TD / "dataplane-scale.json").read_text())
+    summary["dataplane_scale"]["scaled"] = "NginxProxy bench/bench-proxy-config spec.kubernetes.deployment.replicas"
+    path = out.parent / "dpscale-ngf.json"
+    path.write_text(json.dumps(summary))
+    ok(gen("dpscale-ngf", path))
+    assert re.search(r"^\| traefik( \[[^]]*\])? \| bench-traefik/traefik through NginxProxy bench/bench-proxy-config "
+                     r"spec\.kubernetes\.deployment\.replicas \| gradual \|", gen.md("dpscale-ngf"), re.M), gen.md("dpscale-ngf")
+
+
 def test_dataplane_scale_attribution(gen):
     """dpscale: the summary's attribution gives the sentence (in the section and under Errors by event)
     and a row per event kind and for no event."""
@@ -534,8 +546,33 @@ def test_backend_failover_verdict(gen):
     assert len(failed) == 1 and failed[0]["verdict"] == "FAIL", runs
 
 
+# ---- long-lived, from a summary written by hand in the runner's shape: the backend-failover file's
+# load (37 http_5xx) with a long_lived section: 6 streams broken by the path, 2 ended by the backend ----
+
+def test_long_lived_written(gen):
+    ok(gen("longlived", TD / "long-lived.json", TD / "traefik.json"))
+
+
+def test_long_lived_section(gen):
+    """longlived: one gate row for the run, one row per kind of stream (opened, broken by cause, lost)."""
+    md = gen.md("longlived")
+    assert "## Long-lived streams" in md
+    gate = re.findall(r"^\| traefik( \[[^]]*\])? \| reload, backend, controller \| 6 \| 2 \| 2 \| 39 \| 37 \| FAILED \|$", md, re.M)
+    assert len(gate) == 1, md
+    kinds = re.findall(r"^\| traefik(?: \[[^]]*\])? \| (http|websocket|grpc) \| (\d+) \| (\d+) \| (\d+) \|", md, re.M)
+    assert kinds == [("http", "5", "0", "1"), ("websocket", "10", "5", "0"), ("grpc", "7", "1", "1")], md
+
+
+def test_long_lived_verdict(gen):
+    """longlived: the run fails on its streams broken by the path and its lost requests."""
+    runs = gen.json("longlived")["runs"]
+    failed = [r for r in runs if any(s.startswith("long_lived: 6 stream(s) broken by the path, 37 request(s) lost")
+                                     for s in r["reasons"])]
+    assert len(failed) == 1 and failed[0]["verdict"] == "FAIL", runs
+
+
 REPORT_DIRS = ["merged", "real", "comparable", "incomparable", "churn", "zero", "errors", "dropped", "paths", "routes",
-               "restart", "dpscale", "upgrade", "failover"]
+               "restart", "dpscale", "upgrade", "failover", "longlived"]
 
 
 @pytest.fixture

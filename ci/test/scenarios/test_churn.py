@@ -23,6 +23,8 @@ CONTRACT = json.loads((ROOT / "scenarios" / "contract.json").read_text())
 NS = "bench-test"
 NS_CTL = "bench-test-ctl"  # the controller's namespace (controller-restart; dataplane-scale's data plane)
 DP = "dp"  # the data plane's Deployment there (dataplane-scale)
+NS_NGF = "bench-test-ngf"  # NGINX Gateway Fabric's release namespace (dataplane-scale through its NginxProxy)
+NGF_DP, NGF_PROXY = "bench-nginx", "bench-proxy-config"  # its NGINX Deployment and the NginxProxy it follows
 UP = "up"  # the controller's Deployment there that controller-upgrade rolls
 RESTORE = "bench/churn-restore"
 RESTARTED = "kubectl.kubernetes.io/restartedAt"
@@ -46,11 +48,14 @@ def runner_role():
     [bench-backend], the way charts/bench/templates/loadtest/rbac.yaml renders it; the controller's
     rules (controller-restart), the data plane's (dataplane-scale, resourceNames [DP]) and the
     controller workload's (controller-upgrade, resourceNames [UP]) in a Role of the controller's
-    namespace NS_CTL."""
+    namespace NS_CTL; dataplane-scale's through an NginxProxy (read NGF_DP, update NGF_PROXY) in a
+    Role of NS_NGF."""
     return {"apiVersion": "v1", "kind": "List", "items": [
         *role_and_binding(NS, runner_role_rules()),
         *role_and_binding(NS_CTL, runner_role_rules("controller") + runner_role_rules("dataplane", DP)
                           + runner_role_rules("upgrade", workload=("deployments", UP))),
+        *role_and_binding(NS_NGF, runner_role_rules("dataplane", NGF_DP, via="nginxproxy")
+                          + runner_role_rules("parameters", via="nginxproxy", parameters=NGF_PROXY)),
         {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "bench-backend", "namespace": NS},
          "spec": {"replicas": 2, "selector": {"matchLabels": {"app.kubernetes.io/component": "backend"}},
                   "template": {"metadata": {"labels": {"app.kubernetes.io/component": "backend"}},
@@ -137,10 +142,14 @@ def role_table():
         scope = {"backend": "the backend Deployment only (`resourceNames`)",
                  "controller": f"all {r['resource']} of the controller's namespace",
                  "dataplane": "the data plane's Deployment only (`resourceNames`), in its namespace",
+                 "parameters": "the object the data plane's replicas come from only (`resourceNames`), in its namespace",
+                 "stream": "the stream backend's Deployment only (`resourceNames`)",
                  "upgrade": (f"all pods of the controller's namespace" if r["resource"] == "pods" else
                              f"the controller's {r['resource'][:-1]} only (`resourceNames`), in its namespace")}.get(
                      r.get("target"), f"all {r['resource']} of the namespace")
-        only = ", ".join(r["onlyFor"]) if r.get("onlyFor") else "every scenario"
+        only = (", ".join(r["onlyFor"]) if r.get("onlyFor") else "every scenario") + (f" (via {r['via']})" if r.get("via") else "")
+        if r.get("disruption"):
+            only += f" (long-lived: with disruption {r['disruption']})"
         want.append(f"| `{group}` | `{r['resource']}` | {', '.join(r['verbs'])} | {scope} | {only} |")
     return want
 
@@ -511,22 +520,22 @@ READY_DELAY = 1.0
 
 
 class FakeDataplaneDeployment:
-    """Deployment NAME in NS_CTL and its controller: after each change of spec.replicas it waits
+    """Deployment NAME in NAMESPACE and its controller: after each change of spec.replicas it waits
     READY_DELAY and writes status with that many replicas, all Ready, and the generation it saw;
     a change of annotations alone (also a new generation) it observes at once; events:
     [(t, what, replicas)] for replica changes. One GET per poll, and it acts only on what that GET returned (a second
     read per poll could see a later change than the one it acts on: FakeControllerDeployment says
     how that made its first version flaky). In-process API calls (BareApiServer.request), 5 s each."""
 
-    def __init__(self, kube, name=DP):
+    def __init__(self, kube, name=DP, namespace=NS_CTL):
         self.api, self.events, self.stopped = kube.api, [], threading.Event()
-        self.path = f"/apis/apps/v1/namespaces/{NS_CTL}/deployments/{name}"
-        self.name, self.polls, self.last = name, 0, None
+        self.path = f"/apis/apps/v1/namespaces/{namespace}/deployments/{name}"
+        self.name, self.namespace, self.polls, self.last = name, namespace, 0, None
 
     def create(self, replicas=1, ready=True):
         labels = {"app.kubernetes.io/name": self.name}
-        d = self.api.request("admin", "POST", f"/apis/apps/v1/namespaces/{NS_CTL}/deployments", {
-            "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": self.name, "namespace": NS_CTL},
+        d = self.api.request("admin", "POST", f"/apis/apps/v1/namespaces/{self.namespace}/deployments", {
+            "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": self.name, "namespace": self.namespace},
             "spec": {"replicas": replicas, "selector": {"matchLabels": labels},
                      "template": {"metadata": {"labels": labels},
                                   "spec": {"containers": [{"name": "proxy", "image": "bench/traefik:local"}]}}}},
@@ -545,22 +554,26 @@ class FakeDataplaneDeployment:
     def run(self):
         while not self.stopped.is_set():
             try:
-                d = self.get()
-                spec, generation, status = d["spec"]["replicas"], d["metadata"]["generation"], d.get("status") or {}
-                self.polls, self.last = self.polls + 1, (generation, spec, status.get("observedGeneration"),
-                                                         status.get("readyReplicas"))
-                if status.get("readyReplicas") != spec:
-                    self.events.append((time.monotonic(), "scaled", spec))
-                    time.sleep(READY_DELAY)
-                    self.mark_ready(generation, spec)
-                    self.events.append((time.monotonic(), "ready", spec))
-                elif status.get("observedGeneration") != generation:
-                    # an annotation changed (the restore record: it bumps a Deployment's generation
-                    # too); the controller observes it at once, no pod changes
-                    self.mark_ready(generation, spec)
+                self.poll()
             except Exception as e:  # noqa: BLE001 - recorded, then tried again: the tests show the events
                 self.events.append((time.monotonic(), "failed", repr(e)[:2000]))
             self.stopped.wait(0.1)
+
+    def poll(self):
+        """One poll: the Deployment as one GET returned it, acted on."""
+        d = self.get()
+        spec, generation, status = d["spec"]["replicas"], d["metadata"]["generation"], d.get("status") or {}
+        self.polls, self.last = self.polls + 1, (generation, spec, status.get("observedGeneration"),
+                                                 status.get("readyReplicas"))
+        if status.get("readyReplicas") != spec:
+            self.events.append((time.monotonic(), "scaled", spec))
+            time.sleep(READY_DELAY)
+            self.mark_ready(generation, spec)
+            self.events.append((time.monotonic(), "ready", spec))
+        elif status.get("observedGeneration") != generation:
+            # an annotation changed (the restore record: it bumps a Deployment's generation
+            # too); the controller observes it at once, no pod changes
+            self.mark_ready(generation, spec)
 
 
 def dataplane_run(kube, k6, servers, name, fake, **env):
@@ -570,7 +583,7 @@ def dataplane_run(kube, k6, servers, name, fake, **env):
     thread.start()
     try:
         run = k6(name, "dataplane-scale.js", churn_env(
-            kube, servers, BENCH_DATAPLANE_NAMESPACE=NS_CTL, BENCH_DATAPLANE_DEPLOYMENT=fake.name,
+            kube, servers, BENCH_DATAPLANE_NAMESPACE=fake.namespace, BENCH_DATAPLANE_DEPLOYMENT=fake.name,
             BENCH_DATAPLANE_HOLD="1s", BENCH_CONNECTIONS=40, **env))
     finally:
         fake.stopped.set()
@@ -659,6 +672,128 @@ def test_dataplane_scale_the_runner_may_get_and_update_only_that_deployment(kube
     assert [can("get", f"deployments.apps/{DP}"), can("update", f"deployments.apps/{DP}")] == ["yes", "yes"]
     assert [can("update", "deployments.apps/other"), can("list", "deployments.apps"), can("patch", f"deployments.apps/{DP}"),
             can("update", f"deployments.apps/{DP}", "kube-system")] == ["no", "no", "no", "no"]
+
+
+# ---- dataplane-scale through NGINX Gateway Fabric's NginxProxy ----
+# NGF writes its NGINX Deployment's spec back from the NginxProxy on any change (charts/bench/README.md,
+# "dataplane-scale"), so the runner sets the NginxProxy's spec.kubernetes.deployment.replicas and only
+# reads the Deployment. The NginxProxy CRD is bench's stand-in (ci/test/harness/nginxproxy-crd.yaml);
+# FakeNginxGatewayFabric plays NGF and the Deployment controller.
+NGINXPROXY_CRD = ROOT / "ci" / "test" / "harness" / "nginxproxy-crd.yaml"
+NGF_ENV = dict(BENCH_DATAPLANE_PARAMETERS_KIND="NginxProxy.gateway.nginx.org", BENCH_DATAPLANE_PARAMETERS_NAME=NGF_PROXY,
+               BENCH_DATAPLANE_PARAMETERS_REPLICAS="spec.kubernetes.deployment.replicas")
+# NGF settings the runner must leave as they are (the stand-in keeps fields it does not describe)
+NGF_OTHER = {"logging": {"errorLevel": "info"}, "kubernetes": {"service": {"type": "ClusterIP"}}}
+
+
+class FakeNginxGatewayFabric(FakeDataplaneDeployment):
+    """NGINX Gateway Fabric on top of FakeDataplaneDeployment (Deployment NGF_DP in NS_NGF): each poll
+    first reads NginxProxy NGF_PROXY and, when its spec.kubernetes.deployment.replicas differ from the
+    Deployment's spec.replicas, writes them there (event "copied"), as NGF's provisioner rewrites the
+    Deployment's spec from the NginxProxy; the Deployment then becomes Ready READY_DELAY later."""
+
+    def __init__(self, kube):
+        super().__init__(kube, name=NGF_DP, namespace=NS_NGF)
+        self.proxy_path = f"/apis/gateway.nginx.org/v1alpha2/namespaces/{NS_NGF}/nginxproxies/{NGF_PROXY}"
+
+    def create_proxy(self, replicas=1):
+        spec = json.loads(json.dumps(NGF_OTHER))
+        spec["kubernetes"]["deployment"] = {"replicas": replicas, "container": {"image": {"repository": "nginx"}}}
+        self.api.request("admin", "POST", f"/apis/gateway.nginx.org/v1alpha2/namespaces/{NS_NGF}/nginxproxies", {
+            "apiVersion": "gateway.nginx.org/v1alpha2", "kind": "NginxProxy",
+            "metadata": {"name": NGF_PROXY, "namespace": NS_NGF}, "spec": spec}, timeout=5)
+
+    def proxy(self):
+        return self.api.request("admin", "GET", self.proxy_path, timeout=5)
+
+    def set_proxy_replicas(self, replicas):
+        self.api.request("admin", "PATCH", self.proxy_path, {"spec": {"kubernetes": {"deployment": {"replicas": replicas}}}},
+                         patch=True, timeout=5)
+
+    def poll(self):
+        want = self.proxy()["spec"]["kubernetes"]["deployment"].get("replicas")
+        d = self.get()
+        if want is not None and d["spec"]["replicas"] != want:
+            d["spec"]["replicas"] = want
+            self.api.request("admin", "PUT", self.path, d, timeout=5)
+            self.events.append((time.monotonic(), "copied", want))
+        super().poll()
+
+
+@pytest.fixture(scope="module")
+def ngf(kube):
+    """The stand-in CRD, NGF's NGINX Deployment at 1 Ready replica and its NginxProxy at 1."""
+    kube.kc("apply", "-f", NGINXPROXY_CRD)
+    kube.kc("wait", "--for", "condition=Established", "crd/nginxproxies.gateway.nginx.org", "--timeout", "60s")
+    fake = FakeNginxGatewayFabric(kube)
+    fake.create(replicas=1)
+    fake.create_proxy(replicas=1)
+    return fake
+
+
+@pytest.fixture(scope="module")
+def ngf_scale(kube, k6, servers, ngf):
+    """Gradual from 1 to 2 and back to 1 through the NginxProxy: two steps of about 2.5 s."""
+    run = dataplane_run(kube, k6, servers, "dataplane-scale-ngf", ngf, BENCH_DATAPLANE_LEVELS="2,1",
+                        BENCH_DATAPLANE_MODE="gradual", BENCH_DURATION="16s", **NGF_ENV)
+    run.proxy = ngf.proxy()
+    return run
+
+
+def test_ngf_exit_0_the_runner_set_the_nginxproxy_ngf_copied_each_step_then_it_was_ready(ngf_scale):
+    run = ngf_scale
+    assert run.rc == 0, run.stderr[-3000:]
+    assert [(what, n) for _, what, n in run.events] == [
+        ("copied", 2), ("scaled", 2), ("ready", 2), ("copied", 1), ("scaled", 1), ("ready", 1)], (run.events, run.fake)
+    assert run.summary["scale_events"] == 2
+
+
+def test_ngf_put_back_on_the_nginxproxy_its_other_settings_and_the_deployment_untouched(ngf_scale):
+    proxy, after = ngf_scale.proxy, ngf_scale.after
+    assert proxy["spec"]["kubernetes"]["deployment"]["replicas"] == 1, proxy
+    assert RESTORE not in (proxy["metadata"].get("annotations") or {}), proxy
+    assert (proxy["spec"]["logging"], proxy["spec"]["kubernetes"]["service"]) == (
+        NGF_OTHER["logging"], NGF_OTHER["kubernetes"]["service"]), proxy
+    assert after["spec"]["replicas"] == 1 and RESTORE not in (after["metadata"].get("annotations") or {}), after
+    assert "through NginxProxy" in ngf_scale.stdout + ngf_scale.stderr
+
+
+def test_ngf_summary_says_the_nginxproxy_was_scaled_and_times_each_step_on_the_deployment(ngf_scale):
+    d = ngf_scale.summary["dataplane_scale"]
+    assert (d["namespace"], d["deployment"], d["scaled"], d["start_replicas"]) == (
+        NS_NGF, NGF_DP, f"NginxProxy {NS_NGF}/{NGF_PROXY} spec.kubernetes.deployment.replicas", 1), d
+    assert [(st["step"], st["from"], st["to"]) for st in d["steps"]] == [(1, 1, 2), (2, 2, 1)], d
+    assert all(900 <= st["ready_ms"] <= 8000 for st in d["steps"]), d  # NGF's copy, then READY_DELAY
+    assert d["requests_lost"] == 0 and d["gate"]["passed"], d
+    assert f"Deployment {NS_NGF}/{NGF_DP} through NginxProxy {NS_NGF}/{NGF_PROXY}" in ngf_scale.table
+    r = subprocess.run([report_python(), ROOT / "ci" / "test" / "contract.py", "valid", ngf_scale.dir / "summary.json"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_ngf_setup_stops_when_the_nginxproxy_does_not_set_the_deployments_replicas(kube, k6, servers, ngf):
+    """No NGF running: the NginxProxy says 3, the Deployment stays at 1 (as when another NginxProxy
+    overrides it, or an autoscaler moves the replicas)."""
+    ngf.set_proxy_replicas(3)
+    try:
+        run = k6("dataplane-scale-ngf-stale", "dataplane-scale.js", churn_env(
+            kube, servers, BENCH_DATAPLANE_NAMESPACE=NS_NGF, BENCH_DATAPLANE_DEPLOYMENT=NGF_DP, BENCH_DURATION="2s", **NGF_ENV))
+    finally:
+        ngf.set_proxy_replicas(1)
+    assert run.rc != 0
+    assert (f"dataplane-scale: NginxProxy {NS_NGF}/{NGF_PROXY} has spec.kubernetes.deployment.replicas 3 but the data "
+            f"plane's Deployment {NS_NGF}/{NGF_DP} (BENCH_DATAPLANE_NAMESPACE/BENCH_DATAPLANE_DEPLOYMENT) has spec.replicas 1 "
+            "10 s later: that object does not set the Deployment's replicas") in run.stderr, run.stderr[-3000:]
+
+
+def test_ngf_the_runner_may_update_only_that_nginxproxy_and_only_read_the_deployment(kube):
+    def can(verb, what):
+        return kube.kc("auth", "can-i", verb, what, "-n", NS_NGF, "--as", "bench-runner", check=False).stdout.strip()
+    assert [can("get", f"nginxproxies.gateway.nginx.org/{NGF_PROXY}"), can("update", f"nginxproxies.gateway.nginx.org/{NGF_PROXY}"),
+            can("get", f"deployments.apps/{NGF_DP}")] == ["yes", "yes", "yes"]
+    assert [can("update", f"deployments.apps/{NGF_DP}"), can("patch", f"nginxproxies.gateway.nginx.org/{NGF_PROXY}"),
+            can("update", "nginxproxies.gateway.nginx.org/other"), can("list", "nginxproxies.gateway.nginx.org")] == [
+        "no", "no", "no", "no"]
 
 
 # ---- controller-upgrade: the controller's Deployment rolled, each pod's termination seen ----

@@ -252,9 +252,10 @@ def test_readiness_mode_exit_0_flaps_seen_and_timed_no_request_lost(readiness_ru
     # (one full-file run read a flap as 5 s beside one of 1 s: p50 3 s of the two), so the bound is loose
     assert u["count"] >= 2 and 700 <= u["p50"] <= 3100 and u["max"] <= 5500, why
     # the fake kubelet notices within 0.2 s, the runner lists every 0.5 s; on a loaded machine the
-    # thread's API writes lag (the scenarios part beside other lanes saw one of 2.9 s): within a period
+    # thread's API writes lag (seen: 2.9 s beside other lanes, 3.0 s in a cold run): within two
+    # periods (6 s), which still catches a pairing with the wrong flap or a unit error
     n = f["not_ready_ms"]
-    assert n["count"] >= 2 and 0 < n["p50"] <= n["max"] <= 3000, why
+    assert n["count"] >= 2 and 0 < n["p50"] <= n["max"] <= 6000, why
     assert f["requests_lost"] == 0 and f["gate"] == {"max_errors": 0, "errors_per_flap": 5, "passed": True}, why
     assert f["mode"] == "readiness" and (f["unhealthy_ms_set"], f["healthy_ms_set"]) == (1000, 2000), why
     assert run.summary["scale_events"] == f["flaps"] + f["recovered"], run.summary

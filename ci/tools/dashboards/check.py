@@ -15,7 +15,7 @@ With --prometheus URL (a real Prometheus, e.g. 2.42 with native histograms):
   - data: per panel, whether its queries return samples for --testid over [--start, --end]
   - --require-data SELECTOR: panels that must have data ("<dashboard uid>/<panel title glob>",
     e.g. "bench-run-overview/*", "!<uid>/<glob>" to take a match back, or a preset @k6, @routes,
-    @controller-restart, @dataplane-scale, @controller-upgrade, @backend-failover, @traefik, @cadvisor); a selector
+    @controller-restart, @dataplane-scale, @controller-upgrade, @backend-failover, @long-lived, @traefik, @cadvisor); a selector
     matching nothing fails
 
 Exit status: 0 all good, 1 a check failed, 2 bad usage.
@@ -45,13 +45,14 @@ PROMQL_KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right
 # Named selector sets for --require-data @NAME, so callers do not hard-code panel titles.
 PRESETS = {
     # every panel fed by k6 alone (load, latency, errors, churn telemetry), in all dashboards, except
-    # the route, controller-restart, dataplane-scale, controller-upgrade and backend-failover panels: only
+    # the route, controller-restart, dataplane-scale, controller-upgrade, backend-failover and long-lived panels: only
     # those experiments feed them ("!" takes a match back), the Warm-up annotation: only a run with
     # loadtest.warmup feeds it, the route annotations (routes preset), and Controller reloads: only a
     # controller that reloads feeds it
     "k6": ["bench-run-overview/*", "bench-comparison/*", "bench-controllers/Run:*",
            "bench-controllers/variable testid", "!bench-run-overview/Route*", "!bench-run-overview/Controller*",
            "!bench-run-overview/Data-plane*", "!bench-run-overview/Rollout*", "!bench-run-overview/Backend failover*",
+           "!bench-run-overview/Stream*",
            "!bench-run-overview/annotation Warm-up", "!bench-run-overview/annotation Route*",
            "!bench-run-overview/annotation Controller reloads"],
     # the run overview's Warm-up annotation, fed by a run with a warm-up
@@ -67,6 +68,8 @@ PRESETS = {
     "controller-upgrade": ["bench-run-overview/Rollout*"],
     # the run overview's Backend failover row, fed by backend-failover
     "backend-failover": ["bench-run-overview/Backend failover*"],
+    # the run overview's Long-lived streams row, fed by long-lived
+    "long-lived": ["bench-run-overview/Stream*"],
     # Traefik panels that have data whenever Traefik serves traffic (error panels need errors)
     "traefik": ["bench-controllers/Controllers with metrics", "bench-controllers/Traefik: configuration reloads",
                 "bench-controllers/Traefik: time since last successful reload",

@@ -283,6 +283,40 @@ def backend_failover_row(lay):
         "short", decimals=0), 6, 8)
 
 
+def long_lived_row(lay):
+    """Long-lived streams: held, broken, messages lost (long-lived)"""
+    lay.row("Long-lived streams: held, broken, messages lost (long-lived)")
+    lay.add(timeseries(
+        "Streams broken, by kind and cause",
+        "long-lived (scenarios/long-lived.js) holds HTTP streams, WebSockets and gRPC server streams "
+        "open through the path while it reloads, scales the stream backend and restarts the controller "
+        "(each a Scale events entry and an annotation: reload_route_created, reload_route_deleted, "
+        "stream_scale, controller_podkill). A break: a stream ended before its time; cause reset = "
+        "broken by the path (the gate allows none), backend_stop = ended cleanly by the stream backend "
+        "on its way down. Per interval, stacked.",
+        targets((f"sum by (kind, cause) (increase(k6_bench_streams_broken_total{{{RUN}}}[$__rate_interval]))",
+                 "{{kind}} {{cause}}")),
+        "short", stack=True, bars=True, minimum=0), 12, 8)
+    lay.add(timeseries(
+        "Stream messages lost",
+        "Time slots the stream clients missed (each message carries floor(unix ms / interval), so a "
+        "gap within a stream or across a reconnect is counted), per interval and kind.",
+        targets((f"sum by (kind) (increase(k6_bench_stream_messages_lost_total{{{RUN}}}[$__rate_interval]))",
+                 "{{kind}}")),
+        "short", stack=True, bars=True, minimum=0), 6, 8)
+    lay.add(table(
+        "Streams over range",
+        "Per kind, over the dashboard range: streams opened (reconnects included), attempts that could "
+        "not open, messages received and lost.",
+        targets((f"sum by (kind) (max_over_time(k6_bench_streams_opened_total{{{RUN}}}[$__range]))", ""),
+                (f"sum by (kind) (max_over_time(k6_bench_stream_open_errors_total{{{RUN}}}[$__range]))", ""),
+                (f"sum by (kind) (max_over_time(k6_bench_stream_messages_total{{{RUN}}}[$__range]))", ""),
+                (f"sum by (kind) (max_over_time(k6_bench_stream_messages_lost_total{{{RUN}}}[$__range]))", ""),
+                instant=True, table=True),
+        "short", {"Value #A": "opened", "Value #B": "open errors", "Value #C": "messages", "Value #D": "lost"},
+        order=["kind", "opened", "open errors", "messages", "lost"]), 6, 8)
+
+
 def routes_row(lay):
     """Routes: propagation, changes, scale (route-* experiments)"""
     lay.row("Routes: propagation, changes, scale (route-* experiments)")
@@ -371,7 +405,7 @@ def traffic_row(lay):
 
 
 ROWS = [load_row, latency_row, errors_row, attribution_row, churn_row, controller_restart_row, dataplane_scale_row,
-        controller_upgrade_row, backend_failover_row, routes_row, traffic_row]
+        controller_upgrade_row, backend_failover_row, long_lived_row, routes_row, traffic_row]
 
 
 def run_overview():

@@ -281,6 +281,7 @@ def build(runs, budgets, warnings, series, generated_at, prometheus_url, direct=
     blocks += _dataplane_scale_blocks(runs, series)
     blocks += _controller_upgrade_blocks(runs, series)
     blocks += _backend_failover_blocks(runs, series)
+    blocks += _long_lived_blocks(runs, series)
     blocks += _attribution_blocks(runs, series)
     blocks += _convergence_blocks(runs)
     blocks += _over_time_blocks(runs, series, prometheus_url)
@@ -448,6 +449,9 @@ def _dataplane_scale_blocks(runs, series):
         d = r.dataplane_scale
         ready, gate = d.get("ready_ms") or {}, d.get("gate") or {}
         where = f"{d['namespace']}/{d['deployment']}" if d.get("deployment") else "n/a"
+        # scaled through the object its controller copies the replicas from (NGF's NginxProxy): say which
+        if d.get("scaled") and not d["scaled"].startswith("Deployment "):
+            where += f" through {d['scaled']}"
         rows.append([r.label, where, fmt(d.get("mode")), _levels(d.get("levels")), _levels(d.get("levels_reached")),
                      fmt(len(d.get("steps") or [])), fmt(d.get("unready")), fmt(ready.get("p50")), fmt(ready.get("max")),
                      fmt(d.get("requests_lost")), _by_class(r), _gate_cell(gate)])
@@ -556,6 +560,38 @@ def _backend_failover_blocks(runs, series):
         blocks.append(Block("table", headers=["run", "flap", "from", "until healthy", "load errors within W",
                                               "by class"], rows=flap_rows))
     return blocks + _sentences(flapped, series)
+
+
+def _long_lived_blocks(runs, series):
+    """long-lived's tables: per run its gate, per kind of stream its counts; and the attribution
+    sentence of the load's errors to the disruptions; [] without a long-lived run."""
+    held = [r for r in _file_runs(runs) if r.long_lived]
+    if not held:
+        return []
+    blocks = [Block("h2", "Long-lived streams"),
+              Block("p", "HTTP streams, WebSocket connections and gRPC server streams held open through the path "
+                         "while the disruptions ran (scenarios/long-lived.js): reload = one extra route created and "
+                         "deleted (NGINX-based controllers reload), backend = the stream backend scaled up by two and "
+                         "back, controller = the controller's pods deleted in turn. A stream ended before its time is "
+                         "broken: by the backend when the stream backend ended it cleanly on its way down, by the path "
+                         "otherwise. Messages carry time slots, so a client counts every one it missed. The gate: "
+                         "no stream broken by the path and no failed request.")]
+    rows, kind_rows = [], []
+    for r in held:
+        ll = r.long_lived
+        rows.append([r.label, ", ".join(ll.get("disruptions") or []) or fmt(ll.get("disruptions")),
+                     fmt(ll.get("broken_by_path")), fmt(ll.get("broken_by_backend")), fmt(ll.get("open_errors")),
+                     fmt(ll.get("messages_lost")), fmt(ll.get("requests_lost")), _gate_cell(ll.get("gate") or {})])
+        for kind, k in (ll.get("by_kind") or {}).items():
+            b, after = k.get("broken") or {}, k.get("broken_after_ms") or {}
+            kind_rows.append([r.label, kind, fmt(k.get("opened")), fmt(b.get("reset")), fmt(b.get("backend_stop")),
+                              fmt(k.get("open_errors")), fmt(k.get("messages")), fmt(k.get("messages_lost")),
+                              fmt(after.get("p50"))])
+    blocks.append(Block("table", headers=["run", "disruptions", "broken by path", "ended by backend", "open errors",
+                                          "messages lost", "requests lost", "gate"], rows=rows))
+    blocks.append(Block("table", headers=["run", "kind", "opened", "broken by path", "ended by backend", "open errors",
+                                          "messages", "lost", "broken after p50 (ms)"], rows=kind_rows))
+    return blocks + _sentences(held, series)
 
 
 def _flaps(timeline):

@@ -239,6 +239,8 @@ def _add_optional(summary, q, settings, counts, steps, calibration, run):
         summary["controller_upgrade"] = _controller_upgrade(q, run, counts["errors"])
     if summary["scenario"] == "backend-failover":
         summary["backend_failover"] = _backend_failover(q, run, counts["errors"])
+    if summary["scenario"] == "long-lived":
+        summary["long_lived"] = _long_lived(q, run, counts["errors"])
 
 
 def _counts(q, load, run, notes):
@@ -329,8 +331,8 @@ def _controller_restart(q, run, errors):
 def _dataplane_scale(q, run, errors):
     """dataplane-scale's section (scenarios/lib/summary-writer.js dataplaneScaleFor) from the series:
     per step (label step) the replicas it set, its one time to Ready (the histogram's sum: one sample
-    per step) and the failed probes; the load's errors. Namespace, Deployment, mode and levels are not
-    in Prometheus: null (so levels_reached is too)."""
+    per step) and the failed probes; the load's errors. Namespace, Deployment, the object scaled, mode
+    and levels are not in Prometheus: null (so levels_reached is too)."""
     to = q.by(f"max by (step) ({q.last('k6_bench_dataplane_step', run)})", "step")
     ready_s = q.by(f"histogram_sum(sum by (step) ({q.hist('k6_bench_dataplane_ready_seconds', run)}))", "step")
     failed = q.by(f"sum by (step) ({q.last('k6_bench_dataplane_probe_failures_total', run)})", "step")
@@ -344,7 +346,7 @@ def _dataplane_scale(q, run, errors):
         before = steps[-1]["to"]
     times = sorted(s["ready_ms"] for s in steps if s["ready_ms"] is not None)
     lost = sum(errors.values())
-    return {"namespace": None, "deployment": None, "mode": None, "levels": None,
+    return {"namespace": None, "deployment": None, "scaled": None, "mode": None, "levels": None,
             "start_replicas": start, "levels_reached": None, "steps": steps,
             "unready": sum(1 for s in steps if s["ready_ms"] is None),
             # the median of the step times, as k6's p(50) of the runner's trend
@@ -397,6 +399,35 @@ def _backend_failover(q, run, errors):
             "not_ready_ms": _count_p50_max(q, "k6_bench_failover_flap_seconds", selector_with(run, measure="not_ready")),
             "requests_lost": lost, "errors_per_flap": _round(lost / flaps, 1) if flaps else None,
             "gate": {"max_errors": max_errors, "errors_per_flap": None, "passed": lost <= max_errors}}
+
+
+# long-lived's kinds of stream and causes of a break (scenarios/lib/long-lived-summary.js)
+STREAM_KINDS, STREAM_CAUSES = ("http", "websocket", "grpc"), ("backend_stop", "reset")
+
+
+def _long_lived(q, run, errors):
+    """long-lived's section (scenarios/lib/long-lived-summary.js section) from the series: per kind
+    that opened a stream or tried, its counters and break times; the load's errors; the gate. The
+    settings are not in Prometheus: null (kinds: those with series)."""
+    def total(metric, **labels):
+        return _int(q.scalar(f"sum({q.last(metric, selector_with(run, **labels))})"))
+    by_kind = {}
+    for kind in STREAM_KINDS:
+        entry = {"opened": total("k6_bench_streams_opened_total", kind=kind),
+                 "broken": {c: total("k6_bench_streams_broken_total", kind=kind, cause=c) for c in STREAM_CAUSES},
+                 "open_errors": total("k6_bench_stream_open_errors_total", kind=kind),
+                 "messages": total("k6_bench_stream_messages_total", kind=kind),
+                 "messages_lost": total("k6_bench_stream_messages_lost_total", kind=kind),
+                 "broken_after_ms": _count_p50_max(q, "k6_bench_stream_broken_after_seconds", selector_with(run, kind=kind))}
+        if entry["opened"] or entry["open_errors"]:
+            by_kind[kind] = entry
+    sums = {k: sum(e[k] for e in by_kind.values()) for k in ("open_errors", "messages", "messages_lost")}
+    backend = sum(e["broken"]["backend_stop"] for e in by_kind.values())
+    path = sum(e["broken"]["reset"] for e in by_kind.values())
+    lost = sum(errors.values())
+    return {"kinds": list(by_kind), "streams_per_kind": None, "interval_ms": None, "disruptions": None, "hold_ms": None,
+            "by_kind": by_kind, "broken": backend + path, "broken_by_backend": backend, "broken_by_path": path, **sums,
+            "requests_lost": lost, "gate": {"max_broken_by_path": 0, "max_errors": 0, "passed": path == 0 and lost == 0}}
 
 
 def _median(sorted_values):

@@ -31,7 +31,9 @@ CONVERGENCE_STATS = ["count", "p50", "max"]
 KNOWN_KEYS = {"schema", "testid", "scenario", "controller", "settings", "requests", "latency_ms",
               "errors", "error_causes", "convergence_ms", "scale_events", "by_path", "runners", "routes",
               "controller_cost", "provenance", "controller_restart", "dataplane_scale",
-              "controller_upgrade", "backend_failover", "attribution"}
+              "controller_upgrade", "backend_failover", "attribution",
+              # long-lived (#29 item 5)
+              "long_lived"}
 SETTINGS_ORDER = ["target_url", "path", "rate", "duration_s", "warmup_s", "connections", "timeout_s",
                   "keepalive", "tls", "churn_pattern"]
 
@@ -96,6 +98,9 @@ class Run:
     # backend-failover's results (summary `backend_failover`: the flapping pod's flaps, its unhealthy
     # time and time to not Ready per flap, requests lost, the gate and its budget); whole runs only.
     backend_failover: dict = field(default_factory=dict)
+    # long-lived's results (summary `long_lived`: per kind of stream, opened, broken by cause, open
+    # errors, messages received and lost; requests lost; its gate); whole runs only.
+    long_lived: dict = field(default_factory=dict)
     # Errors and latency outliers by the event they followed within W (summary `attribution`, make
     # results; benchreport.timeline); the report recomputes it when it has the run's Prometheus.
     attribution: dict = field(default_factory=dict)
@@ -266,6 +271,7 @@ def load_summary(path):
                 dataplane_scale=_object(path, "dataplane_scale", data.get("dataplane_scale") or {}),
                 controller_upgrade=_object(path, "controller_upgrade", data.get("controller_upgrade") or {}),
                 backend_failover=_object(path, "backend_failover", data.get("backend_failover") or {}),
+                long_lived=_object(path, "long_lived", data.get("long_lived") or {}),
                 attribution=_object(path, "attribution", data.get("attribution") or {}),
                 percentile_error_pct=_number(path, "merge.percentile_max_error_pct",
                                              (data.get("merge") or {}).get("percentile_max_error_pct"),

@@ -141,6 +141,11 @@ def judge(run, budgets):
     if bf and not (bf.get("gate") or {}).get("passed", True):
         reasons.append(f"backend_failover.requests_lost = {bf.get('requests_lost'):g} > {bf['gate'].get('max_errors'):g} "
                        f"(the flapping backend's error budget, mode {bf.get('mode') or 'unknown'})")
+    # long-lived: no stream broken by the path and no failed request (scenarios/lib/long-lived-summary.js)
+    ll = run.long_lived
+    if ll and not (ll.get("gate") or {}).get("passed", True):
+        reasons.append(f"long_lived: {ll.get('broken_by_path'):g} stream(s) broken by the path, "
+                       f"{ll.get('requests_lost'):g} request(s) lost > 0 (zero downtime for streams and requests)")
     return Verdict("FAIL" if reasons else "PASS", reasons)
 
 

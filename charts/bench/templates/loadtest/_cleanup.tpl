@@ -110,6 +110,13 @@ items: {{ toJson $items }}
 {{- end }}
 {{- end }}
 
+{{/* bench.cleanup.routes: "true" when runners of this release create routes the hook may have to
+delete: a route experiment's, or long-lived's reload route (a runner stopped between its create and
+its delete leaves it). */}}
+{{- define "bench.cleanup.routes" -}}
+{{- if and .Values.loadtest.enabled (or (include "bench.routes.selected" .) (include "bench.stream.disrupts" (list . "reload"))) }}true{{ end }}
+{{- end }}
+
 {{/* bench.cleanup.deadline: the hook Job's activeDeadlineSeconds: 60 s to start (the image pull
 included), the TestRun's and the Gateway's waits (loadtest.cleanupHook.waitSeconds each), 60 s more
 with routes to delete (one call each, up to 10000 per kind), 30 s for the leftovers (one call each).
@@ -118,6 +125,6 @@ templates/validate.yaml refuses a deadline that would outlast `helm uninstall`'s
 {{- $lt := .Values.loadtest }}
 {{- $wait := $lt.cleanupHook.waitSeconds }}
 {{- $gateway := include "bench.cleanup.gateway" . | fromYaml }}
-{{- $routes := and $lt.enabled (eq (include "bench.routes.selected" .) "true") }}
+{{- $routes := eq (include "bench.cleanup.routes" .) "true" }}
 {{- add 60 (ternary $wait 0 $lt.enabled) (ternary $wait 0 (not (empty $gateway.name))) (ternary 60 0 $routes) 30 }}
 {{- end }}

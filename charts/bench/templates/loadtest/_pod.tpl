@@ -71,7 +71,8 @@ env:
   - {name: BENCH_GATEWAY_LISTENER, value: {{ ternary (ternary (include "bench.routes.listenerName" $root) (include "bench.gateway.sectionName" $root) $routes) "" $gw.enabled | quote }}}
   # route experiments (loadtest.routes; empty = the scenario's default)
   - {name: BENCH_INGRESS_CLASS, value: {{ include "bench.ingressClassName" $root | quote }}}
-  - {name: BENCH_ROUTE_KIND, value: {{ $lt.routes.kind | quote }}}
+  {{- /* long-lived's reload route is of the path under test's kind (bench.stream.routeKind) */}}
+  - {name: BENCH_ROUTE_KIND, value: {{ ternary (include "bench.stream.routeKind" $root) $lt.routes.kind (eq $lt.scenario "long-lived") | quote }}}
   - {name: BENCH_ROUTE_COUNT, value: {{ include "bench.text" $lt.routes.count | quote }}}
   - {name: BENCH_ROUTE_INTERVAL, value: {{ $lt.routes.interval | quote }}}
   - {name: BENCH_ROUTE_TIMEOUT, value: {{ $lt.routes.timeout | quote }}}
@@ -119,6 +120,14 @@ env:
   {{- $dp := $lt.dataplaneScale }}
   - {name: BENCH_DATAPLANE_NAMESPACE, value: {{ include "bench.dataplaneScale.namespace" $root | quote }}}
   - {name: BENCH_DATAPLANE_DEPLOYMENT, value: {{ include "bench.dataplaneScale.deployment" $root | quote }}}
+  {{- $via := include "bench.dataplaneScale.via" $root | fromJson }}
+  {{- if $via.kind }}
+  # the steps set the replicas of the object the data plane's controller copies them from (loadtest.dataplaneScale.via)
+  - {name: BENCH_DATAPLANE_PARAMETERS_KIND, value: {{ printf "%s.%s" $via.kind $via.apiGroup | quote }}}
+  - {name: BENCH_DATAPLANE_PARAMETERS_NAMESPACE, value: {{ include "bench.dataplaneScale.parameters.namespace" $root | quote }}}
+  - {name: BENCH_DATAPLANE_PARAMETERS_NAME, value: {{ include "bench.dataplaneScale.parameters.name" $root | quote }}}
+  - {name: BENCH_DATAPLANE_PARAMETERS_REPLICAS, value: {{ $via.replicas | quote }}}
+  {{- end }}
   - {name: BENCH_DATAPLANE_LEVELS, value: {{ $dp.levels | replace " " "" | quote }}}
   - {name: BENCH_DATAPLANE_MODE, value: {{ $dp.mode | quote }}}
   - {name: BENCH_DATAPLANE_HOLD, value: {{ $dp.hold | quote }}}
@@ -143,6 +152,26 @@ env:
   - {name: BENCH_FAILOVER_HEALTHY, value: {{ printf "%ds" ($bf.healthySeconds | int) | quote }}}
   - {name: BENCH_FAILOVER_PORT, value: {{ $root.Values.backend.port | int | toString | quote }}}
   - {name: BENCH_FAILOVER_ERRORS_PER_FLAP, value: {{ $bf.errorsPerFlap | int | toString | quote }}}
+  {{- end }}
+  {{- if eq $lt.scenario "long-lived" }}
+  # long-lived's own settings, from loadtest.longLived (the stream Deployment, its routes and the
+  # runner's rights are built from the same keys); controller reuses controller-restart's
+  {{- $ll := $lt.longLived }}
+  - {name: BENCH_LONGLIVED_KINDS, value: {{ include "bench.stream.kinds" $root | quote }}}
+  - {name: BENCH_LONGLIVED_STREAMS, value: {{ include "bench.settingText" $ll.streams | quote }}}
+  - {name: BENCH_LONGLIVED_INTERVAL, value: {{ $ll.interval | quote }}}
+  {{- /* the scenario reads an empty value as its default list: no disruption is the word none */}}
+  - {name: BENCH_LONGLIVED_DISRUPTIONS, value: {{ join "," $ll.disruptions | default "none" | quote }}}
+  - {name: BENCH_LONGLIVED_HOLD, value: {{ $ll.hold | quote }}}
+  - {name: BENCH_STREAM_PATH, value: {{ include "bench.stream.path" $root | quote }}}
+  - {name: BENCH_STREAM_DEPLOYMENT, value: {{ include "bench.stream.fullname" $root | quote }}}
+  - {name: BENCH_STREAM_REPLICAS, value: {{ $ll.replicas | int | toString | quote }}}
+  {{- if has "controller" $ll.disruptions }}
+  - {name: BENCH_CONTROLLER_NAMESPACE, value: {{ include "bench.controllerRestart.namespace" $root | quote }}}
+  - {name: BENCH_CONTROLLER_SELECTOR, value: {{ include "bench.controllerRestart.selectorText" $root | quote }}}
+  - {name: BENCH_CONTROLLER_HOLD, value: {{ $lt.controllerRestart.hold | quote }}}
+  - {name: BENCH_CONTROLLER_READY_TIMEOUT, value: {{ $lt.controllerRestart.readyTimeout | quote }}}
+  {{- end }}
   {{- end }}
   # the entry script's own settings (loadtest.settings), as every BENCH_* above: runners and initializer
   {{- range $name, $value := $lt.settings }}
@@ -172,7 +201,7 @@ volumes:
     configMap:
       name: {{ include "bench.fullname" $root }}-scenarios
       items:
-        {{- range $path, $_ := $root.Files.Glob "scenarios/{*.js,lib/*.js}" }}
+        {{- range $path, $_ := $root.Files.Glob "scenarios/{*.js,lib/*.js,lib/*.proto}" }}
         - key: {{ include "bench.scenarioKey" $path }}
           path: {{ trimPrefix "scenarios/" $path }}
         {{- end }}

@@ -3,11 +3,12 @@ routes listener of the Gateway and the BENCH_ROUTE_* values (loadtest.routes, va
 scenario list and the defaults are read from the scenarios' own files, so each lives in one place. */}}
 
 {{/* bench.routes.scenarios: the route experiments, space-separated: the onlyFor of the httproutes
-rule in scenarios/contract.json runnerRole (the scenarios that create routes). */}}
+rule in scenarios/contract.json runnerRole (the scenarios that create routes) that names no
+disruption (long-lived's reload creates one route beside its streams, through the test's listener). */}}
 {{- define "bench.routes.scenarios" -}}
 {{- $names := list }}
 {{- range (fromJson (.Files.Get "scenarios/contract.json")).runnerRole.rules }}
-{{- if eq .resource "httproutes" }}{{ $names = concat $names .onlyFor }}{{ end }}
+{{- if and (eq .resource "httproutes") (not .disruption) }}{{ $names = concat $names .onlyFor }}{{ end }}
 {{- end }}
 {{- join " " $names }}
 {{- end }}

@@ -5,7 +5,7 @@
 // a probe request per step, one route of each kind created, served and changed per step, every
 // third step controller-restart's recovery times of a deleted controller pod, dataplane-scale's
 // data plane 1 -> 2 -> 1 -> 2 and backend-failover's flaps in its first steps, and controller-upgrade's
-// rollout of two pods. The
+// rollout of two pods, long-lived's streams broken and reopened. The
 // real churn series come from scenarios/ in the e2e run, the real route series from ci/test/scenarios/routes/.
 //
 // A warm-up (scenarios/lib/load.js measuredLoad: scenario and role warmup) sends clean requests for
@@ -29,6 +29,9 @@ import {
 import {
   routeChanges, routeErrors, routePreReady, routePropagation, routesCreated, routesServing,
 } from '../../../../scenarios/lib/route-metrics.js';
+import {
+  streamBrokenAfter, streamMessages, streamMessagesLost, streamOpenErrors, streamsBroken, streamsOpened,
+} from '../../../../scenarios/lib/stream-metrics.js';
 import { recordRunInfo } from '../../../../scenarios/lib/run-info.js';
 import { parseDuration } from '../../../../scenarios/lib/duration.js';
 
@@ -144,6 +147,20 @@ export function churn() {
     failoverFlap.add(1000 + lag * 1000, { measure: 'unhealthy' });
     failoverFlap.add(lag * 800, { measure: 'not_ready' });
     failoverBudget.add(15, { mode: 'errors' });
+  }
+  // long-lived's streams: one of each kind held, a reset and a reconnect in the first steps, a
+  // backend_stop in the third (no scale event either)
+  for (const kind of ['http', 'websocket', 'grpc']) {
+    if (step === 0) streamsOpened.add(1, { kind });
+    streamMessages.add(10, { kind });
+    if (step < 3) {
+      const cause = step === 2 ? 'backend_stop' : 'reset';
+      streamsBroken.add(1, { kind, cause });
+      streamBrokenAfter.add(lag * 1000 + 3000, { kind });
+      streamMessagesLost.add(step + 1, { kind });
+      streamOpenErrors.add(step % 2, { kind });
+      streamsOpened.add(1, { kind });
+    }
   }
   // controller-upgrade's rollout of two pods, each pod's new Ready then old terminating, then complete
   // (no scale event either)

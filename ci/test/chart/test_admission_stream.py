@@ -1,0 +1,124 @@
+"""long-lived's stream backend under the runner's Role and admission policies, on a real kube-apiserver
+(etcd + kube-apiserver v1.34, harness/apiserver.py; no controllers): the chart's rendered policies,
+bindings and Role for loadtest.scenario long-lived with its backend disruption applied, then updates
+of the Deployments made as the runner's ServiceAccount. What the backend disruption does (scale the
+stream Deployment, record and drop the restore annotation, scenarios/lib/kube.js) is allowed; any
+other change of the stream Deployment is denied by the stream policy, and the backend policy leaves
+it alone (it would deny the replicas-and-restore changes of a Deployment not named bench-backend)."""
+import json
+import time
+import urllib.error
+
+import pytest
+
+from harness.apiserver import BareApiServer, ensure_kube_binaries
+
+RUNNER = "system:serviceaccount:bench:bench-loadtest"
+STREAM = "/apis/apps/v1/namespaces/bench/deployments/bench-stream"
+RESTORE = "bench/churn-restore"
+VALUES = ["--set", "controller=traefik,traefik.enabled=true,loadtest.target=ingress,loadtest.scenario=long-lived",
+          "--set", "loadtest.longLived.image.repository=bench/stream,loadtest.longLived.disruptions={backend}",
+          "--api-versions", "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy",
+          "-s", "templates/loadtest/admission-policy.yaml", "-s", "templates/loadtest/rbac.yaml"]
+
+
+def deployment(name, component):
+    labels = {"app.kubernetes.io/name": "bench", "app.kubernetes.io/instance": "bench", "app.kubernetes.io/component": component}
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "bench"},
+            "spec": {"replicas": 2, "selector": {"matchLabels": labels},
+                     "template": {"metadata": {"labels": labels},
+                                  "spec": {"containers": [{"name": "stream", "image": "bench/stream:local",
+                                                           "args": ["--listen", ":8080"]}]}}}}
+
+
+def update(server, path, change, user=RUNNER):
+    """GET the Deployment at PATH, change(it), PUT it as USER: ("allowed", object) or ("denied", message)."""
+    d = server.request("admin", "GET", path)
+    change(d)
+    try:
+        return "allowed", server.request(user, "PUT", path, d)
+    except urllib.error.HTTPError as e:
+        return "denied", json.loads(e.read() or b"{}").get("message", str(e))
+
+
+def set_field(path, value):
+    def change(d):
+        target = d
+        for key in path[:-1]:
+            target = target.setdefault(key, {})
+        target[path[-1]] = value
+    return change
+
+
+def image(ref):
+    return lambda d: d["spec"]["template"]["spec"]["containers"][0].update(image=ref)
+
+
+@pytest.fixture(scope="module")
+def api(helms, runner_values, work):
+    ensure_kube_binaries()
+    rendered = helms[3].template("-f", runner_values, *VALUES)
+    assert rendered.returncode == 0, rendered.stderr
+    server = BareApiServer(work / "admission-stream-kube", {"admin": ["system:masters"], RUNNER: []})
+    server.start()
+    try:
+        server.request("admin", "POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                                               "metadata": {"name": "bench"}})
+        server.kubectl("admin", "apply", "-f", "-", input=rendered.stdout)
+        server.request("admin", "POST", "/apis/apps/v1/namespaces/bench/deployments", deployment("bench-stream", "stream"))
+        # a binding is enforced once the API server has compiled its policy: wait for a denial (of an
+        # image change, put back by the admin while it still passes)
+        deadline = time.monotonic() + 60
+        while update(server, STREAM, image("bench/stream:probe"))[0] == "allowed":
+            update(server, STREAM, image("bench/stream:local"), user="admin")
+            assert time.monotonic() < deadline, "the stream policy never denied a pod template change"
+            time.sleep(0.5)
+        yield server
+    finally:
+        server.stop()
+
+
+def test_the_backend_disruption_is_allowed(api):
+    """Scale up with the restore record, back down, the record dropped: kube.js's calls in turn."""
+    verdict, d = update(api, STREAM, lambda d: (d["spec"].update(replicas=4),
+                                                d["metadata"].setdefault("annotations", {}).update({RESTORE: '{"replicas":2}'})))
+    assert verdict == "allowed", d
+    verdict, d = update(api, STREAM, lambda d: (d["spec"].update(replicas=2), d["metadata"]["annotations"].pop(RESTORE)))
+    assert verdict == "allowed", d
+    assert d["spec"]["replicas"] == 2 and RESTORE not in (d["metadata"].get("annotations") or {})
+
+
+DENIED = [
+    ("its image", image("evil:1"),
+     "may not change the stream backend's pod template"),
+    ("its ServiceAccount", set_field(["spec", "template", "spec", "serviceAccountName"], "k6-operator"),
+     "may not change the stream backend's pod template"),
+    ("a rollout restart", set_field(["spec", "template", "metadata", "annotations", "kubectl.kubernetes.io/restartedAt"], "now"),
+     "may not change the stream backend's pod template"),
+    ("its selector's labels on the template", set_field(["spec", "template", "metadata", "labels", "evil"], "yes"),
+     "may not change the stream backend's pod template"),
+    ("its strategy", set_field(["spec", "strategy"], {"type": "Recreate"}), "may change only spec.replicas of the stream backend's spec"),
+    ("a label", set_field(["metadata", "labels"], {"evil": "yes"}),
+     "may change only the bench/churn-restore annotation of the stream backend Deployment's metadata"),
+]
+
+
+@pytest.mark.parametrize("what, change, message", DENIED, ids=[case[0] for case in DENIED])
+def test_anything_else_of_the_stream_deployment_is_denied(api, what, change, message):
+    verdict, text = update(api, STREAM, change)
+    assert verdict == "denied" and message in text, (what, text)
+
+
+def test_the_policies_compiled_without_warnings(api):
+    policies = [p for p in api.request("admin", "GET", "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies")["items"]
+                if p["metadata"]["name"].endswith(("-loadtest-stream", "-loadtest-backend"))]
+    assert len(policies) == 2, [p["metadata"]["name"] for p in policies]
+    for policy in policies:
+        assert (policy.get("status") or {}).get("typeChecking", {}).get("expressionWarnings") in (None, []), policy["status"]
+
+
+def test_the_runner_may_not_touch_another_deployment(api):
+    api.request("admin", "POST", "/apis/apps/v1/namespaces/bench/deployments", deployment("other", "other"))
+    with pytest.raises(urllib.error.HTTPError) as e:
+        api.request(RUNNER, "GET", "/apis/apps/v1/namespaces/bench/deployments/other")
+    assert e.value.code == 403
