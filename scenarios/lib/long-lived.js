@@ -20,7 +20,7 @@
 const http = require('k6/http');
 const exec = require('k6/execution');
 const { sleep } = require('k6');
-const { matchServerName } = require('./request.js');
+const { matchServerName, streamServerName } = require('./request.js');
 const { runConfigAgain } = require('./run-config.js');
 
 const { KINDS, CAUSES } = require('./long-lived-summary.js');
@@ -122,6 +122,7 @@ function websocketStream(ws, endAt) {
   const left = timeLeft(endAt);
   if (!left) return;
   const t0 = Date.now();
+  streamServerName(host);
   const params = { tags: { kind: 'websocket' }, headers: host ? { Host: host } : {} };
   const socket = new ws.WebSocket(`${wsUrl(cfg)}${path}/ws?${query(intervalMs, left)}`, null, params);
   const st = { openedAt: null, error: '' };
@@ -153,10 +154,11 @@ function grpcAddress(cfg) {
 
 // grpcStream(grpc, client, endAt): one Ticks/Watch stream; the iteration ends when it ends.
 function grpcStream(grpc, client, endAt) {
-  const { cfg, intervalMs } = streamConfig();
+  const { cfg, intervalMs, host } = streamConfig();
   const left = timeLeft(endAt);
   if (!left) return;
   const t0 = Date.now();
+  streamServerName(host);
   try {
     client.connect(grpcAddress(cfg), { plaintext: !/^https:/.test(cfg.targetUrl), timeout: '10s' });
   } catch (err) {

@@ -49,6 +49,13 @@ function matchServerName() {
   bench.matchServerName();
 }
 
+// streamServerName(host): this VU's WebSocket and gRPC connections send host as TLS SNI, as its
+// http requests do through matchServerName (k6/x/bench servername.go; neither module takes a
+// server name). Without it a controller that chooses the certificate by SNI refuses their handshake.
+function streamServerName(host) {
+  bench.streamServerName(host || '');
+}
+
 // loadOnly(t): {load} for a load VU, hitting t. A closure keeps its whole enclosing scope alive, so
 // load() is made here, where the scope holds the request only: made in an experiment function, whose
 // setup() refers to cfg, it would keep each VU's parsed copy of the configuration (about 5 KB).
@@ -65,5 +72,6 @@ module.exports = {
   target,
   hit,
   matchServerName,
+  streamServerName,
   loadOnly,
 };

@@ -60,22 +60,23 @@ type instance struct {
 	lastIsLag    bool
 }
 
-// Exports: useConnections(keepAlive), matchServerName() (servername.go), runtimeStats() (runtime.go), cpuThrottling() (cgroup.go),
+// Exports: useConnections(keepAlive), matchServerName() and streamServerName(host) (servername.go), runtimeStats() (runtime.go), cpuThrottling() (cgroup.go),
 // newTarget, request, probe (request.go), classify (classify.go), and lagSample, setLagPhases and
 // lagIntervalMs (lag.go).
 func (m *instance) Exports() modules.Exports {
 	return modules.Exports{Named: map[string]interface{}{
-		"useConnections":  m.useConnections,
-		"matchServerName": m.matchServerName,
-		"runtimeStats":    m.runtimeStats,
-		"cpuThrottling":   m.cpuThrottling,
-		"newTarget":       m.newTarget,
-		"request":         m.request,
-		"probe":           m.probe,
-		"classify":        classifyExport,
-		"lagSample":       m.lagSample,
-		"setLagPhases":    setLagPhases,
-		"lagIntervalMs":   LagIntervalMs,
+		"useConnections":   m.useConnections,
+		"matchServerName":  m.matchServerName,
+		"streamServerName": m.streamServerName,
+		"runtimeStats":     m.runtimeStats,
+		"cpuThrottling":    m.cpuThrottling,
+		"newTarget":        m.newTarget,
+		"request":          m.request,
+		"probe":            m.probe,
+		"classify":         classifyExport,
+		"lagSample":        m.lagSample,
+		"setLagPhases":     setLagPhases,
+		"lagIntervalMs":    LagIntervalMs,
 	}}
 }
 

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"crypto/tls"
+	"errors"
 	"net"
 	"net/http"
 	"strings"
@@ -97,4 +98,29 @@ func (r *replayCounter) setKeepAlive(keepAlive bool) {
 		t.DisableKeepAlives = disable
 		t.CloseIdleConnections()
 	}
+}
+
+// streamServerName(host): this VU's WebSocket (k6/experimental/websockets) and gRPC (k6/net/grpc)
+// connections send host's name as TLS SNI: both clone the VU's TLS config when they connect, and
+// neither can be told a server name. The VU's TLS config is replaced by a copy naming it; k6's http
+// transport keeps the config it was built with (its requests name hosts through transportFor).
+// Long-lived's stream VUs call it with the Host they send; an empty host or an address keeps the
+// URL's name.
+func (m *instance) streamServerName(host string) error {
+	state := m.vu.State()
+	if state == nil {
+		return errors.New("bench.streamServerName must be called from a VU, not the init context")
+	}
+	name := host
+	if h, _, err := net.SplitHostPort(name); err == nil {
+		name = h
+	}
+	name = strings.TrimSuffix(strings.ToLower(name), ".")
+	if state.TLSConfig == nil || name == "" || net.ParseIP(name) != nil || state.TLSConfig.ServerName == name {
+		return nil
+	}
+	cfg := state.TLSConfig.Clone()
+	cfg.ServerName = name
+	state.TLSConfig = cfg
+	return nil
 }

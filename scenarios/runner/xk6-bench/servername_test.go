@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"go.k6.io/k6/js/modulestest"
+	"go.k6.io/k6/lib"
 	"golang.org/x/net/http2"
 )
 
@@ -96,5 +98,30 @@ func TestKeepAliveReachesEveryServerNameTransport(t *testing.T) {
 	r.setKeepAlive(false)
 	if !r.inner.DisableKeepAlives || !r.names.byName["bench.local"].DisableKeepAlives {
 		t.Fatal("keep-alive off did not reach the VU transport and its server-name clone")
+	}
+}
+
+// streamServerName replaces the VU's TLS config by a copy naming the host (what the WebSocket and
+// gRPC modules clone when they connect), leaves the http transport's config alone, and keeps the
+// URL's name for an address or no host. Outside a VU it is an error.
+func TestStreamServerName(t *testing.T) {
+	own := &tls.Config{InsecureSkipVerify: true}
+	vu := &modulestest.VU{StateField: &lib.State{TLSConfig: own}}
+	m := &instance{vu: vu}
+	for _, host := range []string{"", "10.1.2.3", "[::1]:443"} {
+		if err := m.streamServerName(host); err != nil || vu.StateField.TLSConfig != own {
+			t.Fatalf("streamServerName(%q) changed the config (err %v)", host, err)
+		}
+	}
+	if err := m.streamServerName("Bench.Local:8443"); err != nil {
+		t.Fatal(err)
+	}
+	got := vu.StateField.TLSConfig
+	if got == own || got.ServerName != "bench.local" || !got.InsecureSkipVerify || own.ServerName != "" {
+		t.Fatalf("got ServerName %q (same config: %v, insecure kept: %v), the transport's now %q",
+			got.ServerName, got == own, got.InsecureSkipVerify, own.ServerName)
+	}
+	if err := (&instance{vu: &modulestest.VU{}}).streamServerName("bench.local"); err == nil {
+		t.Fatal("no error outside a VU")
 	}
 }
