@@ -13,9 +13,10 @@ import urllib.error
 import pytest
 import yaml
 
+from harness import admission
+from harness.admission import RUNNER, set_at
 from harness.apiserver import BareApiServer, ensure_kube_binaries
 
-RUNNER = "system:serviceaccount:bench:bench-loadtest"
 NS_CTL = "bench-ctl"
 DEPLOYMENT = f"/apis/apps/v1/namespaces/{NS_CTL}/deployments/ctl"
 RESTORE = "bench/churn-restore"
@@ -62,13 +63,7 @@ def api(helms, runner_values, work):
 
 
 def update(server, change, user=RUNNER):
-    """GET the Deployment, change(it), PUT it as USER: ("allowed", object) or ("denied", message)."""
-    d = server.request("admin", "GET", DEPLOYMENT)
-    change(d)
-    try:
-        return "allowed", server.request(user, "PUT", DEPLOYMENT, d)
-    except urllib.error.HTTPError as e:
-        return "denied", json.loads(e.read() or b"{}").get("message", str(e))
+    return admission.update(server, DEPLOYMENT, change, user)
 
 
 def container(d, name):
@@ -104,15 +99,6 @@ def test_the_runners_roll_upgrade_and_restore_are_allowed_in_turn(api):
     assert container(d, "controller")["image"] == "ctl:v1" and RESTORE not in d["metadata"].get("annotations", {})
 
 
-def set_field(path, value):
-    def change(d):
-        target = d
-        for key in path[:-1]:
-            target = target[key] if not callable(key) else key(target)
-        target[path[-1]] = value
-    return change
-
-
 DENIED = [
     ("another image", roll(image="evil:1"), "may set container controller's image only to ctl:v2"),
     ("a record that names another image to go back to", roll(image="ctl:v2", rec=record("evil:1")),
@@ -121,12 +107,12 @@ DENIED = [
      "may not change the controller's pod spec"),
     ("the container's args", lambda d: container(d, "controller").update(args=["--evil"]),
      "may not change the controller's pod spec"),
-    ("the ServiceAccount", set_field(["spec", "template", "spec", "serviceAccountName"], "k6-operator"),
+    ("the ServiceAccount", set_at(["spec", "template", "spec", "serviceAccountName"], "k6-operator"),
      "may not change the controller's pod spec"),
-    ("another pod-template annotation", set_field(["spec", "template", "metadata", "annotations", "keep"], "not"),
+    ("another pod-template annotation", set_at(["spec", "template", "metadata", "annotations", "keep"], "not"),
      "may change only the bench/restartedAt annotation"),
-    ("the replicas", set_field(["spec", "replicas"], 3), "beyond its pod template"),
-    ("a label", set_field(["metadata", "labels"], {"evil": "yes"}), "may change only the bench/churn-restore annotation"),
+    ("the replicas", set_at(["spec", "replicas"], 3), "beyond its pod template"),
+    ("a label", set_at(["metadata", "labels"], {"evil": "yes"}), "may change only the bench/churn-restore annotation"),
 ]
 
 

@@ -24,12 +24,13 @@ from pathlib import Path
 import pytest
 import yaml
 
+from harness import admission
+from harness.admission import RUNNER, set_at
 from harness.apiserver import BareApiServer, ensure_kube_binaries
 
 ROOT = Path(__file__).resolve().parents[3]
 # BENCH_TEST_NGINXPROXY_CRD: another CRD file in the stand-in's place (the real one, for the check above)
 CRD = Path(os.environ.get("BENCH_TEST_NGINXPROXY_CRD") or ROOT / "ci" / "test" / "harness" / "nginxproxy-crd.yaml")
-RUNNER = "system:serviceaccount:bench:bench-loadtest"
 NS = "bench"
 PROXIES = f"/apis/gateway.nginx.org/v1alpha2/namespaces/{NS}/nginxproxies"
 PROXY = f"{PROXIES}/bench-proxy-config"
@@ -85,22 +86,7 @@ def api(helms, runner_values, work):
 
 
 def update(server, change, user=RUNNER, path=PROXY):
-    """GET the object, change(it), PUT it as USER: ("allowed", object) or ("denied", message)."""
-    obj = server.request("admin", "GET", path)
-    change(obj)
-    try:
-        return "allowed", server.request(user, "PUT", path, obj)
-    except urllib.error.HTTPError as e:
-        return "denied", json.loads(e.read() or b"{}").get("message", str(e))
-
-
-def set_at(keys, value):
-    def change(obj):
-        node = obj
-        for key in keys[:-1]:
-            node = node.setdefault(key, {})
-        node[keys[-1]] = value
-    return change
+    return admission.update(server, path, change, user)
 
 
 def scale(replicas, record=None, drop_record=False):

@@ -5,15 +5,14 @@ of the Deployments made as the runner's ServiceAccount. What the backend disrupt
 stream Deployment, record and drop the restore annotation, scenarios/lib/kube.js) is allowed; any
 other change of the stream Deployment is denied by the stream policy, and the backend policy leaves
 it alone (it would deny the replicas-and-restore changes of a Deployment not named bench-backend)."""
-import json
 import time
 import urllib.error
 
 import pytest
 
+from harness.admission import RUNNER, set_at, update
 from harness.apiserver import BareApiServer, ensure_kube_binaries
 
-RUNNER = "system:serviceaccount:bench:bench-loadtest"
 STREAM = "/apis/apps/v1/namespaces/bench/deployments/bench-stream"
 RESTORE = "bench/churn-restore"
 VALUES = ["--set", "controller=traefik,traefik.enabled=true,loadtest.target=ingress,loadtest.scenario=long-lived",
@@ -29,25 +28,6 @@ def deployment(name, component):
                      "template": {"metadata": {"labels": labels},
                                   "spec": {"containers": [{"name": "stream", "image": "bench/stream:local",
                                                            "args": ["--listen", ":8080"]}]}}}}
-
-
-def update(server, path, change, user=RUNNER):
-    """GET the Deployment at PATH, change(it), PUT it as USER: ("allowed", object) or ("denied", message)."""
-    d = server.request("admin", "GET", path)
-    change(d)
-    try:
-        return "allowed", server.request(user, "PUT", path, d)
-    except urllib.error.HTTPError as e:
-        return "denied", json.loads(e.read() or b"{}").get("message", str(e))
-
-
-def set_field(path, value):
-    def change(d):
-        target = d
-        for key in path[:-1]:
-            target = target.setdefault(key, {})
-        target[path[-1]] = value
-    return change
 
 
 def image(ref):
@@ -91,14 +71,14 @@ def test_the_backend_disruption_is_allowed(api):
 DENIED = [
     ("its image", image("evil:1"),
      "may not change the stream backend's pod template"),
-    ("its ServiceAccount", set_field(["spec", "template", "spec", "serviceAccountName"], "k6-operator"),
+    ("its ServiceAccount", set_at(["spec", "template", "spec", "serviceAccountName"], "k6-operator"),
      "may not change the stream backend's pod template"),
-    ("a rollout restart", set_field(["spec", "template", "metadata", "annotations", "kubectl.kubernetes.io/restartedAt"], "now"),
+    ("a rollout restart", set_at(["spec", "template", "metadata", "annotations", "kubectl.kubernetes.io/restartedAt"], "now"),
      "may not change the stream backend's pod template"),
-    ("its selector's labels on the template", set_field(["spec", "template", "metadata", "labels", "evil"], "yes"),
+    ("its selector's labels on the template", set_at(["spec", "template", "metadata", "labels", "evil"], "yes"),
      "may not change the stream backend's pod template"),
-    ("its strategy", set_field(["spec", "strategy"], {"type": "Recreate"}), "may change only spec.replicas of the stream backend's spec"),
-    ("a label", set_field(["metadata", "labels"], {"evil": "yes"}),
+    ("its strategy", set_at(["spec", "strategy"], {"type": "Recreate"}), "may change only spec.replicas of the stream backend's spec"),
+    ("a label", set_at(["metadata", "labels"], {"evil": "yes"}),
      "may change only the bench/churn-restore annotation of the stream backend Deployment's metadata"),
 ]
 
