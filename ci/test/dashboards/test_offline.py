@@ -82,6 +82,12 @@ def test_attribution_row_reads_the_contract():
     assert near.split(" and on() ", 1)[1] == none.split(" unless on() ", 1)[1], "both sides test the same events"
     for metric in ["k6_bench_scale_events_total"] + [s["metric"] for s in attribution["sources"]]:
         assert f"(sum({metric}{{" in near and f"}}) - sum({metric}{{" in near and "} offset $window) > 0)" in near, metric
+    # the stream breaks' panel: the contract's breaks metric by its label, split by the same events
+    metric = next(m["prometheus"] for m in contract["metrics"]["list"] if m["name"] == attribution["breaks"]["metric"])
+    (breaks,) = [p for p, _ in lint.check.walk_panels(dash) if p.get("title") == "Stream breaks within W of an event vs. no event nearby"]
+    b_near, b_none = (t["expr"] for t in breaks["targets"])
+    assert b_near.startswith(f"(sum by ({attribution['breaks']['by']}) (increase({metric}{{"), b_near
+    assert b_near.split(" and on() ", 1)[1] == near.split(" and on() ", 1)[1] == b_none.split(" unless on() ", 1)[1]
     names = {a["name"]: a["target"]["expr"] for a in dash["annotations"]["list"] if "target" in a}
     for s in attribution["sources"]:
         assert any(s["metric"] in expr for expr in names.values()), s

@@ -238,31 +238,47 @@ def test_names_unknown_preset(prometheus, emit_data):
 ATTRIBUTION_TITLE = "Errors within W of an event vs. no event nearby"
 
 
-def attribution_queries(testid, window, start, end, step=5):
-    """The row's two queries (A within W of an event, B no event within W) and the load's errors per
-    interval, with the dashboard's variables as the checker sets them (window overridden)."""
+BREAKS_TITLE = "Stream breaks within W of an event vs. no event nearby"
+
+
+def attribution_queries(testid, window, start, end, step=5, title=ATTRIBUTION_TITLE):
+    """The row's two queries of panel `title` (A within W of an event, B no event within W) and all it
+    counts per interval (the load's errors, or the stream breaks), with the dashboard's variables as
+    the checker sets them (window overridden)."""
     dash = json.loads((ROOT / "dashboards/run-overview.json").read_text())
     values = check.substitutions(dash, [testid], start, end, step, 4 * step)
     values["window"] = window
-    (panel,) = [p for p, _ in check.walk_panels(dash) if p.get("title") == ATTRIBUTION_TITLE]
+    (panel,) = [p for p, _ in check.walk_panels(dash) if p.get("title") == title]
     near, none = (check.substitute(t["expr"], values) for t in panel["targets"])
     return near, none, near.split(" and on() ")[0]
 
 
 def range_values(prom_url, expr, start, end, step=5):
+    """{(t, the series' labels): value} of a range query."""
     r = check.Prometheus(prom_url).query(expr, start, end, step, instant=False)
     assert r.get("status") == "success", f"query {expr!r}: {r.get('error')}"
-    return {float(t): float(v) for res in r["data"]["result"] for t, v in res["values"]}
+    return {(float(t), tuple(sorted(res["metric"].items()))): float(v)
+            for res in r["data"]["result"] for t, v in res["values"]}
 
 
 def test_attribution_row_splits_every_error(prometheus, emit_data):
     """At every step the errors within W of an event and those with no event within W add up to all the
     load's errors (one or the other, never both); emit.js scales every second or so, so with the default
     W most of its errors are near an event, and with W = 1 ms (shorter than any push interval) fewer."""
+    assert_split_by_window(prometheus, emit_data, ATTRIBUTION_TITLE)
+
+
+def test_breaks_row_splits_every_break(prometheus, emit_data):
+    """The stream breaks' panel, likewise, per cause: emit.js breaks a stream of each kind in its first
+    three scale steps, just after the scale event."""
+    assert_split_by_window(prometheus, emit_data, BREAKS_TITLE)
+
+
+def assert_split_by_window(prometheus, emit_data, title):
     start, end = emit_data.start - 10, int(time.time())
     near_by_window = {}
     for window in ("7s", "1ms"):
-        near, none, every = attribution_queries(emit_data.testid, window, start, end)
+        near, none, every = attribution_queries(emit_data.testid, window, start, end, title=title)
         near_v, none_v, all_v = (range_values(prometheus.url, q, start, end) for q in (near, none, every))
         assert all_v and sum(all_v.values()) > 0, every
         for t, v in all_v.items():
@@ -284,3 +300,12 @@ def test_report_attributes_the_same_errors(prometheus, emit_data):
     assert a["events"]["scale"]["events"] > 0 and a["events"]["scale"]["errors_total"] > 0, a
     assert a["errors_total"] == errors == (sum(b["errors_total"] for b in a["events"].values())
                                            + a["unattributed"]["errors_total"]), (a, errors)
+    # the stream breaks (per kind two resets and a backend_stop, each in a step with its scale event and
+    # route changes), apart
+    breaks = {c: query_value(prometheus.url, f'sum(max_over_time(k6_bench_streams_broken_total{{testid='
+                                             f'"{emit_data.testid}", cause="{c}"}}[10m]))') for c in ("reset", "backend_stop")}
+    assert breaks == {"reset": 6, "backend_stop": 3}, breaks
+    buckets = list(a["events"].values()) + [a["unattributed"]]
+    got = {c: sum(b["streams_broken"].get(c, 0) for b in buckets) for c in breaks}
+    assert got == breaks and a["streams_broken_total"] == 9, a
+    assert sum(b["streams_broken_total"] for b in a["events"].values()) > 0, a

@@ -727,6 +727,10 @@ def test_long_lived_merged_from_prometheus_in_the_report_with_its_verdict(matrix
     assert {k: x["opened"] for k, x in m["by_kind"].items()} == {k: x["opened"] for k, x in ll["by_kind"].items()}, (m, ll)
     assert (m["broken_by_path"], m["broken_by_backend"], m["requests_lost"]) == (
         ll["broken_by_path"], ll["broken_by_backend"], ll["requests_lost"]), (m, ll)
+    # the breaks on the attribution timeline: every one attributed (to an event or none), none there
+    # when no stream broke (k6 creates the counter on the first break)
+    a = v["longlived"].summary["attribution"]
+    assert a.get("streams_broken_total", 0) == ll["broken"], (a, ll)
     row = _report_row(out, v["longlived"].summary["testid"])
     gate_reason = any(x.startswith("long_lived") for x in row["reasons"])
     assert gate_reason == (not ll["gate"]["passed"]), row

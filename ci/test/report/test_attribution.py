@@ -123,3 +123,54 @@ def test_mutations_turn_red(monkeypatch):
             a = timeline.attribute(events, errors, [], window)
             failed += ({k: b["errors_total"] for k, b in a["events"].items()} != by_kind)
         assert failed, mutant.__name__
+
+
+# ---- long-lived's stream breaks: the same rule, counted apart from the errors ----
+
+def test_stream_breaks_go_to_the_nearest_event_counted_apart():
+    a = attribute([(10, "controller_podkill", 1), (20, "stream_scale", 1)], {"http_5xx": [(11, 4)]}, [], 2,
+                  breaks={"reset": [(11, 3), (40, 1)], "backend_stop": [(21, 2)]})
+    kill, scale, rest = a["events"]["controller_podkill"], a["events"]["stream_scale"], a["unattributed"]
+    assert (kill["streams_broken"], kill["streams_broken_total"], kill["streams_share"]) == ({"reset": 3}, 3, 0.5)
+    assert (scale["streams_broken"], scale["streams_share"]) == ({"backend_stop": 2}, 0.3333)
+    assert (rest["streams_broken"], rest["streams_broken_total"]) == ({"reset": 1}, 1)
+    # the errors are unchanged by the breaks: 4 of 4 to the deletion
+    assert (a["errors_total"], kill["errors_total"], kill["share"], scale["share"]) == (4, 4, 1.0, 0.0)
+    assert a["streams_broken_total"] == 6
+    assert [(m["kind"], m["streams_broken_total"]) for m in a["timeline"]] == [("controller_podkill", 3),
+                                                                               ("stream_scale", 2)]
+
+
+def test_no_break_keys_for_a_run_without_breaks():
+    a = attribute([(10, "scale", 1)], {"read": [(11, 1)]}, [], 2)
+    assert "streams_broken_total" not in a and "streams_broken" not in a["events"]["scale"], a
+    assert "streams_share" not in a["unattributed"] and "streams_broken" not in a["timeline"][0], a
+    # breaks={}: a series without a rise, every count 0 and no share
+    b = attribute([(10, "scale", 1)], {}, [], 2, breaks={})
+    assert (b["streams_broken_total"], b["events"]["scale"]["streams_share"]) == (0, None)
+
+
+def test_the_report_sentence_of_breaks():
+    a = attribute([(10, "reload_route_created", 1), (30, "controller_podkill", 1)], {}, [], 2,
+                  breaks={"reset": [(11, 1), (31, 3)]})
+    assert sentence("traefik", a, "breaks") == ("traefik: 75 % of stream breaks (3 of 4) within 2 s of a "
+                                                "controller pod deletion."), sentence("traefik", a, "breaks")
+    assert sentence("traefik", a) is None  # no errors: no error sentence
+    assert sentence("r", attribute([(1, "stream_scale", 1)], {}, [], 2, breaks={"reset": [(30, 2)]}),
+                    "breaks") == "r: none of its 2 stream breaks within 2 s of an event (stream_scale)."
+
+
+def test_sections_with_and_without_breaks_are_valid_attribution():
+    """Both shapes against the contract's schema for the summary's attribution section."""
+    jsonschema = pytest.importorskip("jsonschema")
+    import json
+    import pathlib
+    schema = json.loads((pathlib.Path(__file__).resolve().parents[3] / "scenarios/contract.json").read_text())
+    schema = schema["summarySchema"]
+    section = {"$ref": "#/properties/attribution", **{k: schema[k] for k in ("$defs", "properties")}}
+    validator = jsonschema.Draft202012Validator(section)
+    for breaks in (None, {"reset": [(11, 3)], "backend_stop": [(12, 1)]}):
+        a = attribute([(10, "controller_podkill", 1)], {"http_5xx": [(11, 4)]}, [], 2, breaks=breaks)
+        assert not list(validator.iter_errors(a)), (breaks, [e.message for e in validator.iter_errors(a)])
+    a["events"]["controller_podkill"]["streams_share"] = 2
+    assert list(validator.iter_errors(a)), "a share over 1 must not validate"

@@ -563,6 +563,21 @@ def test_long_lived_section(gen):
     assert kinds == [("http", "5", "0", "1"), ("websocket", "10", "5", "0"), ("grpc", "7", "1", "1")], md
 
 
+def test_long_lived_breaks_by_event(gen):
+    """longlived: the attribution make results adds (in the file) gives the stream breaks' sentence in
+    the section, and a stream breaks column in Errors by event, the errors' own figures unchanged."""
+    md = gen.md("longlived")
+    section = md.split("## Long-lived streams")[1].split("\n## ")[0]
+    label = "traefik [constructed-long-lived]"
+    assert (f"{label}: 62 % of stream breaks (5 of 8) within 7 s of a controller pod deletion. (Errors by event.)"
+            in section), section
+    assert f"{label}: 100 % of errors (37 of 37) within 7 s of a controller pod deletion." in section, section
+    by_event = md.split("## Errors by event")[1].split("\n## ")[0]
+    rows = re.findall(r"^\| traefik(?: \[[^]]*\])? \| 7 \| (\w+|no event) \| [^|]* \| (\d+) \|.*\| ([^|]*) \|$", by_event, re.M)
+    assert ("controller_podkill", "37", "reset 5") in rows and ("stream_scale", "0", "backend_stop 2") in rows, rows
+    assert ("no event", "0", "none") in rows, rows
+
+
 def test_long_lived_verdict(gen):
     """longlived: the run fails on its streams broken by the path and its lost requests."""
     runs = gen.json("longlived")["runs"]

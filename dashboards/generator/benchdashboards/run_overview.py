@@ -372,6 +372,12 @@ ERRORS_PER_INTERVAL = zero_while_running("sum(increase(k6_bench_errors_total{%s}
 # in parentheses: `and` and `unless` bind tighter than the `or` inside
 ERRORS_NEAR_EVENT = f"({ERRORS_PER_INTERVAL}) and on() ({EVENT_WITHIN_W})"
 ERRORS_NO_EVENT = f"({ERRORS_PER_INTERVAL}) unless on() ({EVENT_WITHIN_W})"
+# long-lived's stream breaks by the same rule (contract eventAttribution breaks), by cause
+BREAKS_METRIC = next(m["prometheus"] for m in CONTRACT["metrics"]["list"] if m["name"] == ATTRIBUTION["breaks"]["metric"])
+BREAKS_PER_INTERVAL = (f"sum by ({ATTRIBUTION['breaks']['by']}) "
+                       f"(increase({BREAKS_METRIC}{{{RUN}}}[$__rate_interval]))")
+BREAKS_NEAR_EVENT = f"({BREAKS_PER_INTERVAL}) and on() ({EVENT_WITHIN_W})"
+BREAKS_NO_EVENT = f"({BREAKS_PER_INTERVAL}) unless on() ({EVENT_WITHIN_W})"
 
 
 def window_variable():
@@ -391,7 +397,14 @@ def attribution_row(lay):
         "creation) came at most $window before: the run overview's view of make results' attribution "
         "section (the report names the event per kind, and the controller's reloads). Stacked.",
         targets((ERRORS_NEAR_EVENT, "within W of an event"), (ERRORS_NO_EVENT, "no event within W")),
-        "short", stack=True, bars=True, minimum=0), 24, 8)
+        "short", stack=True, bars=True, minimum=0), 14, 8)
+    lay.add(timeseries(
+        "Stream breaks within W of an event vs. no event nearby",
+        "long-lived's streams broken per interval, by cause, split the same way (make results' "
+        "attribution counts them apart from the errors: a break is a stream, not a request). Stacked; "
+        "no data in a run without a break.",
+        targets((BREAKS_NEAR_EVENT, "{{cause}} within W of an event"), (BREAKS_NO_EVENT, "{{cause}} no event within W")),
+        "short", stack=True, bars=True, minimum=0), 10, 8)
 
 
 def traffic_row(lay):

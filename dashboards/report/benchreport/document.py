@@ -399,9 +399,10 @@ def _gate_cell(gate):
     return "passed" if gate.get("passed") else "FAILED"
 
 
-def _sentences(runs, series):
-    """Per run with errors and events, the sentence of its attribution (benchreport.timeline)."""
-    said = (sentence(r.label, attribution_of(r, series)) for r in runs)
+def _sentences(runs, series, counted="errors"):
+    """Per run with errors (counted="breaks": stream breaks) and events, the sentence of its
+    attribution (benchreport.timeline)."""
+    said = (sentence(r.label, attribution_of(r, series), counted) for r in runs)
     return [Block("p", s + " (Errors by event.)") for s in said if s]
 
 
@@ -421,14 +422,18 @@ def _attribution_blocks(runs, series):
                          f"p99 is over {OUTLIER_FACTOR:g} x the run's median step p99) is attributed to the nearest "
                          "event before it within W, or to no event. Events: the churn's actions, route changes, "
                          "the controller's reloads where its counter is known.")]
+    # long-lived's stream breaks, by the same rule, in a column of their own when a run had any
+    breaks = any("streams_broken_total" in a for _, a in churned)
     rows = []
     for r, a in churned:
         for kind, b in list(a["events"].items()) + [(NO_EVENT, a["unattributed"])]:
             rows.append([r.label, fmt(a["window_s"]), kind, fmt(b.get("events", "")), fmt(b["errors_total"]),
                          "n/a" if b["share"] is None else f"{100 * b['share']:.0f} %",
-                         ", ".join(f"{c} {n}" for c, n in b["errors"].items()), fmt(b["latency_outliers"])])
+                         ", ".join(f"{c} {n}" for c, n in b["errors"].items()), fmt(b["latency_outliers"])]
+                        + ([", ".join(f"{c} {n}" for c, n in b.get("streams_broken", {}).items()) or "none"]
+                           if breaks else []))
     blocks.append(Block("table", headers=["run", "W (s)", "event", "events", "errors", "share", "by class",
-                                          "latency outliers"], rows=rows))
+                                          "latency outliers"] + (["stream breaks"] if breaks else []), rows=rows))
     return blocks + _sentences([r for r, _ in churned], series)
 
 
@@ -564,7 +569,8 @@ def _backend_failover_blocks(runs, series):
 
 def _long_lived_blocks(runs, series):
     """long-lived's tables: per run its gate, per kind of stream its counts; and the attribution
-    sentence of the load's errors to the disruptions; [] without a long-lived run."""
+    sentences of its stream breaks and of the load's errors to the disruptions; [] without a
+    long-lived run."""
     held = [r for r in _file_runs(runs) if r.long_lived]
     if not held:
         return []
@@ -591,7 +597,7 @@ def _long_lived_blocks(runs, series):
                                           "messages lost", "requests lost", "gate"], rows=rows))
     blocks.append(Block("table", headers=["run", "kind", "opened", "broken by path", "ended by backend", "open errors",
                                           "messages", "lost", "broken after p50 (ms)"], rows=kind_rows))
-    return blocks + _sentences(held, series)
+    return blocks + _sentences(held, series, "breaks") + _sentences(held, series)
 
 
 def _flaps(timeline):
@@ -649,11 +655,14 @@ def _over_time_blocks(runs, series, prometheus_url):
                 blocks.append(Block("p", f"Events on the timeline, each with the errors and latency outliers "
                                          f"attributed to it (within W = {fmt(ts.attribution['window_s'])} s, "
                                          f"query step {fmt(ts.step)} s); the rest are no event's (Errors by event)."))
+                broke = "streams_broken_total" in marks[0]  # a run whose streams broke (long-lived)
                 blocks.append(Block("table", headers=["seconds since start", "event", "events", "errors within W",
-                                                      "by class", "latency outliers"],
+                                                      "by class", "latency outliers"]
+                                    + (["stream breaks within W"] if broke else []),
                                     rows=[[fmt(m["t_s"]), m["kind"], fmt(m["events"]), fmt(m["errors_total"]),
                                            ", ".join(f"{c} {n}" for c, n in m["errors"].items()),
-                                           fmt(m["latency_outliers"])] for m in marks]))
+                                           fmt(m["latency_outliers"])]
+                                          + ([fmt(m["streams_broken_total"])] if broke else []) for m in marks]))
             elif ts.scale_events:
                 blocks.append(Block("table", headers=["seconds since start", "action", "events"],
                                     rows=[[fmt(round(t, 1)), a, fmt(n)] for t, a, n in ts.scale_events]))

@@ -8,6 +8,8 @@ new experiment's action is a new kind without a change here), the route experime
 creations, and the controller's own configuration reloads or pushes where its preset's controller
 exposes a counter (CONTROLLER_RELOADS; those series carry no run id: every instance Prometheus scrapes).
 Errors: the load's error counters (k6_bench_errors_total, by class), a rise between two query steps.
+Stream breaks (long-lived): the same rule for its counter of streams ended before their time (by
+cause), kept apart from the errors: a break is a stream, not a request, and its share is of breaks.
 Latency outlier: a query step whose p99 request duration (the k6 native histogram) is over
 OUTLIER_FACTOR x the run's median step p99. The median of the steps is the run's usual tail and
 moves little with the few spikes it is there to find (a whole-run p99 would include them); a step
@@ -21,7 +23,7 @@ to the last event before it however long ago: a run's steady errors went to its 
 window says which errors an event can have caused, and leaves the rest to no event."""
 
 from .prometheus import selector
-from .summary import CONTRACT
+from .summary import CONTRACT, prometheus_name
 
 NO_EVENT = "no event"
 # The window, push interval, outlier factor and event sources: scenarios/contract.json
@@ -52,11 +54,18 @@ EVENT_WORDS = {
     "controller_pod_ready": "a new controller pod Ready",
     "backend_unhealthy": "the flapping backend pod turning unhealthy",
     "backend_healthy": "the flapping backend pod healthy again",
+    "stream_scale": "a stream backend scale step",
+    "reload_route_created": "the reload route's creation",
+    "reload_route_deleted": "the reload route's deletion",
 }
 # The controller's own counter of configuration reloads or pushes, per preset `controller:` value
 # (scenarios/contract.json controllerReloads, which the controller dashboard's probe list reads too).
 CONTROLLER_RELOADS = {r["controller"]: r["metric"] for r in CONTRACT["controllerReloads"]["list"]}
 RELOAD_KIND = "controller_reload"
+# long-lived's stream breaks, attributed like the errors but counted apart (contract eventAttribution
+# breaks: the k6 metric and the label that splits it)
+BREAKS = _SETTINGS["breaks"]
+BREAKS_METRIC, BREAKS_BY = prometheus_name(BREAKS["metric"]), BREAKS["by"]
 
 
 def words(kind):
@@ -126,11 +135,14 @@ def nearest(events, t, window_s):
     return found
 
 
-def attribute(events, errors, outliers, window_s):
+def attribute(events, errors, outliers, window_s, breaks=None):
     """The attribution section: {"window_s", "events": {kind: {"events", "errors": {class: n},
     "errors_total", "share", "latency_outliers"}}, "unattributed": {the same but events},
     "errors_total", "latency_outliers", "timeline": [per event mark: "t_s", "kind" and the same]}.
-    events [(t, kind, n)] (seconds since the start), errors {class: [(t, n)]}, outliers [(t, p99)]."""
+    events [(t, kind, n)] (seconds since the start), errors {class: [(t, n)]}, outliers [(t, p99)].
+    breaks {cause: [(t, n)]}: streams broken, when the run had any; then every bucket and mark also
+    has "streams_broken" {cause: n} and "streams_broken_total", and the section "streams_broken_total"
+    (each bucket's "streams_share" is of all breaks)."""
     events = sorted(events)
     marks = [dict(_bucket(n), t_s=round(t, 1), kind=kind) for t, kind, n in events]
     rest = _bucket(0)
@@ -139,36 +151,56 @@ def attribute(events, errors, outliers, window_s):
         i = nearest(events, t, window_s)
         return rest if i is None else marks[i]
 
-    for cls, rows in sorted(errors.items()):
-        for t, n in rows:
-            b = bucket(t)
-            b["errors"][cls] = b["errors"].get(cls, 0) + n
-            b["errors_total"] += n
+    counted = [("errors", "errors_total", errors), ("streams_broken", "streams_broken_total", breaks or {})]
+    for by, total, rows_by in counted:
+        for cls, rows in sorted(rows_by.items()):
+            for t, n in rows:
+                b = bucket(t)
+                b[by][cls] = b[by].get(cls, 0) + n
+                b[total] += n
     for t, _ in outliers:
         bucket(t)["latency_outliers"] += 1
     kinds = {}
     for m in marks:
         k = kinds.setdefault(m["kind"], _bucket(0))
-        k["events"] += m["events"]
-        k["errors_total"] += m["errors_total"]
-        k["latency_outliers"] += m["latency_outliers"]
-        for c, n in m["errors"].items():
-            k["errors"][c] = k["errors"].get(c, 0) + n
-    total = sum(b["errors_total"] for b in kinds.values()) + rest["errors_total"]
-    for b in marks + list(kinds.values()) + [rest]:
-        b["errors_total"] = round(b["errors_total"])
-        b["errors"] = {c: round(n) for c, n in b["errors"].items()}
-    for b in list(kinds.values()) + [rest]:
-        b["share"] = round(b["errors_total"] / total, 4) if total else None
+        for key in ("events", "latency_outliers") + tuple(total for _, total, _ in counted):
+            k[key] += m[key]
+        for by, _, _ in counted:
+            for c, n in m[by].items():
+                k[by][c] = k[by].get(c, 0) + n
+    section = {"window_s": round(window_s, 3)}
+    for by, total, _ in counted:
+        section[total] = _shares(list(kinds.values()) + [rest], marks, by, total,
+                                 "share" if by == "errors" else "streams_share")
     del rest["events"]
-    return {"window_s": round(window_s, 3), "events": dict(sorted(kinds.items())), "unattributed": rest,
-            "errors_total": round(total), "latency_outliers": len(outliers),
-            "timeline": [{k: m[k] for k in ("t_s", "kind", "events", "errors", "errors_total", "latency_outliers")}
-                         for m in marks]}
+    section.update(events=dict(sorted(kinds.items())), unattributed=rest, latency_outliers=len(outliers))
+    keys = ["t_s", "kind", "events", "errors", "errors_total", "latency_outliers"]
+    if breaks is None:
+        for b in marks + list(kinds.values()) + [rest]:
+            for key in ("streams_broken", "streams_broken_total", "streams_share"):
+                b.pop(key, None)
+        del section["streams_broken_total"]
+    else:
+        keys += ["streams_broken", "streams_broken_total"]
+    section["timeline"] = [{k: m[k] for k in keys} for m in marks]
+    return section
+
+
+def _shares(buckets, marks, by, total_key, share_key):
+    """Rounds the counts of `by` in every bucket and mark, sets each bucket's share of their total;
+    the total."""
+    total = sum(b[total_key] for b in buckets)
+    for b in marks + buckets:
+        b[total_key] = round(b[total_key])
+        b[by] = {c: round(n) for c, n in b[by].items()}
+    for b in buckets:
+        b[share_key] = round(b[total_key] / total, 4) if total else None
+    return round(total)
 
 
 def _bucket(events):
-    return {"events": events, "errors": {}, "errors_total": 0, "latency_outliers": 0}
+    return {"events": events, "errors": {}, "errors_total": 0, "latency_outliers": 0,
+            "streams_broken": {}, "streams_broken_total": 0}
 
 
 def attribution_of(run, series):
@@ -179,7 +211,7 @@ def attribution_of(run, series):
 
 
 def fetch(prom, testid, start, end, step, controller=None):
-    """(events, errors, outliers) of run testid between start and end (seconds since the epoch),
+    """(events, errors, outliers, breaks) of run testid between start and end (seconds since the epoch),
     one query step apart; times in seconds since start. Range queries end one step past the end, so
     a rise in the last step is kept."""
     sel, load = selector(testid, measured=True), selector(testid, load_only=True)
@@ -203,24 +235,33 @@ def fetch(prom, testid, start, end, step, controller=None):
     errors = {cls: rises(pts) for cls, pts in series(f"sum by (class) (k6_bench_errors_total{load})", "class").items()}
     window = f"{int(max(15, 3 * step))}s"  # as the report's charts: a rate needs a few pushes in its window
     p99 = series(f"histogram_quantile(0.99, sum(rate(k6_http_req_duration_seconds{load}[{window}])))")
-    return sorted(events), errors, outlier_steps(next(iter(p99.values()), []))
+    # k6 creates the counter on a run's first break: None (no streams_broken keys) for a run without
+    breaks = {cause: rises(pts) for cause, pts in
+              series(f"sum by ({BREAKS_BY}) ({BREAKS_METRIC}{sel})", BREAKS_BY).items()} or None
+    return sorted(events), errors, outlier_steps(next(iter(p99.values()), [])), breaks
 
 
 def run_attribution(prom, testid, start, end, step, controller=None, window_s=None):
     """The attribution section of run testid, from Prometheus."""
-    events, errors, outliers = fetch(prom, testid, start, end, step, controller)
-    return attribute(events, errors, outliers, attribution_window(window_s, step))
+    events, errors, outliers, breaks = fetch(prom, testid, start, end, step, controller)
+    return attribute(events, errors, outliers, attribution_window(window_s, step), breaks)
 
 
-def sentence(label, section):
+# what a sentence counts: its noun, and the section's total and share keys
+COUNTED = {"errors": ("errors", "errors_total", "share"),
+           "breaks": ("stream breaks", "streams_broken_total", "streams_share")}
+
+
+def sentence(label, section, counted="errors"):
     """'label: 83 % of errors within 2 s of a controller pod deletion' for the kind with most errors,
-    or None when the run had no errors or no event."""
-    if not section or not section.get("errors_total") or not section["events"]:
+    or None when the run had no errors or no event. counted="breaks": the same of its stream breaks."""
+    noun, total, share = COUNTED[counted]
+    if not section or not section.get(total) or not section["events"]:
         return None
-    kind, b = max(section["events"].items(), key=lambda kv: kv[1]["errors_total"])
+    kind, b = max(section["events"].items(), key=lambda kv: kv[1][total])
     w = f"{section['window_s']:g}"
-    if not b["errors_total"]:
-        return (f"{label}: none of its {section['errors_total']} errors within {w} s of an event "
+    if not b[total]:
+        return (f"{label}: none of its {section[total]} {noun} within {w} s of an event "
                 f"({', '.join(section['events'])}).")
-    return (f"{label}: {100 * b['share']:.0f} % of errors ({b['errors_total']} of {section['errors_total']}) "
+    return (f"{label}: {100 * b[share]:.0f} % of {noun} ({b[total]} of {section[total]}) "
             f"within {w} s of {words(kind)}.")
