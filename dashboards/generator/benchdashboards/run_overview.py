@@ -369,15 +369,17 @@ WINDOW_DEFAULT = f"{ATTRIBUTION['windowS'] + ATTRIBUTION['pushIntervalS']:g}s"
 EVENT_WITHIN_W = " or ".join(f"(sum({m}{{{RUN}}}) - sum({m}{{{RUN}}} offset $window) > 0)" for m in EVENT_COUNTERS)
 # 0 while the run is live without an error (k6 creates an error series on its first error)
 ERRORS_PER_INTERVAL = zero_while_running("sum(increase(k6_bench_errors_total{%s}[$__rate_interval]))" % LOAD)
-# in parentheses: `and` and `unless` bind tighter than the `or` inside
-ERRORS_NEAR_EVENT = f"({ERRORS_PER_INTERVAL}) and on() ({EVENT_WITHIN_W})"
-ERRORS_NO_EVENT = f"({ERRORS_PER_INTERVAL}) unless on() ({EVENT_WITHIN_W})"
 # long-lived's stream breaks by the same rule (contract eventAttribution breaks), by cause
 BREAKS_METRIC = next(m["prometheus"] for m in CONTRACT["metrics"]["list"] if m["name"] == ATTRIBUTION["breaks"]["metric"])
 BREAKS_PER_INTERVAL = (f"sum by ({ATTRIBUTION['breaks']['by']}) "
                        f"(increase({BREAKS_METRIC}{{{RUN}}}[$__rate_interval]))")
-BREAKS_NEAR_EVENT = f"({BREAKS_PER_INTERVAL}) and on() ({EVENT_WITHIN_W})"
-BREAKS_NO_EVENT = f"({BREAKS_PER_INTERVAL}) unless on() ({EVENT_WITHIN_W})"
+
+
+def near_event_targets(per_interval, legend=""):
+    """per_interval split in two: at instants with an event within W (A) and without (B). In
+    parentheses: `and` and `unless` bind tighter than the `or` inside."""
+    return targets((f"({per_interval}) and on() ({EVENT_WITHIN_W})", f"{legend}within W of an event"),
+                   (f"({per_interval}) unless on() ({EVENT_WITHIN_W})", f"{legend}no event within W"))
 
 
 def window_variable():
@@ -396,15 +398,13 @@ def attribution_row(lay):
         "The load's errors per interval, split by whether an event (a churn action, a route change or "
         "creation) came at most $window before: the run overview's view of make results' attribution "
         "section (the report names the event per kind, and the controller's reloads). Stacked.",
-        targets((ERRORS_NEAR_EVENT, "within W of an event"), (ERRORS_NO_EVENT, "no event within W")),
-        "short", stack=True, bars=True, minimum=0), 14, 8)
+        near_event_targets(ERRORS_PER_INTERVAL), "short", stack=True, bars=True, minimum=0), 14, 8)
     lay.add(timeseries(
         "Stream breaks within W of an event vs. no event nearby",
         "long-lived's streams broken per interval, by cause, split the same way (make results' "
         "attribution counts them apart from the errors: a break is a stream, not a request). Stacked; "
         "no data in a run without a break.",
-        targets((BREAKS_NEAR_EVENT, "{{cause}} within W of an event"), (BREAKS_NO_EVENT, "{{cause}} no event within W")),
-        "short", stack=True, bars=True, minimum=0), 10, 8)
+        near_event_targets(BREAKS_PER_INTERVAL, "{{cause}} "), "short", stack=True, bars=True, minimum=0), 10, 8)
 
 
 def traffic_row(lay):
