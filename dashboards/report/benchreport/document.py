@@ -368,14 +368,13 @@ def _routes_blocks(runs):
 def _controller_restart_blocks(runs, series):
     """controller-restart's table, and with Prometheus the share of errors that followed a deletion;
     [] without a controller-restart run."""
-    restarts = [r for r in _file_runs(runs) if r.controller_restart]
+    restarts, blocks = _experiment(runs, "controller_restart", "Controller restart", (
+        "The controller's pods (or its control plane's) deleted one at a time under load "
+        "(scenarios/controller-restart.js). Per pod, from its delete call: replaced = its "
+        "replacement Ready, recovered = the path answering every probe again (0: no probe "
+        "failed). Requests lost: the load's failed requests, every class; zero passes."))
     if not restarts:
         return []
-    blocks = [Block("h2", "Controller restart"),
-              Block("p", "The controller's pods (or its control plane's) deleted one at a time under load "
-                         "(scenarios/controller-restart.js). Per pod, from its delete call: replaced = its "
-                         "replacement Ready, recovered = the path answering every probe again (0: no probe "
-                         "failed). Requests lost: the load's failed requests, every class; zero passes.")]
     rows = []
     for r in restarts:
         c = r.controller_restart
@@ -397,6 +396,13 @@ def _by_class(run):
 
 def _gate_cell(gate):
     return "passed" if gate.get("passed") else "FAILED"
+
+
+def _experiment(runs, key, title, about):
+    """The runs whose summary has the experiment's section `key`, and the report section's heading
+    and paragraph (no blocks without such a run)."""
+    chosen = [r for r in _file_runs(runs) if getattr(r, key)]
+    return chosen, [Block("h2", title), Block("p", about)] if chosen else []
 
 
 def _sentences(runs, series, counted="errors"):
@@ -440,15 +446,14 @@ def _attribution_blocks(runs, series):
 def _dataplane_scale_blocks(runs, series):
     """dataplane-scale's table, its steps with the load's errors within W of each (the run's
     attribution timeline), and the attribution sentence; [] without a dataplane-scale run."""
-    scaled = [r for r in _file_runs(runs) if r.dataplane_scale]
+    scaled, blocks = _experiment(runs, "dataplane_scale", "Data-plane scale", (
+        "The data plane's Deployment scaled under load (scenarios/dataplane-scale.js), one "
+        "replica per step (gradual) or straight to each level (abrupt). Per step, from its scale "
+        "call: Ready = exactly that many replicas Ready; probes failed = the churn's probes not "
+        "answered by a backend pod until the next step. Requests lost: the load's failed requests, "
+        "every class; zero passes."))
     if not scaled:
         return []
-    blocks = [Block("h2", "Data-plane scale"),
-              Block("p", "The data plane's Deployment scaled under load (scenarios/dataplane-scale.js), one "
-                         "replica per step (gradual) or straight to each level (abrupt). Per step, from its scale "
-                         "call: Ready = exactly that many replicas Ready; probes failed = the churn's probes not "
-                         "answered by a backend pod until the next step. Requests lost: the load's failed requests, "
-                         "every class; zero passes.")]
     rows = []
     for r in scaled:
         d = r.dataplane_scale
@@ -486,14 +491,13 @@ UPGRADE_ACTIONS = ("controller_rollout", "controller_pod_terminating", "controll
 def _controller_upgrade_blocks(runs, series):
     """controller-upgrade's table, its pods' steps, the load's errors within W of each kind of rollout
     event (the run's attribution) and its sentence; [] without a controller-upgrade run."""
-    upgraded = [r for r in _file_runs(runs) if r.controller_upgrade]
+    upgraded, blocks = _experiment(runs, "controller_upgrade", "Controller upgrade", (
+        "The controller's Deployment or DaemonSet rolled under load (scenarios/controller-upgrade.js): "
+        "a new pod-template annotation and, when set, a new image for one container. From the "
+        "rollout's update call: each old pod seen terminating, each new pod seen Ready, the rollout "
+        "complete. Requests lost: the load's failed requests, every class; zero passes."))
     if not upgraded:
         return []
-    blocks = [Block("h2", "Controller upgrade"),
-              Block("p", "The controller's Deployment or DaemonSet rolled under load (scenarios/controller-upgrade.js): "
-                         "a new pod-template annotation and, when set, a new image for one container. From the "
-                         "rollout's update call: each old pod seen terminating, each new pod seen Ready, the rollout "
-                         "complete. Requests lost: the load's failed requests, every class; zero passes.")]
     rows, step_rows, event_rows = [], [], []
     for r in upgraded:
         u = r.controller_upgrade
@@ -528,18 +532,17 @@ BACKEND_UNHEALTHY, BACKEND_HEALTHY = "backend_unhealthy", "backend_healthy"
 def _backend_failover_blocks(runs, series):
     """backend-failover's table, each flap with the load's errors within W of its two events by class
     (the run's attribution timeline), and the attribution sentence; [] without a backend-failover run."""
-    flapped = [r for r in _file_runs(runs) if r.backend_failover]
+    flapped, blocks = _experiment(runs, "backend_failover", "Backend failover", (
+        "One backend pod flapping between healthy and unhealthy under load "
+        "(scenarios/backend-failover.js): mode errors answers 503 on every path but /healthz, so "
+        "only the controller's passive health checks, retries or ejection keep the errors from "
+        "clients; mode close closes those connections unanswered (nginx 444), which a proxy sees as "
+        "its upstream closing the connection before a response; mode readiness fails /healthz alone, "
+        "so the kubelet takes the pod out and the controller must follow. Per flap: unhealthy = how "
+        "long the pod failed, not Ready = from its first failure until the API showed it not Ready. "
+        "The gate: readiness none may fail, errors and close a budget per flap."))
     if not flapped:
         return []
-    blocks = [Block("h2", "Backend failover"),
-              Block("p", "One backend pod flapping between healthy and unhealthy under load "
-                         "(scenarios/backend-failover.js): mode errors answers 503 on every path but /healthz, so "
-                         "only the controller's passive health checks, retries or ejection keep the errors from "
-                         "clients; mode close closes those connections unanswered (nginx 444), which a proxy sees as "
-                         "its upstream closing the connection before a response; mode readiness fails /healthz alone, "
-                         "so the kubelet takes the pod out and the controller must follow. Per flap: unhealthy = how "
-                         "long the pod failed, not Ready = from its first failure until the API showed it not Ready. "
-                         "The gate: readiness none may fail, errors and close a budget per flap.")]
     rows = []
     for r in flapped:
         f = r.backend_failover
@@ -571,17 +574,16 @@ def _long_lived_blocks(runs, series):
     """long-lived's tables: per run its gate, per kind of stream its counts; and the attribution
     sentences of its stream breaks and of the load's errors to the disruptions; [] without a
     long-lived run."""
-    held = [r for r in _file_runs(runs) if r.long_lived]
+    held, blocks = _experiment(runs, "long_lived", "Long-lived streams", (
+        "HTTP streams, WebSocket connections and gRPC server streams held open through the path "
+        "while the disruptions ran (scenarios/long-lived.js): reload = one extra route created and "
+        "deleted (NGINX-based controllers reload), backend = the stream backend scaled up by two and "
+        "back, controller = the controller's pods deleted in turn. A stream ended before its time is "
+        "broken: by the backend when the stream backend ended it cleanly on its way down, by the path "
+        "otherwise. Messages carry time slots, so a client counts every one it missed. The gate: "
+        "no stream broken by the path and no failed request."))
     if not held:
         return []
-    blocks = [Block("h2", "Long-lived streams"),
-              Block("p", "HTTP streams, WebSocket connections and gRPC server streams held open through the path "
-                         "while the disruptions ran (scenarios/long-lived.js): reload = one extra route created and "
-                         "deleted (NGINX-based controllers reload), backend = the stream backend scaled up by two and "
-                         "back, controller = the controller's pods deleted in turn. A stream ended before its time is "
-                         "broken: by the backend when the stream backend ended it cleanly on its way down, by the path "
-                         "otherwise. Messages carry time slots, so a client counts every one it missed. The gate: "
-                         "no stream broken by the path and no failed request.")]
     rows, kind_rows = [], []
     for r in held:
         ll = r.long_lived
