@@ -76,15 +76,20 @@ function newChurnContext(o) {
   function stopAtEnd() {
     if (o.now() >= o.endAt) throw CHURN_OVER;
   }
+  // t.<method>(replicas): the count checked (min to 1000; why: what a lower one would mean), then
+  // the churn's action, unless the load is over
+  function scaleBy(method, action, replicas, min, why = '') {
+    if (!Number.isInteger(replicas) || replicas < min || replicas > 1000) {
+      throw new Error(`t.${method}(${JSON.stringify(replicas)}): expected a whole number of replicas from ${min} to 1000${why}`);
+    }
+    stopAtEnd();
+    return o.change(action, replicas);
+  }
   return Object.freeze({
     cfg: o.cfg,
     settings: o.cfg.settings || {},
     scale(replicas) {
-      if (!Number.isInteger(replicas) || replicas < 0 || replicas > 1000) {
-        throw new Error(`t.scale(${JSON.stringify(replicas)}): expected a whole number of replicas from 0 to 1000`);
-      }
-      stopAtEnd();
-      return o.change('scale', replicas);
+      return scaleBy('scale', 'scale', replicas, 0);
     },
     rollout() {
       stopAtEnd();
@@ -108,22 +113,13 @@ function newChurnContext(o) {
       return o.dataplaneReplicas();
     },
     scaleDataplane(replicas) {
-      if (!Number.isInteger(replicas) || replicas < 1 || replicas > 1000) {
-        throw new Error(`t.scaleDataplane(${JSON.stringify(replicas)}): expected a whole number of replicas from 1 to 1000 `
-          + '(a data plane at zero replicas serves nothing)');
-      }
-      stopAtEnd();
-      return o.change('dataplane_scale', replicas);
+      return scaleBy('scaleDataplane', 'dataplane_scale', replicas, 1, ' (a data plane at zero replicas serves nothing)');
     },
     waitDataplaneReady(duration) {
       return waitFor(o, 't.waitDataplaneReady', duration, () => o.dataplaneReady());
     },
     scaleStream(replicas) {
-      if (!Number.isInteger(replicas) || replicas < 1 || replicas > 1000) {
-        throw new Error(`t.scaleStream(${JSON.stringify(replicas)}): expected a whole number of replicas from 1 to 1000`);
-      }
-      stopAtEnd();
-      return o.change('stream_scale', replicas);
+      return scaleBy('scaleStream', 'stream_scale', replicas, 1);
     },
     createReloadRoute() {
       stopAtEnd();

@@ -43,7 +43,7 @@ import pytest
 from benchreport import provenance
 from cluster_lib import ROOT, run, summaries_from_prefixed_log
 
-STATIC = "loadtest.scenario=static,loadtest.duration=15s,loadtest.rate=300,loadtest.connections=60"
+STATIC = "loadtest.scenario=static,loadtest.duration=10s,loadtest.rate=300,loadtest.connections=60"
 VARIANTS = {
     "clusterip": f"loadtest.target=clusterip,loadtest.parallelism=1,{STATIC}",
     "pod": f"loadtest.target=pod,loadtest.parallelism=1,{STATIC}",
@@ -56,7 +56,7 @@ VARIANTS = {
     "restart": "loadtest.scenario=controller-restart,loadtest.parallelism=1,loadtest.rate=200,loadtest.duration=20s,"
                "loadtest.controllerRestart.hold=4s",
     # levels 2,1 come from the local values (a spec splits on commas)
-    "dpscale": "loadtest.scenario=dataplane-scale,loadtest.parallelism=1,loadtest.rate=200,loadtest.duration=30s,"
+    "dpscale": "loadtest.scenario=dataplane-scale,loadtest.parallelism=1,loadtest.rate=200,loadtest.duration=24s,"
                "loadtest.dataplaneScale.hold=4s",
     "upgrade": "loadtest.scenario=controller-upgrade,loadtest.parallelism=1,loadtest.rate=200,loadtest.duration=20s,"
                "loadtest.controllerUpgrade.hold=4s",
@@ -68,7 +68,7 @@ VARIANTS = {
                       "loadtest.backendFailover.mode=readiness,loadtest.backendFailover.unhealthySeconds=6,"
                       "loadtest.backendFailover.healthySeconds=4",
     # the disruptions (reload, backend) and the stream image come from the local values (a list)
-    "longlived": "loadtest.scenario=long-lived,loadtest.parallelism=1,loadtest.rate=100,loadtest.duration=40s,"
+    "longlived": "loadtest.scenario=long-lived,loadtest.parallelism=1,loadtest.rate=100,loadtest.duration=30s,"
                  "loadtest.longLived.streams=2,loadtest.longLived.hold=4s",
 }
 
@@ -84,7 +84,7 @@ def matrix(kube, main_run):
     out = kube.work / "runs" / f"{main_run.testid}-matrix"
     shutil.rmtree(out, ignore_errors=True)
     result = kube.run([ROOT / "ci" / "e2e" / "matrix", "--out", out,
-                       "--prometheus", kube.prom_url, "--cooldown", "3", "--timeout", "600",
+                       "--prometheus", kube.prom_url, "--cooldown", "0", "--timeout", "600",
                        *(f"{name}:{spec}" for name, spec in VARIANTS.items())])
     Path(f"{out}.log").write_text(result.stdout + result.stderr)
     assert result.returncode == 0, f"ci/e2e/matrix exited {result.returncode}:\n{result.stderr[-3000:]}"
