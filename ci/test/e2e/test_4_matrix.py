@@ -43,7 +43,7 @@ import pytest
 from benchreport import provenance
 from cluster_lib import ROOT, run, summaries_from_prefixed_log
 
-STATIC = "loadtest.scenario=static,loadtest.duration=10s,loadtest.rate=300,loadtest.connections=60"
+STATIC = "loadtest.scenario=static,loadtest.duration=15s,loadtest.rate=300,loadtest.connections=60"
 VARIANTS = {
     "clusterip": f"loadtest.target=clusterip,loadtest.parallelism=1,{STATIC}",
     "pod": f"loadtest.target=pod,loadtest.parallelism=1,{STATIC}",
