@@ -91,7 +91,8 @@ func (s *server) shutdown(srv *http.Server, drain, grace time.Duration) {
 	s.stop()
 	s.logger.Printf("SIGTERM: no new streams; open streams end in %s", drain)
 	// Shutdown closes the listeners at once; it then waits for HTTP/1.1 streams, which end below.
-	go func() { _ = srv.Shutdown(context.Background()) }()
+	idle := make(chan struct{})
+	go func() { _ = srv.Shutdown(context.Background()); close(idle) }()
 	ended := make(chan struct{})
 	go func() { s.open.Wait(); close(ended) }()
 	select {
@@ -99,10 +100,18 @@ func (s *server) shutdown(srv *http.Server, drain, grace time.Duration) {
 	case <-ended:
 	}
 	s.end()
+	late := time.After(grace)
 	select {
 	case <-ended:
-	case <-time.After(grace):
+	case <-late:
 		s.logger.Printf("streams still open %s after their end: exiting anyway", grace)
+	}
+	// A handler that returned may not have had its response's last chunk written yet: closing now
+	// would cut it (the client sees an unexpected EOF, not a clean end). Shutdown returns once every
+	// HTTP/1.1 connection is idle.
+	select {
+	case <-idle:
+	case <-late:
 	}
 	_ = srv.Close()
 }
