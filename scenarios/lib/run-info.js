@@ -3,9 +3,8 @@
 // beside its measurements, and `make results` reads them from there (benchreport/results.py):
 // nothing to re-read from the chart values or the TestRun, nothing to paste. Only VU 0 loads this
 // module (a metric object costs every VU that loads it memory).
-'use strict';
-const { Gauge } = require('k6/metrics');
-const { runnerShare } = require('./segment.js');
+import { Gauge } from 'k6/metrics';
+import { runnerShare } from './segment.js';
 
 const runInfo = new Gauge('bench_run_info');
 
@@ -23,7 +22,7 @@ function recordRunInfo(cfg, targetUrl) {
   runInfo.add(1, tags);
 }
 
-module.exports = {
+export {
   runInfo,
   recordRunInfo,
 };
