@@ -7,7 +7,6 @@
 # K6_VERSION, XK6_KUBERNETES_VERSION: the pins and why, in one file (the Dockerfile's build reads it too).
 . "$BENCH_ROOT/scenarios/runner/versions.env"
 
-k6_out="$BENCH_CACHE/bin/k6"
 # bench's own extension (k6/x/bench: replay counting, keep-alive per VU, the Go runtime's and the
 # cgroup's witnesses of the runner's own pauses) and the build scripts, from this checkout: their
 # hash is in the stamp, so an edit rebuilds.
@@ -15,12 +14,17 @@ RUNNER_DIR="$BENCH_ROOT/scenarios/runner"
 build_hash=$(cat "$RUNNER_DIR"/xk6-bench/go.mod "$RUNNER_DIR"/xk6-bench/*.go "$RUNNER_DIR"/build-k6.sh \
   "$RUNNER_DIR"/patch-xk6-kubernetes.sh | sha256sum | cut -c1-12)
 k6_stamp="k6 $K6_VERSION xk6-kubernetes $XK6_KUBERNETES_VERSION bench $build_hash $(go env GOVERSION)"
+# One binary per stamp (bin/k6.d/<key>/k6, named k6 for `k6 version`): checkouts at different commits sharing the cache each keep their own k6
+# instead of rebuilding over each other's. Its Go module (with the patched xk6-kubernetes) sits in
+# k6-build-<key> beside the other modules (ci/test/scenarios/test_extension.py runs tests there).
+k6_key=$(printf '%s' "$k6_stamp" | sha256sum | cut -c1-12)
+k6_out="$BENCH_CACHE/bin/k6.d/$k6_key/k6"
 
 build_k6() {
   local t0=$SECONDS
   log "building k6 $K6_VERSION + xk6-kubernetes $XK6_KUBERNETES_VERSION (about 4 min cold)"
   K6_VERSION=$K6_VERSION XK6_KUBERNETES_VERSION=$XK6_KUBERNETES_VERSION \
-    bash "$RUNNER_DIR/build-k6.sh" "$k6_out" "$BENCH_CACHE/mod/k6-build"
+    bash "$RUNNER_DIR/build-k6.sh" "$k6_out" "$BENCH_CACHE/mod/k6-build-$k6_key"
   printf '%s\n' "$k6_stamp" > "$k6_out.stamp"
   log "built k6 in $((SECONDS - t0)) s: $("$k6_out" version | head -n 1)"
 }
@@ -51,7 +55,7 @@ SH
   chmod 0755 "$1"
 }
 
-mkdir -p "$BENCH_CACHE/bin" "$BENCH_TOOLS/bin"
+mkdir -p "$BENCH_CACHE/bin" "$(dirname "$k6_out")" "$BENCH_TOOLS/bin"
 # Several parts (images, tests) call this script, possibly at once: one build at a time.
 exec 9>"$BENCH_CACHE/bin/k6.lock"
 flock 9

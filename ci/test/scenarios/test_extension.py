@@ -10,14 +10,21 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
 CACHE = Path(os.environ.get("BENCH_CACHE", Path.home() / ".cache" / "bench"))
-BUILD = CACHE / "mod" / "k6-build"
+
+
+def build_dir():
+    """The Go module scenarios/runner/build.sh built this checkout's k6 in (bin/k6.d/KEY/k6 -> mod/k6-build-KEY)."""
+    k6 = subprocess.run(["bash", ROOT / "scenarios" / "runner" / "build.sh"], capture_output=True, text=True)
+    assert k6.returncode == 0, k6.stderr
+    return CACHE / "mod" / f"k6-build-{Path(k6.stdout.strip()).parent.name}"
 
 
 def test_xk6_bench_unit_tests_pass(work):
     mod = work / "xk6-bench-test"
     mod.mkdir()
+    build = build_dir()
     for name in ("go.mod", "go.sum", "main.go"):
-        shutil.copy(BUILD / "k6" / name, mod / name)
+        shutil.copy(build / "k6" / name, mod / name)
     edit = subprocess.run(["go", "mod", "edit", "-replace", f"bench.local/xk6-bench={ROOT}/scenarios/runner/xk6-bench"],
                           cwd=mod, capture_output=True, text=True)
     assert edit.returncode == 0, edit.stderr
@@ -30,8 +37,9 @@ def test_patched_xk6_kubernetes_passes_its_own_tests(work):
     """The JS binding the patch moves to sobek is what its tests drive (a Kubernetes object built
     from JS against fake clients): they pass on the k6 the runner is built with."""
     mod = work / "xk6-kubernetes"
-    shutil.copytree(BUILD / "xk6-kubernetes", mod)
-    k6 = subprocess.run(["go", "list", "-m", "-f", "{{.Version}}", "go.k6.io/k6"], cwd=BUILD / "k6",
+    build = build_dir()
+    shutil.copytree(build / "xk6-kubernetes", mod)
+    k6 = subprocess.run(["go", "list", "-m", "-f", "{{.Version}}", "go.k6.io/k6"], cwd=build / "k6",
                         capture_output=True, text=True, check=True).stdout.strip()
     for step in (["go", "mod", "edit", "-require", f"go.k6.io/k6@{k6}"], ["go", "mod", "tidy"],
                  ["go", "test", "-count=1", "."]):
