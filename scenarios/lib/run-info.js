@@ -4,6 +4,7 @@
 // nothing to re-read from the chart values or the TestRun, nothing to paste. Only VU 0 loads this
 // module (a metric object costs every VU that loads it memory).
 import { Gauge } from 'k6/metrics';
+import bench from 'k6/x/bench';
 import { runnerShare } from './segment.js';
 
 const runInfo = new Gauge('bench_run_info');
@@ -14,6 +15,8 @@ function recordRunInfo(cfg, targetUrl) {
     rate: cfg.rate, duration_s: cfg.durationMs / 1000, warmup_s: cfg.warmupMs / 1000, connections: cfg.connections,
     timeout_s: cfg.timeoutMs / 1000, keepalive: cfg.keepalive, target_url: targetUrl, path: cfg.path,
     runners: Math.round(1 / runnerShare()),
+    // the k6 release the runner is built from: runs on different releases are not alike
+    k6_version: bench.k6Version() || undefined,
   };
   for (const k of Object.keys(tags)) {
     if (tags[k] === undefined || tags[k] === null || Number.isNaN(tags[k])) delete tags[k];

@@ -388,6 +388,8 @@ function buildSummary(data, report, runTags) {
       // a request the transport re-sent after its reused connection died is a read error (wrk)
       replays: 'counted_as_read_errors',
       environment: cfg.environment,
+      // the k6 release the runner is built from (k6/x/bench): runs on different releases are not alike
+      k6_version: bench.k6Version() || null,
     },
     requests: requestsFor(data, LOAD, report.rateTarget, durationMs),
     latency_ms: latencyFrom(duration && duration.values),
