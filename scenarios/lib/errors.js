@@ -12,7 +12,7 @@
 //   http_5xx    a response with status 500-599 (k6 error_code 1500-1599)
 //   http_4xx    a response with status 400-499 (k6 error_code 1400-1499)
 //   other       anything else k6 reports (invalid URL 1020, HTTP/2 1600-1699, decompression 1701)
-// k6 error codes: go.k6.io/k6 lib/netext/httpext/error_codes.go (the same in k6 v0.51 and v1).
+// k6 error codes: go.k6.io/k6 lib/netext/httpext/error_codes.go (the same in k6 v0.51 and v1.8).
 // The rules are Go, in bench's k6 extension (scenarios/runner/xk6-bench/classify.go): a load request is sent and
 // classed there (request.js), and countError below asks it for responses of k6's http module. This
 // module holds the classes and causes (copy of scenarios/contract.json); the request path does not

@@ -151,7 +151,7 @@ function baseOptions(report, scenarios, thresholds) {
     }
   }
   // The run's tags on every scenario too: a `--tag` on k6's command line replaces the options'
-  // whole tag map in k6 v0.51 (the k6-operator always adds --tag instance_id and testrun_name),
+  // whole tag map (k6 v0.51 and v1 alike; the k6-operator always adds --tag instance_id and testrun_name),
   // while scenario tags are merged into it. (dropped_iterations carries only the run's tags: the
   // chart passes experiment on the command line as well.)
   const runTags = { testid: cfg.testid, experiment: report.scenario };

@@ -404,7 +404,7 @@ function convergenceTests() {
   });
 }
 
-// fakeData: the handleSummary data shape k6 v0.51 passes (only the keys the summary reads).
+// fakeData: the handleSummary data shape k6 passes (only the keys the summary reads).
 function fakeData(over) {
   const metrics = {};
   const counter = (n) => ({ type: 'counter', values: { count: n, rate: n / 10 } });
