@@ -3,7 +3,7 @@
 // under test until the load ends, reconnecting at once when it breaks:
 //   http       GET <BENCH_STREAM_PATH>/ticks (k6/http, a blocking GET that returns when the stream
 //              ends; HTTP/2 through ALPN when the URL is https), one line "<slot> <sent_ms>" a tick
-//   websocket  <BENCH_STREAM_PATH>/ws (k6/experimental/websockets), one text message a tick
+//   websocket  <BENCH_STREAM_PATH>/ws (k6/websockets), one text message a tick
 //   grpc       bench.stream.v1.Ticks/Watch (k6/net/grpc, scenarios/lib/ticks.proto), one slot a tick
 // A slot is floor(unix_ms / interval): a VU knows every slot it missed, within a stream and across a
 // reconnect (messages lost). A stream ends in one of three ways, the cause of a break:

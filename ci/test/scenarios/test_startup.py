@@ -28,6 +28,9 @@ def test_nothing_is_transformed_at_start(script):
     assert loaded, f"k6 -v logged no library module loaded for {script}: the check reads nothing"
     transformed = re.findall(r"^.*(?:Babel|[Tt]ranspil|[Tt]ransform).*$", result.stderr, re.M)
     assert not transformed, f"k6 transformed modules of {script}: {transformed[:3]}"
+    # nor a warning, such as a deprecated module k6 is about to remove (k6/experimental/websockets)
+    warned = re.findall(r"^.*level=warning.*$", result.stderr, re.M)
+    assert not warned, f"k6 warns at the start of {script}: {warned[:3]}"
 
 
 @pytest.mark.parametrize("module", LIBRARY)
