@@ -9,8 +9,8 @@
 // reconnect (messages lost). A stream ends in one of three ways, the cause of a break:
 //   done          at the time it asked for (the end of the load): not a break
 //   backend_stop  the stream backend ended it early and cleanly on its way down (a scale-down of the
-//                 backend disruption): ticks end early, WebSocket closes normally early (k6 v0.51
-//                 shows no close code: 1000 and 1001 look alike), gRPC ends with Unavailable and the
+//                 backend disruption): ticks end early, WebSocket closes normally early (the close
+//                 code is not read: 1000 and 1001 count alike), gRPC ends with Unavailable and the
 //                 backend's message "server stopping"
 //   reset         anything else: the connection or the stream broke (a truncated body, an abnormal
 //                 WebSocket close, a gRPC error the backend did not send), the fault of the path
@@ -25,7 +25,7 @@ const { runConfigAgain } = require('./run-config.js');
 
 const { KINDS, CAUSES } = require('./long-lived-summary.js');
 const SERVER_STOPPING = 'server stopping'; // backends/stream's message when it ends a stream on SIGTERM
-// k6 v0.51 hands the status code over as its name
+// k6 hands the gRPC status over as its name (k6 v0.51) or its number: both are taken
 const GRPC_UNAVAILABLE = ['Unavailable', '14'];
 const GRPC_METHOD = 'bench.stream.v1.Ticks/Watch';
 // A stream that ends cleanly this close to the time it asked for has ended on time (the backend
@@ -145,8 +145,8 @@ function websocketStream(ws, endAt) {
   };
 }
 
-// grpcAddress(cfg): host:port of the target URL (k6 v0.51's gRPC client sends it as :authority; it
-// has no way to send BENCH_TARGET_HOST instead).
+// grpcAddress(cfg): host:port of the target URL, which k6's gRPC client sends as :authority (the
+// chart's gRPC routes accept it; k6 v1 could send BENCH_TARGET_HOST through connect's `authority`).
 function grpcAddress(cfg) {
   const m = /^(https?):\/\/([^/]+)/.exec(cfg.targetUrl);
   return /:\d+$/.test(m[2]) ? m[2] : `${m[2]}:${m[1] === 'https' ? 443 : 80}`;
