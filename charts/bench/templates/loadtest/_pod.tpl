@@ -141,6 +141,7 @@ env:
   - {name: BENCH_UPGRADE_NAME, value: {{ include "bench.controllerUpgrade.name" $root | quote }}}
   - {name: BENCH_UPGRADE_CONTAINER, value: {{ $up.container | quote }}}
   - {name: BENCH_UPGRADE_IMAGE, value: {{ $up.image | quote }}}
+  - {name: BENCH_UPGRADE_FROM, value: {{ $up.currentImage | quote }}}
   - {name: BENCH_UPGRADE_HOLD, value: {{ $up.hold | quote }}}
   - {name: BENCH_UPGRADE_READY_TIMEOUT, value: {{ $up.readyTimeout | quote }}}
   {{- end }}
