@@ -23,6 +23,7 @@ DEPLOYMENT = f"/apis/apps/v1/namespaces/{NS_CTL}/deployments/ctl"
 RESTORE = "bench/churn-restore"
 VALUES = ["--set", "loadtest.scenario=controller-upgrade",
           "--set", f"loadtest.controllerUpgrade.applies=true,loadtest.controllerUpgrade.namespace={NS_CTL}",
+          "--set", f"loadtest.experimentNamespaces={{{NS_CTL}}}",
           "--set", "loadtest.controllerUpgrade.name=ctl,loadtest.controllerUpgrade.container=controller",
           "--set", "loadtest.controllerUpgrade.image=ctl:v2,loadtest.controllerUpgrade.currentImage=ctl:v1",
           "--api-versions", "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy",

@@ -37,7 +37,7 @@ RELEASES = {
     "bench-up": ("up", [], ["loadtest.scenario=controller-upgrade", "loadtest.controllerUpgrade.applies=true",
                             "loadtest.controllerUpgrade.namespace=up-ctl", "loadtest.controllerUpgrade.name=ctl",
                             "loadtest.controllerUpgrade.container=controller", "loadtest.controllerUpgrade.image=ctl:v2",
-                            "loadtest.controllerUpgrade.currentImage=ctl:v1"], "1.30.0"),
+                            "loadtest.controllerUpgrade.currentImage=ctl:v1", "loadtest.experimentNamespaces={up-ctl}"], "1.30.0"),
     "bench-dp": ("dp", ["values/envoy-gateway.yaml"], ["loadtest.scenario=dataplane-scale"], None),
     "bench-ngf": ("ngf", ["values/nginx-gateway-fabric.yaml"], ["loadtest.scenario=dataplane-scale"], None),
 }

@@ -44,7 +44,7 @@ loadtest:
   extraEnv:
     K6_ODD: {yaml.safe_dump(ENV_CHARS, default_style='"').strip()}
     K6_SPACES: "a  b   c"
-  extraArguments: --tag odd=a_b.c/d:e=f,g@h+i%j-k --no-thresholds
+  extraArguments: --tag odd=a_b.c/d:e=f,g@h+i%j-k --discard-response-bodies
   environment:
     node_type: c6i
     odd: {yaml.safe_dump(ENV_CHARS, default_style='"').strip()}
