@@ -17,6 +17,10 @@ escaped. References (valueFrom, envFrom) reach the runners only. */}}
 image: {{ include "bench.image" $lt.runner.image | quote }}
 imagePullPolicy: {{ $lt.runner.image.pullPolicy | quote }}
 serviceAccountName: {{ include "bench.fullname" $root }}-loadtest
+{{- if .initializer }}
+# the initializer only archives and inspects the script (no API call runs in k6's init context): no token
+automountServiceAccountToken: "false"
+{{- end }}
 metadata:
   labels:
     {{- include "bench.selectorLabels" $root | nindent 4 }}
