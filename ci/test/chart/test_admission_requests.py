@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from harness.admission import set_at as at
 from harness.apiserver import BareApiServer, ensure_kube_binaries
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -89,15 +90,6 @@ def create(path, obj, release="bench"):
 def delete(path, obj, release="bench"):
     """OBJ created by the admin, then deleted by the runner."""
     return ("delete", path, obj, release, None)
-
-
-def at(keys, value):
-    def change(obj):
-        node = obj
-        for key in keys[:-1]:
-            node = key(node) if callable(key) else node.setdefault(key, {})
-        node[keys[-1]] = value
-    return change
 
 
 def both(*changes):

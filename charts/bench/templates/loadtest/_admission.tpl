@@ -12,8 +12,19 @@ no API list (helm template, a GitOps tool) must not drop them. */}}
 namespace alone can collide (release a in x-y and release a-bench-x in y), so a hash of the two
 follows them. */}}
 {{- define "bench.loadtest.policyPrefix" -}}
-{{- $fullname := include "bench.fullname" . }}
-{{- printf "%s-%s-loadtest-%s" $fullname .Release.Namespace (printf "%s/%s" .Release.Namespace $fullname | sha256sum | trunc 8) }}
+{{- printf "%s-%s-loadtest-%s" (include "bench.fullname" .) .Release.Namespace (include "bench.releaseHash" .) }}
+{{- end }}
+
+{{/* bench.releaseHash: 8 hex digits of namespace/fullname. A name the release gives an object outside its
+namespace (a policy, a Role in the controller's or kube-system) carries it: release and namespace
+names alone collide between two releases on one cluster. */}}
+{{- define "bench.releaseHash" -}}
+{{- printf "%s/%s" .Release.Namespace (include "bench.fullname" .) | sha256sum | trunc 8 }}
+{{- end }}
+
+{{/* bench.hashedName (list $ BASE): BASE (cut to 54 characters) and the release hash, at most 63. */}}
+{{- define "bench.hashedName" -}}
+{{- printf "%s-%s" (trunc 54 (index . 1) | trimSuffix "-") (include "bench.releaseHash" (index . 0)) }}
 {{- end }}
 
 {{/* bench.loadtest.replicasBounds (list $ POLICY): {"min", "max", "why"} as JSON: the replicas the

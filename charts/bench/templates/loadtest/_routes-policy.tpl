@@ -43,12 +43,13 @@ validations:
     message: "the load-test runner may not give a route annotations, finalizers or owner references"
   - expression: >-
       request.operation == 'DELETE' || !variables.httproute || (
-        'parentRefs' in variables.route.spec && variables.route.spec.parentRefs.size() > 0
+        variables.route.spec.all(k, k in ['parentRefs', 'hostnames', 'rules'])
+        && 'parentRefs' in variables.route.spec && variables.route.spec.parentRefs.size() > 0
         && variables.route.spec.parentRefs.all(p, p.all(k, k in ['group', 'kind', 'name', 'namespace', 'sectionName'])
              && p.name == '{{ include "bench.gateway.name" . }}' && 'namespace' in p && p.namespace == '{{ include "bench.gateway.namespace" . }}'
              && (!('group' in p) || p.group == 'gateway.networking.k8s.io') && (!('kind' in p) || p.kind == 'Gateway')
              && {{ if $listener }}'sectionName' in p && p.sectionName == '{{ $listener }}'{{ else }}!('sectionName' in p){{ end }}))
-    message: {{ printf "the load-test runner's HTTPRoutes may attach only to Gateway %s/%s%s" (include "bench.gateway.namespace" .) (include "bench.gateway.name" .) (ternary "" (printf ", listener %s" $listener) (empty $listener)) | quote }}
+    message: {{ printf "the load-test runner's HTTPRoutes may hold only parentRefs, hostnames and rules, and attach only to Gateway %s/%s%s" (include "bench.gateway.namespace" .) (include "bench.gateway.name" .) (ternary "" (printf ", listener %s" $listener) (empty $listener)) | quote }}
   - expression: >-
       request.operation == 'DELETE' || !variables.httproute || (
         'hostnames' in variables.route.spec && variables.route.spec.hostnames.size() > 0
@@ -61,7 +62,7 @@ validations:
     message: {{ printf "the load-test runner's HTTPRoutes may serve only the run's hosts (%s) and send them only to the run's backends %s (loadtest.routes.backends), with no filter" $hosts (join ", " $backends) | quote }}
   - expression: >-
       request.operation == 'DELETE' || variables.httproute || (
-        !('defaultBackend' in variables.route.spec) && !('tls' in variables.route.spec)
+        variables.route.spec.all(k, k in ['ingressClassName', 'rules'])
         {{- if $class }}
         && 'ingressClassName' in variables.route.spec && variables.route.spec.ingressClassName == '{{ $class }}'
         {{- end }}
