@@ -156,7 +156,7 @@ REQUESTS = [
     # controller-upgrade (finding 1: images only as literals the installer wrote)
     ("upgrade: roll annotation alone", put("ctl", ROLL, "bench-up"), A),
     ("upgrade: to ctl:v2 with its record", put("ctl", both(ROLL, lambda d: IMAGE(d).update(image="ctl:v2"),
-                                                           at(["metadata", "annotations", RESTORE], record(**{"from": "ctl:v1"})))), "bench-up"), A),
+                                                           at(["metadata", "annotations", RESTORE], record(**{"from": "ctl:v1"}))), "bench-up"), A),
     ("upgrade: back to ctl:v1", put("ctl", lambda d: IMAGE(d).update(image="ctl:v1"), "bench-up",
                                     setup=lambda d: IMAGE(d).update(image="ctl:v2")), A),
     ("upgrade: another image", put("ctl", lambda d: IMAGE(d).update(image="evil.example/pwn:1"), "bench-up"), D),
