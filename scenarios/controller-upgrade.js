@@ -32,6 +32,7 @@ export const { options, setup, load, churn, teardown, handleSummary } = experime
     BENCH_UPGRADE_NAME: { type: 'dnsName', default: 'traefik' }, // the workload that rolls
     BENCH_UPGRADE_CONTAINER: { type: 'text', default: '' }, // the container BENCH_UPGRADE_IMAGE goes to
     BENCH_UPGRADE_IMAGE: { type: 'text', default: '' }, // empty = the annotation alone (a restart)
+    BENCH_UPGRADE_FROM: { type: 'text', default: '' }, // the image a changed one goes back to: the installer's, never the record's
     BENCH_UPGRADE_HOLD: { type: 'duration', default: '10s' }, // before the rollout and after it
     BENCH_UPGRADE_READY_TIMEOUT: { type: 'duration', default: '120s' }, // longest wait for the rollout
   },

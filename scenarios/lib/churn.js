@@ -234,6 +234,12 @@ function churnCalls() {
       throw new Error(`controller-upgrade: the controller's ${where} has no container ${JSON.stringify(u.container)} `
         + `(BENCH_UPGRADE_CONTAINER, needed with BENCH_UPGRADE_IMAGE); it has ${w.spec.template.spec.containers.map((x) => x.name).join(', ')}`);
     }
+    // the image put back after the load is the installer's (BENCH_UPGRADE_FROM): one the container does not
+    // run now would leave the controller on another version than it had
+    if (u.from && c.image !== u.from && c.image !== u.image) {
+      throw new Error(`controller-upgrade: container ${u.container} of the controller's ${where} runs ${c.image}, not `
+        + `BENCH_UPGRADE_FROM ${u.from} (loadtest.controllerUpgrade.currentImage), which the run would put back after the load`);
+    }
     return { image_from: c.image };
   }
 

@@ -155,7 +155,7 @@ function kubeCalls() {
       const record = readRestoreRecord(obj);
       done = null;
       if (!record) return false;
-      const notes = record.image ? restoreImage(obj, record) : restoreReplicas(obj, record, cfg);
+      const notes = record.image ? restoreImage(obj, record, upgradeOf(cfg).from) : restoreReplicas(obj, record, cfg);
       const meta = obj.metadata;
       setAnnotation(meta, RESTORE_ANNOTATION, null);
       obj.metadata = meta;
@@ -189,13 +189,16 @@ function kubeCalls() {
     return notes;
   }
 
-  // restoreImage(obj, record): restoreDeployment's part for controller-upgrade's image -> notes. The
-  // container's image goes back (another rollout, after the load) unless someone set another since.
-  function restoreImage(obj, record) {
-    const { container, from } = record.image;
+  // restoreImage(obj, record, from): restoreDeployment's part for controller-upgrade's image -> notes. The
+  // container's image goes back to `from` (BENCH_UPGRADE_FROM, the installer's), never to the record's own
+  // `from`: the record is the runner's writing, so an image read from it could be anyone's. The image goes
+  // back (another rollout, after the load) unless someone set another since.
+  function restoreImage(obj, record, from) {
+    const { container } = record.image;
     const set = (record.set || {}).image;
     const c = containerOf(obj, container);
     if (!c) return [`container ${container} is gone; nothing to put back`];
+    if (!from) return [`container ${container}'s image left at ${c.image} (no BENCH_UPGRADE_FROM to go back to)`];
     if (c.image !== set) return [`container ${container}'s image left at ${c.image} (changed since the churn set ${set})`];
     if (c.image === from) return [];
     setImage(obj, container, from);
@@ -332,13 +335,14 @@ function kubeCalls() {
     return Object.assign({}, cfg, { namespace: p.namespace, deployment: p.name, kind: p.kind, replicas: p.replicas });
   }
 
-  // upgradeOf(cfg) -> {kind, namespace, name, container, image}: the controller's workload
+  // upgradeOf(cfg) -> {kind, namespace, name, container, image, from}: the controller's workload
   // controller-upgrade rolls, from its settings BENCH_UPGRADE_* (namespace empty = BENCH_NAMESPACE;
   // image empty = the annotation alone).
   function upgradeOf(cfg) {
     const s = cfg.settings || {};
     return { kind: s.BENCH_UPGRADE_KIND || 'Deployment', namespace: s.BENCH_UPGRADE_NAMESPACE || cfg.namespace,
-      name: s.BENCH_UPGRADE_NAME || '', container: s.BENCH_UPGRADE_CONTAINER || '', image: s.BENCH_UPGRADE_IMAGE || '' };
+      name: s.BENCH_UPGRADE_NAME || '', container: s.BENCH_UPGRADE_CONTAINER || '', image: s.BENCH_UPGRADE_IMAGE || '',
+      from: s.BENCH_UPGRADE_FROM || '' };
   }
 
   // upgradeTarget(cfg): cfg naming the controller's workload (kind included) for the calls that read,

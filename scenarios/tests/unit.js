@@ -812,10 +812,23 @@ function rolloutTests() {
     eq([api.obj.spec.template.spec.containers, api.obj.spec.template.metadata.annotations[ROLLED_AT], recordOf(api).image,
       recordOf(api).set], [[{ name: 'proxy', image: 'p:1' }, { name: 'traefik', image: 't:2' }], '2026-01-01T00:00:00.000Z',
       { container: 'traefik', from: 't:1' }, { image: 't:2' }]);
-    const done = restoreDeployment(api, RESTORE_CFG);
+    const done = restoreDeployment(api, Object.assign({ settings: { BENCH_UPGRADE_FROM: 't:1' } }, RESTORE_CFG));
     eq([api.obj.spec.template.spec.containers[1].image, RESTORE_ANNOTATION in api.obj.metadata.annotations,
       api.obj.spec.template.metadata.annotations[ROLLED_AT]], ['t:1', false, '2026-01-01T00:00:00.000Z']);
     if (!/container traefik's image t:2 -> t:1/.test(done)) throw new Error(`restore said: ${done}`);
+  });
+  check('rollout: the image goes back to BENCH_UPGRADE_FROM, never to the from a record names, and stays without it', () => {
+    const api = fakeBackend(2, {});
+    api.obj.spec.template.spec = { containers: [{ name: 'traefik', image: 't:2' }] };
+    // two from keys: JSON.parse keeps the last
+    api.obj.metadata.annotations = { [RESTORE_ANNOTATION]: '{"image":{"container":"traefik","from":"t:1","from":"evil:1"},'
+      + '"set":{"image":"t:2"}}' };
+    const kept = restoreDeployment(api, RESTORE_CFG);
+    eq(api.obj.spec.template.spec.containers[0].image, 't:2');
+    if (!/no BENCH_UPGRADE_FROM/.test(kept)) throw new Error(`restore said: ${kept}`);
+    api.obj.metadata.annotations = { [RESTORE_ANNOTATION]: '{"image":{"container":"traefik","from":"evil:1"},"set":{"image":"t:2"}}' };
+    restoreDeployment(api, Object.assign({ settings: { BENCH_UPGRADE_FROM: 't:1' } }, RESTORE_CFG));
+    eq(api.obj.spec.template.spec.containers[0].image, 't:1');
   });
   check('rollout: the annotation alone writes no record; an unknown container is refused, naming it', () => {
     const api = fakeBackend(2, {});

@@ -5,6 +5,7 @@ of the Deployments made as the runner's ServiceAccount. What the backend disrupt
 stream Deployment, record and drop the restore annotation, scenarios/lib/kube.js) is allowed; any
 other change of the stream Deployment is denied by the stream policy, and the backend policy leaves
 it alone (it would deny the replicas-and-restore changes of a Deployment not named bench-backend)."""
+import re
 import time
 import urllib.error
 
@@ -24,7 +25,7 @@ VALUES = ["--set", "controller=traefik,traefik.enabled=true,loadtest.target=ingr
 def deployment(name, component):
     labels = {"app.kubernetes.io/name": "bench", "app.kubernetes.io/instance": "bench", "app.kubernetes.io/component": component}
     return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "bench"},
-            "spec": {"replicas": 2, "selector": {"matchLabels": labels},
+            "spec": {"replicas": 3, "selector": {"matchLabels": labels},
                      "template": {"metadata": {"labels": labels},
                                   "spec": {"containers": [{"name": "stream", "image": "bench/stream:local",
                                                            "args": ["--listen", ":8080"]}]}}}}
@@ -59,27 +60,32 @@ def api(helms, runner_values, work):
 
 
 def test_the_backend_disruption_is_allowed(api):
-    """Scale up with the restore record, back down, the record dropped: kube.js's calls in turn."""
-    verdict, d = update(api, STREAM, lambda d: (d["spec"].update(replicas=4),
-                                                d["metadata"].setdefault("annotations", {}).update({RESTORE: '{"replicas":2}'})))
+    """Scale up by 2 (loadtest.longLived.replicas 3, the chart's) with the restore record, back down, the
+    record dropped: kube.js's calls in turn."""
+    verdict, d = update(api, STREAM, lambda d: (d["spec"].update(replicas=5),
+                                                d["metadata"].setdefault("annotations", {}).update({RESTORE: '{"replicas":3}'})))
     assert verdict == "allowed", d
-    verdict, d = update(api, STREAM, lambda d: (d["spec"].update(replicas=2), d["metadata"]["annotations"].pop(RESTORE)))
+    verdict, d = update(api, STREAM, lambda d: (d["spec"].update(replicas=3), d["metadata"]["annotations"].pop(RESTORE)))
     assert verdict == "allowed", d
-    assert d["spec"]["replicas"] == 2 and RESTORE not in (d["metadata"].get("annotations") or {})
+    assert d["spec"]["replicas"] == 3 and RESTORE not in (d["metadata"].get("annotations") or {})
 
 
 DENIED = [
     ("its image", image("evil:1"),
-     "may not change the stream backend's pod template"),
+     "may not change the pod template of the stream backend's Deployment bench-stream"),
     ("its ServiceAccount", set_at(["spec", "template", "spec", "serviceAccountName"], "k6-operator"),
-     "may not change the stream backend's pod template"),
+     "may not change the pod template of the stream backend's Deployment bench-stream"),
     ("a rollout restart", set_at(["spec", "template", "metadata", "annotations", "kubectl.kubernetes.io/restartedAt"], "now"),
-     "may not change the stream backend's pod template"),
+     "may not change the pod template of the stream backend's Deployment bench-stream"),
     ("its selector's labels on the template", set_at(["spec", "template", "metadata", "labels", "evil"], "yes"),
-     "may not change the stream backend's pod template"),
-    ("its strategy", set_at(["spec", "strategy"], {"type": "Recreate"}), "may change only spec.replicas of the stream backend's spec"),
+     "may not change the pod template of the stream backend's Deployment bench-stream"),
+    ("its strategy", set_at(["spec", "strategy"], {"type": "Recreate"}), "may not change the spec of the stream backend's Deployment bench-stream beyond replicas, template"),
     ("a label", set_at(["metadata", "labels"], {"evil": "yes"}),
-     "may change only the bench/churn-restore annotation of the stream backend Deployment's metadata"),
+     "may not change the metadata of the stream backend's Deployment bench-stream beyond annotations"),
+    ("more replicas than the disruption adds", set_at(["spec", "replicas"], 6),
+     "may set the stream backend's spec.replicas only from 3 to 5 (loadtest.longLived.replicas"),
+    ("its finalizers", set_at(["metadata", "finalizers"], ["bench/stuck"]),
+     "may not change the metadata of the stream backend's Deployment bench-stream beyond annotations"),
 ]
 
 
@@ -91,7 +97,7 @@ def test_anything_else_of_the_stream_deployment_is_denied(api, what, change, mes
 
 def test_the_policies_compiled_without_warnings(api):
     policies = [p for p in api.request("admin", "GET", "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies")["items"]
-                if p["metadata"]["name"].endswith(("-loadtest-stream", "-loadtest-backend"))]
+                if re.fullmatch(r".*-loadtest-[0-9a-f]{8}-(stream|backend)", p["metadata"]["name"])]
     assert len(policies) == 2, [p["metadata"]["name"] for p in policies]
     for policy in policies:
         assert (policy.get("status") or {}).get("typeChecking", {}).get("expressionWarnings") in (None, []), policy["status"]

@@ -50,9 +50,10 @@ def test_refuses_bad_values(helm, row, tmp_path):
     assert_refused(helm, row, tmp_path)
 
 
-# Hostile values (issue 26): one table, charts/bench/tests/hostile-values.yaml, a row per value and
-# sink (the k6-operator initializer's shell, YAML printed into a manifest, tpl, a run that would fail
-# in the cluster), each refused with a message naming the key.
+# Hostile values: one table, charts/bench/tests/hostile-values.yaml, a row per value and sink (the
+# k6-operator initializer's shell, YAML printed into a manifest, tpl, a run that would fail in the
+# cluster, the runner's rights or a run's meaning widened, a credential in plain text), each refused
+# with a message naming the key.
 HOSTILE = load_table("hostile-values.yaml")
 
 
@@ -60,7 +61,7 @@ def test_hostile_table_is_well_formed():
     assert_table_ids_and_patterns(HOSTILE, "hostile-values.yaml")
     for row in HOSTILE:
         assert set(row) <= {"id", "sink", "values", "release", "expect"}, row["id"]
-        assert row["sink"] in ("shell", "yaml", "template", "run"), row["id"]
+        assert row["sink"] in ("shell", "yaml", "template", "run", "rights", "secret"), row["id"]
         assert row["id"].startswith(row["sink"] + "-"), row["id"]
 
 

@@ -110,7 +110,7 @@ def test_runner_may_scale_and_restart_the_backend_but_not_change_its_pod(kube, s
             problems.append(f"{what}: refused: {out.strip()}")
     for what, d in denied.items():
         rc, out = replace_as(kube, runner_sa, d)
-        if rc == 0 or "may not change the backend's pod spec" not in out:
+        if rc == 0 or "may not change the pod template of the backend's Deployment" not in out:
             problems.append(f"{what}: rc {rc}, not denied by the backend policy: {out.strip()}")
     assert problems == []
 

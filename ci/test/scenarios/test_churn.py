@@ -917,7 +917,8 @@ def controller_upgrade(kube, k6, servers):
     fake = FakeRollout(kube)
     fake.create()
     run = upgrade_run(kube, k6, servers, "controller-upgrade", fake, BENCH_UPGRADE_CONTAINER="controller",
-                      BENCH_UPGRADE_IMAGE="bench/traefik:next", BENCH_DURATION="16s")
+                      BENCH_UPGRADE_IMAGE="bench/traefik:next", BENCH_UPGRADE_FROM="bench/traefik:local",
+                      BENCH_DURATION="16s")
     run.backend = kube.backend_state()
     return run
 

@@ -1,46 +1,31 @@
-{{/* bench.loadtest.parametersPolicy (dict "name" NAME "via" VIA): the variables and validations of the
-parameters admission policy (admission-policy.yaml says what it allows). VIA: bench.dataplaneScale.via
+{{/* bench.loadtest.parametersPolicy (dict "root" $ "name" NAME "via" VIA): the variables and validations of
+the parameters admission policy (admission-policy.yaml says what it allows). VIA: bench.dataplaneScale.via
 (kind, replicas: the field, spec.kubernetes.deployment.replicas for an NginxProxy). The runner's update
 (scenarios/lib/kube.js scaleDeployment, restoreDeployment) sends the whole object, so everything but that
-field and the restore record must equal the object before. CEL cannot drop one nested field and compare
-the rest, so the object is compared map by map along the field's path: at each level every key but the
-next one on the path is unchanged and none comes or goes (at the top, metadata aside: checked on its
-own). dyn(): a custom resource's fields are maps at run time; without dyn the type check would read
-them as the typed objects of the CRD's schema, which CEL cannot iterate. */}}
+field and the restore record must equal the object before: compared whole (_compare.tpl) along the
+field's path, every level but the next key on the path, and the metadata but its annotations and the
+API server's own fields. The field itself stays within the levels' bounds. */}}
 {{- define "bench.loadtest.parametersPolicy" }}
 {{- $keys := splitList "." .via.replicas }}
+{{- $what := printf "%s %s" .via.kind .name }}
+{{- $bounds := include "bench.loadtest.replicasBounds" (list .root "parameters") | fromJson }}
+{{- $nodes := list
+  (dict "id" "obj" "skip" (list "metadata" (first $keys)) "what" $what)
+  (dict "id" "meta" "parent" "obj" "key" "metadata" "skip" (list "annotations" "managedFields" "resourceVersion" "generation") "what" (printf "the metadata of %s" $what))
+  (dict "id" "ann" "parent" "meta" "key" "annotations" "skip" (list "bench/churn-restore") "what" (printf "the annotations of %s" $what)) }}
+{{- $parent := "obj" }}
+{{- range $i, $key := initial $keys }}
+{{- $nodes = append $nodes (dict "id" (printf "p%d" $i) "parent" $parent "key" $key "skip" (list (index $keys (add1 $i))) "what" (printf "%s of %s" (join "." (slice $keys 0 (add1 $i))) $what)) }}
+{{- $parent = printf "p%d" $i }}
+{{- end }}
+{{- $field := last $keys }}
 variables:
-  - name: new0
-    expression: "dyn(object)"
-  - name: old0
-    expression: "dyn(oldObject)"
-  {{- range $i, $key := initial $keys }}
-  - name: {{ printf "new%d" (add1 $i) }}
-    expression: {{ printf "'%s' in variables.new%d ? dyn(variables.new%d['%s']) : dyn({})" $key $i $i $key | quote }}
-  - name: {{ printf "old%d" (add1 $i) }}
-    expression: {{ printf "'%s' in variables.old%d ? dyn(variables.old%d['%s']) : dyn({})" $key $i $i $key | quote }}
-  {{- end }}
-  - name: annotations
-    expression: "has(object.metadata.annotations) ? object.metadata.annotations : {}"
-  - name: oldAnnotations
-    expression: "has(oldObject.metadata.annotations) ? oldObject.metadata.annotations : {}"
+  {{- include "bench.loadtest.compareVariables" $nodes | trim | nindent 2 }}
 validations:
   # request.subResource is absent, not empty, on the object itself
   - expression: {{ printf "(!has(request.subResource) || request.subResource == '') && request.name == '%s'" .name | quote }}
-    message: {{ printf "the load-test runner may update only %s %s itself (no subresource)" .via.kind .name | quote }}
-  - expression: >-
-      {{- range $i := until (len $keys) }}
-      {{- $skip := printf "k == '%s'%s" (index $keys $i) (ternary " || k == 'metadata'" "" (eq $i 0)) }}
-      {{ if $i }}&& {{ end }}variables.new{{ $i }}.all(k, {{ $skip }} || (k in variables.old{{ $i }} && variables.old{{ $i }}[k] == variables.new{{ $i }}[k]))
-      && variables.old{{ $i }}.all(k, {{ $skip }} || k in variables.new{{ $i }})
-      {{- end }}
-    message: {{ printf "the load-test runner may change only %s of %s %s (dataplane-scale's replicas), nothing else of the object" .via.replicas .via.kind .name | quote }}
-  - expression: >-
-      variables.annotations.all(k, k == 'bench/churn-restore' || (k in variables.oldAnnotations && variables.oldAnnotations[k] == variables.annotations[k]))
-      && variables.oldAnnotations.all(k, k == 'bench/churn-restore' || k in variables.annotations)
-      {{- range $field := list "labels" "ownerReferences" "finalizers" }}
-      && has(object.metadata.{{ $field }}) == has(oldObject.metadata.{{ $field }})
-      && (!has(object.metadata.{{ $field }}) || object.metadata.{{ $field }} == oldObject.metadata.{{ $field }})
-      {{- end }}
-    message: {{ printf "the load-test runner may change only the bench/churn-restore annotation of %s %s's metadata" .via.kind .name | quote }}
+    message: {{ printf "the load-test runner may update only %s itself (no subresource)" $what | quote }}
+  - expression: {{ printf "!('%s' in variables.new_%s) || ('%s' in variables.old_%s && variables.new_%s['%s'] == variables.old_%s['%s']) || (type(variables.new_%s['%s']) == int && variables.new_%s['%s'] >= %d && variables.new_%s['%s'] <= %d)" $field $parent $field $parent $parent $field $parent $field $parent $field $parent $field (int $bounds.min) $parent $field (int $bounds.max) | quote }}
+    message: {{ printf "the load-test runner may set %s of %s only from %d to %d (%s)" .via.replicas $what (int $bounds.min) (int $bounds.max) $bounds.why | quote }}
+  {{- include "bench.loadtest.compareValidations" $nodes | trim | nindent 2 }}
 {{- end }}

@@ -17,6 +17,10 @@ escaped. References (valueFrom, envFrom) reach the runners only. */}}
 image: {{ include "bench.image" $lt.runner.image | quote }}
 imagePullPolicy: {{ $lt.runner.image.pullPolicy | quote }}
 serviceAccountName: {{ include "bench.fullname" $root }}-loadtest
+{{- if .initializer }}
+# the initializer only archives and inspects the script (no API call runs in k6's init context): no token
+automountServiceAccountToken: "false"
+{{- end }}
 metadata:
   labels:
     {{- include "bench.selectorLabels" $root | nindent 4 }}
@@ -141,6 +145,7 @@ env:
   - {name: BENCH_UPGRADE_NAME, value: {{ include "bench.controllerUpgrade.name" $root | quote }}}
   - {name: BENCH_UPGRADE_CONTAINER, value: {{ $up.container | quote }}}
   - {name: BENCH_UPGRADE_IMAGE, value: {{ $up.image | quote }}}
+  - {name: BENCH_UPGRADE_FROM, value: {{ $up.currentImage | quote }}}
   - {name: BENCH_UPGRADE_HOLD, value: {{ $up.hold | quote }}}
   - {name: BENCH_UPGRADE_READY_TIMEOUT, value: {{ $up.readyTimeout | quote }}}
   {{- end }}

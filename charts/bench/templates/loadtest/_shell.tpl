@@ -63,7 +63,7 @@ the short letters of the same flags. */}}
 
 {{/* bench.loadtest.checkArguments (dict "key" KEY "value" ARGUMENTS): the arguments' characters and
 spacing (k6-operator splits spec.arguments on single spaces, with no quoting), then no flag of
-bench.loadtest.executorFlags. */}}
+bench.loadtest.executorFlags. The user's extraArguments also go through bench.loadtest.allowedFlags. */}}
 {{- define "bench.loadtest.checkArguments" -}}
 {{- $value := toString .value }}
 {{- $key := .key }}
@@ -96,5 +96,53 @@ bench.loadtest.executorFlags. */}}
 {{- end }}
 {{- fail (printf "%s %q: %q sets k6's executor options (VUs, duration, iterations, stages, segments, rate limit or paused start), which the scenario builds from loadtest.rate, duration, connections, maxConnections and parallelism: k6 exits 104 on the mix. Set those keys instead" $.key $value $token) }}
 {{- end }}
+{{- end }}
+{{- end }}
+
+{{/* bench.loadtest.flags: the k6 flags extraArguments may carry, as JSON name -> whether it takes a
+value. Only flags that change how requests are sent or reported, never what a run means: not
+--no-thresholds (the zero-error gate), --no-setup/--no-teardown (the restores), --linger, --out (the chart
+sets the one output; a file output fills the runner's disk), --no-summary (the results), --include-system-env-vars. */}}
+{{- define "bench.loadtest.flags" -}}
+{{- dict "--quiet" false "-q" false "--no-color" false "--no-connection-reuse" false "--no-vu-connection-reuse" false
+  "--discard-response-bodies" false "--insecure-skip-tls-verify" false "--throw" false "-w" false
+  "--tag" true "--log-format" true "--batch" true "--batch-per-host" true "--user-agent" true "--dns" true
+  "--summary-trend-stats" true "--summary-time-unit" true "--system-tags" true "--local-ips" true
+  "--blacklist-ip" true "--block-hostnames" true "--max-redirects" true "--min-iteration-duration" true
+  "--setup-timeout" true "--teardown-timeout" true | toJson }}
+{{- end }}
+
+{{/* bench.loadtest.allowedFlags (dict "key" KEY "value" ARGUMENTS): every argument is a flag of
+bench.loadtest.flags (its value after = or as the next argument); a --tag names none of the tags the
+chart sets (the run id and controller the results are found by). */}}
+{{- define "bench.loadtest.allowedFlags" -}}
+{{- $flags := include "bench.loadtest.flags" . | fromJson }}
+{{- $reserved := list "testid" "controller" "experiment" "instance_id" "testrun_name" }}
+{{- $key := .key }}
+{{- $value := .value }}
+{{- $expectValue := "" }}
+{{- range $token := splitList " " .value | compact }}
+{{- if $expectValue }}
+{{- if eq $expectValue "--tag" }}{{ include "bench.loadtest.checkTag" (dict "key" $key "value" $value "tag" $token "reserved" $reserved) }}{{ end }}
+{{- $expectValue = "" }}
+{{- else }}
+{{- $name := regexReplaceAll "=.*$" $token "" }}
+{{- if not (hasKey $flags $name) }}
+{{- fail (printf "%s %q: %q is not a k6 flag bench passes on: extraArguments may change how requests are sent or reported, never what a run means (no --no-thresholds, --no-setup, --no-teardown, --linger, --out, --no-summary). Allowed: %s" $key $value $token (keys $flags | sortAlpha | join " ")) }}
+{{- end }}
+{{- if and (get $flags $name) (not (contains "=" $token)) }}{{ $expectValue = $name }}{{ end }}
+{{- if and (eq $name "--tag") (contains "=" $token) }}{{ include "bench.loadtest.checkTag" (dict "key" $key "value" $value "tag" (trimPrefix "--tag=" $token) "reserved" $reserved) }}{{ end }}
+{{- end }}
+{{- end }}
+{{- if $expectValue }}
+{{- fail (printf "%s %q: %s needs a value" $key $value $expectValue) }}
+{{- end }}
+{{- end }}
+
+{{/* bench.loadtest.checkTag (dict "key" KEY "value" ARGUMENTS "tag" NAME=VALUE "reserved" NAMES) */}}
+{{- define "bench.loadtest.checkTag" -}}
+{{- $name := regexReplaceAll "=.*$" .tag "" }}
+{{- if has $name .reserved }}
+{{- fail (printf "%s %q: --tag %s is the chart's (or k6-operator's) own tag: a second one would put another run's %s on this run's samples. Tag with a name of your own" .key .value .tag $name) }}
 {{- end }}
 {{- end }}
