@@ -132,9 +132,16 @@ def nginx(runtime_tools, servers, work):
     return start_backend_nginx(servers, work / "nginx")
 
 
+def k6_environ():
+    """The caller's environment without its BENCH_* variables, the base of a k6 run's: the scenarios
+    refuse a BENCH_* they do not know (exit 107, "unknown variable"), and a test's own settings
+    (BENCH_REPORT_KEEP, a BENCH_RATE left in the shell) must not reach the runs it starts."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("BENCH_")}
+
+
 def k6_remote_write(prom, testid, script, args, env, log):
     """A real k6 run pushing into Prometheus with native histograms, tagged like the chart does."""
-    env = {**os.environ, **{k: str(v) for k, v in env.items()},
+    env = {**k6_environ(), **{k: str(v) for k, v in env.items()},
            "K6_PROMETHEUS_RW_SERVER_URL": f"{prom.url}/api/v1/write",
            "K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM": "true", "K6_PROMETHEUS_RW_PUSH_INTERVAL": "1s"}
     with open(log, "w") as out:
