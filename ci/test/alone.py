@@ -21,7 +21,7 @@ HERE = Path(__file__).resolve().parent
 
 def collect(part):
     """The node ids of ci/test/PART/, as pytest collects them (parametrized cases one by one)."""
-    r = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", part],
+    r = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-qq", "-p", "no:cacheprovider", part],
                        cwd=HERE, capture_output=True, text=True)
     ids = [line for line in r.stdout.splitlines() if "::" in line and not line.startswith(" ")]
     if r.returncode != 0 or not ids:
