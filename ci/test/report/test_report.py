@@ -4,12 +4,13 @@ verdicts, warnings, budgets, the merge of several runners from Prometheus, bad i
 runner's argument checks. Every Markdown table is compared with the JSON numbers and every HTML
 report is rendered in headless chromium (no console message allowed, a screenshot taken)."""
 import json
+import os
 import re
 import shutil
 
 import pytest
 
-from conftest import CHECKS, ROOT, TESTDATA, recipe, renders_cleanly, run
+from conftest import CHECKS, ROOT, TESTDATA, k6_environ, recipe, renders_cleanly, run
 from benchreport import timeline
 
 TD = TESTDATA
@@ -85,6 +86,16 @@ def test_real_run_held_rate(real_runs, name):
 
 
 # ---- one run over three runners, merged from Prometheus (make results) ----
+
+def test_k6_runs_leave_the_callers_bench_variables_out(monkeypatch):
+    """A k6 run's environment has none of the caller's BENCH_* variables (BENCH_REPORT_KEEP, a BENCH_RATE
+    left in the shell): the scenarios refuse a BENCH_* they do not know (k6 exit 107), and a test's
+    runs take only the settings it gives them."""
+    monkeypatch.setenv("BENCH_REPORT_KEEP", "/tmp/keep")
+    monkeypatch.setenv("BENCH_RATE", "5")
+    env = k6_environ()
+    assert not [k for k in env if k.startswith("BENCH_")] and env["PATH"] == os.environ["PATH"], sorted(env)
+
 
 @pytest.mark.parametrize("i", [1, 2, 3])
 def test_merge_runner_held_rate(merge_runners, i):
