@@ -75,6 +75,12 @@ recipe("flagged")(lambda f: runner_summary(f, True))
 recipe("comfortable")(lambda f: runner_summary(f, False))
 
 
+@pytest.mark.parametrize("name", [*RECIPES, "flagged", "comfortable"])
+def test_written(gen, name):
+    """`report --out out/NAME` with the recipe's arguments exits 0 (what it wrote: the cases below)."""
+    ok(gen(name))
+
+
 # ---- the real runs held their rates ----
 
 @pytest.mark.parametrize("name", ["a", "c", "b"])
@@ -309,11 +315,6 @@ def test_real_run_without_errors(real_runs, name):
 
 # ---- reports of real runs ----
 
-def test_real_written(gen):
-    """real run: report written (exit 0); budgets a loaded 2-core machine holds."""
-    ok(gen("real"))
-
-
 def test_real_verdict(gen, out):
     r = gen.json("real")
     assert r["runs"][0]["verdict"] == "PASS" and r["runs"][0]["timeseries"] and r["budgets"] == ["errors=0", "p50=1s"]
@@ -322,10 +323,6 @@ def test_real_verdict(gen, out):
 def test_real_timeseries_chart(gen):
     p = gen.dir("real") / "charts/timeseries-1.svg"
     assert p.is_file() and p.stat().st_size
-
-
-def test_comparable_written(gen):
-    ok(gen("comparable"))
 
 
 def test_comparable_no_settings_warning(gen):
@@ -338,20 +335,12 @@ def test_comparable_overlay(gen):
     assert p.is_file() and p.stat().st_size
 
 
-def test_incomparable_written(gen):
-    ok(gen("incomparable"))
-
-
 def test_incomparable_warnings(gen):
     w = gen.json("incomparable")["warnings"]
     assert any("settings.rate differs" in x for x in w) and any("settings.path differs" in x for x in w), w
 
 
 # ---- scale events from Prometheus (simulated churn telemetry, real k6 and Prometheus) ----
-
-def test_churn_written(gen):
-    ok(gen("churn"))
-
 
 def test_churn_scale_events(gen, real_runs):
     """churn series: every scale event k6 counted is marked (a mark counts the events of its step)."""
@@ -388,10 +377,6 @@ def test_churn_merged_matches(churn_merged, real_runs, out):
 
 # ---- crafted edge cases ----
 
-def test_zero_written(gen):
-    ok(gen("zero"))
-
-
 def test_zero_verdict(gen):
     r = gen.json("zero")
     assert r["runs"][0]["verdict"] == "NO DATA" and any("no request completed" in w for w in r["warnings"])
@@ -406,10 +391,6 @@ def test_zero_fail_on_verdict(report, out):
     assert r.returncode == 1, f"exit {r.returncode}, want 1:\n{r.stderr}"
 
 
-def test_errors_written(gen):
-    ok(gen("errors"))
-
-
 def test_errors_verdict(gen):
     r = gen.json("errors")["runs"][0]
     assert r["verdict"] == "FAIL" and r["reasons"] == ["errors = 60000 > 0"], r
@@ -419,20 +400,11 @@ def test_errors_share(gen):
     assert "| 59000 | 0 | 0 | 1000 | 0 | 0 | 60000 | 100% |" in gen.md("errors")
 
 
-def test_dropped_written(gen):
-    ok(gen("dropped"))
-
-
 def test_dropped_warnings(gen):
     """incomparable crafted runs: dropped, shortfall, duration, path warnings."""
     w = gen.json("dropped")["warnings"]
     for k in ["dropped 9000 iterations", "achieved 700 req/s", "settings.duration_s differs", "settings.path differs"]:
         assert any(k in x for x in w), (k, w)
-
-
-@pytest.mark.parametrize("name", ["flagged", "comfortable"])
-def test_runner_report_written(gen, name):
-    ok(gen(name))
 
 
 def test_flagged_runner_warnings(gen):
@@ -451,20 +423,12 @@ def test_comfortable_runner_no_warning(gen):
     assert not any("k6 runner" in x for x in w), w
 
 
-def test_paths_written(gen):
-    ok(gen("paths"))
-
-
 def test_paths_labels(gen):
     assert [x["label"] for x in gen.json("paths")["runs"]] == ["traefik", "traefik / ingress", "traefik / clusterip"]
 
 
 # ---- the route experiments, from real runs of ci/test/scenarios/routes/ (Traefik v3.6.12) kept as
 # testdata: the migration A/B in one summary and a route change to a Service without endpoints ----
-
-def test_routes_written(gen):
-    ok(gen("routes"))
-
 
 def test_routes_rows(gen):
     """routes: HTTPRoute and Ingress side by side, one Routes row each."""
@@ -483,10 +447,6 @@ def test_routes_verdicts(gen):
 # ---- controller-restart, from a real run of the e2e kept as testdata: the e2e Traefik (one replica,
 # v3.6.12) deleted under 200 req/s, its runner's own summary; beside it the report's own churn run ----
 
-def test_controller_restart_written(gen):
-    ok(gen("restart"))
-
-
 def test_controller_restart_section(gen):
     """restart: one row for the controller-restart run, its deletion, times, lost requests and gate."""
     md = gen.md("restart")
@@ -496,23 +456,11 @@ def test_controller_restart_section(gen):
     assert len(rows) == 1, md
 
 
-def test_controller_restart_verdict(gen):
-    """restart: the controller-restart run fails on its lost requests (the zero-error gate), the
-    steady run beside it is not judged by it."""
-    runs = gen.json("restart")["runs"]
-    restart = [r for r in runs if any(s.startswith("controller_restart.requests_lost = ") for s in r["reasons"])]
-    assert len(restart) == 1 and restart[0]["verdict"] == "FAIL", runs
-
-
 # ---- the common checks of every report folder: Markdown = JSON, renders cleanly ----
 
 # ---- dataplane-scale, from a summary written by hand in the shape summary-writer.js gives (no e2e
 # run of it is kept yet): the e2e Traefik's controller-restart summary with its section swapped for
 # gradual 1 -> 2 -> 1 of Deployment bench-traefik/traefik, 37 connection resets after the scale-down ----
-
-def test_dataplane_scale_written(gen):
-    ok(gen("dpscale"))
-
 
 def test_dataplane_scale_section(gen):
     """dpscale: one row for the dataplane-scale run (its Deployment, levels, steps, lost requests, gate)
@@ -551,21 +499,9 @@ def test_dataplane_scale_attribution(gen):
     assert gen.json("dpscale")["runs"][0]["attribution"]["window_s"] == 7
 
 
-def test_dataplane_scale_verdict(gen):
-    """dpscale: the dataplane-scale run fails on its lost requests (the zero-error gate), the steady
-    run beside it is not judged by it."""
-    runs = gen.json("dpscale")["runs"]
-    scaled = [r for r in runs if any(s.startswith("dataplane_scale.requests_lost = ") for s in r["reasons"])]
-    assert len(scaled) == 1 and scaled[0]["verdict"] == "FAIL", runs
-
-
 # ---- controller-upgrade, from a summary written by hand the same way: dataplane-scale.json's run with
 # its section swapped for a roll of Deployment bench-traefik/traefik (one pod replaced, the annotation
 # alone), its 37 connection resets ----
-
-def test_controller_upgrade_written(gen):
-    ok(gen("upgrade"))
-
 
 def test_controller_upgrade_section(gen):
     """upgrade: one row for the controller-upgrade run (its workload, change, rollout, lost requests,
@@ -579,21 +515,9 @@ def test_controller_upgrade_section(gen):
     assert [s[1:] for s in steps] == [("1", "3120.2", "2875.9")], md
 
 
-def test_controller_upgrade_verdict(gen):
-    """upgrade: the controller-upgrade run fails on its lost requests (the zero-error gate), the steady
-    run beside it is not judged by it."""
-    runs = gen.json("upgrade")["runs"]
-    rolled = [r for r in runs if any(s.startswith("controller_upgrade.requests_lost = ") for s in r["reasons"])]
-    assert len(rolled) == 1 and rolled[0]["verdict"] == "FAIL", runs
-
-
 # ---- backend-failover, from a summary written by hand in the runner's shape (no e2e run of it is kept
 # yet): the dataplane-scale file's load with its section swapped for 3 flaps in mode errors, 37 503s
 # over a budget of 20 ----
-
-def test_backend_failover_written(gen):
-    ok(gen("failover"))
-
 
 def test_backend_failover_section(gen):
     """failover: one row for the backend-failover run (mode, flaps, 503 time, lost requests, budget)."""
@@ -604,19 +528,8 @@ def test_backend_failover_section(gen):
     assert len(rows) == 1, md
 
 
-def test_backend_failover_verdict(gen):
-    """failover: the run fails on its budget, the steady run beside it is not judged by it."""
-    runs = gen.json("failover")["runs"]
-    failed = [r for r in runs if any(s.startswith("backend_failover.requests_lost = 37 > 20") for s in r["reasons"])]
-    assert len(failed) == 1 and failed[0]["verdict"] == "FAIL", runs
-
-
 # ---- long-lived, from a summary written by hand in the runner's shape: the backend-failover file's
 # load (37 http_5xx) with a long_lived section: 6 streams broken by the path, 2 ended by the backend ----
-
-def test_long_lived_written(gen):
-    ok(gen("longlived"))
-
 
 def test_long_lived_section(gen):
     """longlived: one gate row for the run, one row per kind of stream (opened, broken by cause, lost)."""
@@ -643,12 +556,22 @@ def test_long_lived_breaks_by_event(gen):
     assert ("no event", "0", "none") in rows, rows
 
 
-def test_long_lived_verdict(gen):
-    """longlived: the run fails on its streams broken by the path and its lost requests."""
-    runs = gen.json("longlived")["runs"]
-    failed = [r for r in runs if any(s.startswith("long_lived: 6 stream(s) broken by the path, 37 request(s) lost")
-                                     for s in r["reasons"])]
-    assert len(failed) == 1 and failed[0]["verdict"] == "FAIL", runs
+# The experiments' gates: NAME's report fails the one run whose reasons start with PREFIX (its section's
+# gate), and judges the steady run beside it by nothing of that section.
+GATES = {
+    "restart": "controller_restart.requests_lost = ",  # the zero-error gate
+    "dpscale": "dataplane_scale.requests_lost = ",  # the zero-error gate
+    "upgrade": "controller_upgrade.requests_lost = ",  # the zero-error gate
+    "failover": "backend_failover.requests_lost = 37 > 20",  # its budget
+    "longlived": "long_lived: 6 stream(s) broken by the path, 37 request(s) lost",  # streams and requests
+}
+
+
+@pytest.mark.parametrize("name", GATES)
+def test_gated_run_fails(gen, name):
+    runs = gen.json(name)["runs"]
+    gated = [r for r in runs if any(s.startswith(GATES[name]) for s in r["reasons"])]
+    assert len(gated) == 1 and gated[0]["verdict"] == "FAIL", runs
 
 
 REPORT_DIRS = ["merged", "real", "comparable", "incomparable", "churn", "zero", "errors", "dropped", "paths", "routes",
@@ -677,26 +600,14 @@ def test_renders_cleanly(report_dir, work, name):
 
 # ---- budgets decide the verdict ----
 
-def test_budget_p99_1us_written(gen):
-    ok(gen("b1"))
-
-
 def test_budget_p99_1us_fails(gen):
     r = gen.json("b1")["runs"][0]
     assert r["verdict"] == "FAIL" and r["reasons"][0].startswith("p99 = "), r
 
 
-def test_budget_p99_10s_written(gen):
-    ok(gen("b2"))
-
-
 def test_budget_p99_10s_passes(gen):
     r = gen.json("b2")
     assert r["runs"][0]["verdict"] == "PASS" and r["budgets"] == ["p99=10s", "errors.http_5xx=0.1%"]
-
-
-def test_budget_error_share_written(gen):
-    ok(gen("b3"))
 
 
 def test_budget_error_share(gen):
@@ -710,16 +621,8 @@ def test_no_prometheus(gen):
     assert "Time series unavailable: no --prometheus URL" in gen.md("incomparable")
 
 
-def test_prometheus_down_written(gen):
-    ok(gen("promdown"))
-
-
 def test_prometheus_down_named(gen, closed_port):
     assert f"Time series unavailable: cannot query Prometheus at http://127.0.0.1:{closed_port}" in gen.md("promdown")
-
-
-def test_prometheus_without_testid_written(gen):
-    ok(gen("notest"))
 
 
 def test_prometheus_without_testid(gen):
