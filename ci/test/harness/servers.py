@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from .k6 import k6_environ  # noqa: F401  (re-exported to the conftests)
 from .procs import free_port, port_open, wait_until  # noqa: F401  (re-exported to the conftests)
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -130,13 +131,6 @@ def prometheus(runtime_tools, servers, work):
 @pytest.fixture(scope="session")
 def nginx(runtime_tools, servers, work):
     return start_backend_nginx(servers, work / "nginx")
-
-
-def k6_environ():
-    """The caller's environment without its BENCH_* variables, the base of a k6 run's: the scenarios
-    refuse a BENCH_* they do not know (exit 107, "unknown variable"), and a test's own settings
-    (BENCH_REPORT_KEEP, a BENCH_RATE left in the shell) must not reach the runs it starts."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("BENCH_")}
 
 
 def k6_remote_write(prom, testid, script, args, env, log):

@@ -32,6 +32,8 @@ CHECKS = HERE / "checks"
 
 @pytest.fixture(scope="session")
 def work():
+    """The session's folder (runs, reports, screenshots); BENCH_REPORT_KEEP=DIR copies its reports and
+    screenshots to DIR at the end (the k6 runs never see that variable: harness k6_environ)."""
     # nginx workers run as nobody: they must reach the /bytes/ bodies under it.
     path = Path(tempfile.mkdtemp(prefix="bench-report-test."))
     path.chmod(0o755)
