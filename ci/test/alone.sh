@@ -2,8 +2,8 @@
 # The "alone" part: a random sample of the other pytest parts' tests, each run by itself in a pytest
 # process of its own (ci/test/alone.py): any test must pass alone, not only after the tests before it.
 # BENCH_TEST_ALONE_SEED draws a given sample again (each run prints its seed), BENCH_TEST_ALONE_COUNT
-# sets its size (default 4), BENCH_TEST_ALONE_PARTS the parts drawn from. The cluster parts are left
-# out: each of their tests holds the machine's one cluster for minutes.
+# sets its size (alone.py --count), BENCH_TEST_ALONE_PARTS the parts drawn from. The cluster parts
+# are left out: each of their tests holds the machine's one cluster for minutes.
 . "$(dirname "$0")/../lib/common.sh"
 . "$BENCH_ROOT/lib/venv.sh"
 
