@@ -10,6 +10,7 @@ Usage: python ci/test/alone.py [--seed N] [--count N] [--timeout S] PART...
 import argparse
 import os
 import random
+import signal
 import subprocess
 import sys
 import tempfile
@@ -44,12 +45,16 @@ def run_alone(node_id, timeout):
     """pytest NODE_ID in a process and a temporary folder of its own; returns (passed, seconds, output)."""
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="bench-alone.") as tmp:
+        # a session of its own: on a timeout the servers its fixtures started go with it
+        p = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--basetemp",
+                              f"{tmp}/pytest", node_id], cwd=HERE, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
         try:
-            r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--basetemp",
-                                f"{tmp}/pytest", node_id], cwd=HERE, capture_output=True, text=True, timeout=timeout)
-            passed, out = r.returncode == 0, r.stdout + r.stderr
-        except subprocess.TimeoutExpired as e:
-            passed, out = False, f"timed out after {timeout} s\n{e.stdout or ''}"
+            out = p.communicate(timeout=timeout)[0]
+            passed = p.returncode == 0
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            passed, out = False, f"timed out after {timeout} s\n{p.communicate()[0]}"
     return passed, time.monotonic() - t0, out
 
 

@@ -1,5 +1,6 @@
 """The alone part's own machinery (ci/test/alone.py): a seeded draw that takes the parts in turn, and
 a test that passes only after another one fails when run by itself."""
+import pathlib
 import random
 
 import alone  # ci/test, on pytest.ini's pythonpath
@@ -23,3 +24,15 @@ def test_a_test_that_reads_what_another_wrote_fails_alone(tmp_path):
     assert not passed and "FileNotFoundError" in out, out[-2000:]
     assert alone.run_alone(f"{tmp_path}/test_order.py::test_writes", 60)[0]
     assert alone.run_alone(f"{tmp_path}/test_order.py::test_reads", 60)[0]
+
+
+def test_a_test_over_its_time_fails_and_takes_its_processes_with_it(tmp_path):
+    pid_file = tmp_path / "child.pid"
+    (tmp_path / "test_slow.py").write_text(
+        "import subprocess, time\n"
+        f"def test_sleeps():\n    p = subprocess.Popen(['sleep', '300'])\n    open({str(pid_file)!r}, 'w').write(str(p.pid))\n"
+        "    time.sleep(300)\n")
+    passed, seconds, out = alone.run_alone(f"{tmp_path}/test_slow.py::test_sleeps", 5)
+    assert not passed and seconds < 60 and "timed out after 5 s" in out, out[-2000:]
+    pid = int(pid_file.read_text())
+    assert not pathlib.Path(f"/proc/{pid}").exists() or "Z" in pathlib.Path(f"/proc/{pid}/stat").read_text().split()[2], pid
