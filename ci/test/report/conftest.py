@@ -158,6 +158,13 @@ def real_runs(prometheus, nginx, work, closed_port):
     return runs
 
 
+@pytest.fixture(scope="session")
+def runs(real_runs):
+    """The real runs' summary files by name. Here, not in a test module: the report recipes ask for it
+    through whichever module's test first needs the gen fixture (Generated.RECIPES)."""
+    return {k: v.summary_path for k, v in real_runs.items()}
+
+
 ERROR_SERVER_READY = "import socket, sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), 1).close()"
 
 
@@ -334,7 +341,9 @@ class Generated:
 
     A name in RECIPES is built on first use by whichever test reads it (json, md, dir), so any test
     runs alone: RECIPES[NAME](fixture) gives its arguments, fixture(name) being a session fixture's
-    value (a recipe that needs the real k6 runs asks for them; one on crafted summaries does not)."""
+    value (a recipe that needs the real k6 runs asks for them; one on crafted summaries does not).
+    Those fixtures live in this conftest: gen is made for whichever module's test asks first, and
+    only what that module sees can be asked for."""
 
     RECIPES = {}
 

@@ -21,11 +21,6 @@ def ok(result):
     return result
 
 
-@pytest.fixture(scope="session")
-def runs(real_runs):
-    return {k: v.summary_path for k, v in real_runs.items()}
-
-
 # ---- the report folders the tests read, each written on first use by whichever test reads it ----
 # A recipe gives `report --out out/NAME`'s arguments; f(fixture) is a session fixture's value.
 
