@@ -77,8 +77,8 @@ rerun: ## Run a recorded run again: SUMMARY=out/<id>/summary.json [OUT=...] [ARG
 	  $(if $(LOCAL),--matrix ci/e2e/matrix) $(ARGS)
 
 ##@ Tests
-.PHONY: test test-chart test-scenarios test-dashboards test-cluster test-e2e test-report
-test: ## [root] The whole suite, six parts (what CI runs)
+.PHONY: test test-chart test-scenarios test-dashboards test-cluster test-e2e test-report test-alone
+test: ## [root] The whole suite, seven parts (what CI runs)
 	bash ci/test/all.sh
 
 test-chart: ## [root] Chart part: lint, unit tests, renders, bad values, docs, licences
@@ -99,8 +99,12 @@ test-e2e: ## [root] End to end on the local cluster: chart, Traefik, TestRun wit
 test-report: ## [root] Report part: real and crafted summaries, rendered in headless Chromium
 	BENCH_TEST_PARTS=report bash ci/test/all.sh
 
+test-alone: ## [root] A random sample of tests, each run alone [BENCH_TEST_ALONE_SEED=N]
+	BENCH_TEST_PARTS=alone bash ci/test/all.sh
+
+##@ Docs and schema (generated from one source each)
 .PHONY: docs schema
-docs: ## Regenerate the docs' copies: README times (ci/README.md), versions (pin files)
+docs: ## Regenerate the docs' copies: times (ci/README.md), versions (pins), table counts
 	python3 ci/tools/doc-figures.py --write
 
 # PyYAML from the project's pinned venv (requirements.txt), as the tests run the same generator.

@@ -1,6 +1,6 @@
 // long-lived: HTTP streams, WebSocket connections and gRPC server streams held open through the path
 // under test while the controller reloads, the stream backend scales and the controller restarts,
-// beside the usual constant short-request load (bench issue #29, item 5).
+// beside the usual constant short-request load.
 // Reproduces: the long-lived connection part of zero-downtime reconfiguration (NGINX Gateway
 //   Fabric's suite and the anchors: a reload must not cut what the proxy carries); NGINX-based
 //   controllers reload their whole configuration on a route change, and old workers close their

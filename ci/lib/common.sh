@@ -4,6 +4,13 @@
 # shellcheck source=../../lib/common.sh
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/lib/common.sh"
 
+# part_packages PART: the Debian packages ci/test/<part>/packages.txt lists (comments dropped); none
+# for a part without that file.
+part_packages() {
+  local list="$BENCH_ROOT/ci/test/$1/packages.txt"
+  [ ! -f "$list" ] || sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$list"
+}
+
 require_root() {
   [ "$(id -u)" -eq 0 ] || die "$1 needs root (it starts containerd, kubelet and changes iptables); run it as root"
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test part and prints one closing line: "parts: N passed, N failed".
 # The parts run in two lanes at once: the local cluster's (cluster, e2e: one cluster per machine)
-# and the rest (chart, scenarios, dashboards, report), each lane cheapest part first. Much of a
+# and the rest (chart, scenarios, dashboards, report, then alone: a seeded random sample of their
+# tests run one by one, ci/test/alone.sh), each lane cheapest part first. Much of a
 # part's time is waiting (load runs of fixed length, pods starting, cold Go builds behind a lock),
 # so the lanes overlap on 2 cores. A failing part does not stop the others, so one run shows
 # every failure. Each part's output is printed whole when it ends (no interleaved lines).
@@ -15,9 +16,6 @@
 CLUSTER_PARTS=" cluster e2e "
 
 is_pytest_part() { [ ! -f "$BENCH_ROOT/ci/test/$1.sh" ] && [ -f "$BENCH_ROOT/ci/test/$1/conftest.py" ]; }
-
-# part_packages PART: the Debian packages ci/test/<part>/packages.txt lists (comments dropped).
-part_packages() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$BENCH_ROOT/ci/test/$1/packages.txt"; }
 
 # run_part PART: the Debian packages the part runs, then its pytest modules in the pinned test
 # venv, else its script. Installing up front is what lets a part run alone, first, on a new machine.
@@ -56,7 +54,7 @@ run_lane() {
   done
 }
 
-parts=${BENCH_TEST_PARTS:-"chart scenarios dashboards report cluster e2e"}
+parts=${BENCH_TEST_PARTS:-"chart scenarios dashboards report alone cluster e2e"}
 results=$(mktemp -d "${TMPDIR:-/tmp}/bench-test-parts.XXXXXX")
 trap 'rm -rf "$results"' EXIT
 # The project's venv (pytest, the report's wheels) before the lanes: inside `if run_part` set -e is off, and a failed install must stop.

@@ -2,12 +2,14 @@
 """Writes the documents' copies of facts from their one source each (`make docs`):
 - README.md's times table from the "Test times" table of ci/README.md;
 - every version a tracked file mentions ("Traefik v3.6.12", "helm v3.22.0": ci/tools/pins.py MENTIONS)
-  from its pin (the versions.env files, values/traefik.yaml, Chart.yaml; ci/tools/pins.py).
+  from its pin (the versions.env files, values/traefik.yaml, Chart.yaml; ci/tools/pins.py);
+- every count a Markdown file marks `<!-- figure: NAME -->152<!-- /figure -->` from the file it counts
+  (FIGURES: the rows of the chart's bad-values and hostile-values tables).
 
 Usage: ci/tools/doc-figures.py --write    rewrite the times block and every stale version mention
        ci/tools/doc-figures.py --check    exit 1 (printing each difference) when a copy differs
-The chart part's test_docs.py and test_pins.py run --check; to change a figure, edit ci/README.md, to
-change a version, its pin file; then run `make docs`.
+The chart part's test_docs.py and test_pins.py run --check; to change a time, edit ci/README.md, to
+change a version, its pin file, a count changes with its table; then run `make docs`.
 """
 import difflib
 import pathlib
@@ -56,6 +58,48 @@ def rendered(readme_text, rows):
     return readme_text[:match.start(2)] + block(rows) + readme_text[match.end(2):]
 
 
+FIGURE = re.compile(r"(<!-- figure: ([\w-]+) -->)(.*?)(<!-- /figure -->)", re.S)
+TABLES = ROOT / "charts" / "bench" / "tests"
+
+
+def table_rows(name):
+    """The rows of a chart test table (charts/bench/tests/NAME): one `- id:` line each."""
+    return re.findall(r"^- id: .*$", (TABLES / name).read_text(), re.M)
+
+
+def hostile_by_sink():
+    sinks = re.findall(r"^  sink: (\w+)", (TABLES / "hostile-values.yaml").read_text(), re.M)
+    words = {"shell": "shell", "yaml": "YAML", "template": "template", "run": "run-time", "rights": "rights",
+             "secret": "secret"}
+    unknown = sorted(set(sinks) - set(words))
+    if unknown:
+        sys.exit(f"{TABLES / 'hostile-values.yaml'}: sink(s) {unknown} have no word in doc-figures.py")
+    return ", ".join(f"{sinks.count(k)} {w}" for k, w in words.items() if k in sinks)
+
+
+# A figure's name -> how it is counted, from the file it counts.
+FIGURES = {
+    "bad-values": lambda: str(len(table_rows("bad-values.yaml"))),
+    "hostile-values": lambda: str(len(table_rows("hostile-values.yaml"))),
+    "hostile-values-by-sink": hostile_by_sink,
+}
+
+
+def figures_rendered(text, path):
+    """TEXT with every figure marker's content counted afresh; an unknown name stops the script."""
+    def fill(m):
+        if m.group(2) not in FIGURES:
+            sys.exit(f"{path}: unknown figure {m.group(2)!r} (known: {', '.join(FIGURES)})")
+        return m.group(1) + FIGURES[m.group(2)]() + m.group(4)
+    return FIGURE.sub(fill, text)
+
+
+def figure_files():
+    """{path: text} of the tracked Markdown files that mark a figure."""
+    return {path: text for path, text in pins.tracked_texts(ROOT).items()
+            if path.endswith(".md") and FIGURE.search(text)}
+
+
 def write_versions():
     """Rewrites every stale version mention to its pin; prints the files it changed."""
     versions = pins.read_pins(ROOT)
@@ -86,6 +130,10 @@ def main(argv):
     want = rendered(current, source_rows())
     if argv == ["--write"]:
         TARGET.write_text(want)
+        for path, text in figure_files().items():
+            if figures_rendered(text, path) != text:
+                (ROOT / path).write_text(figures_rendered(text, path))
+                print(f"wrote {path}")
         write_versions()
         return 0
     status = 0
@@ -94,6 +142,13 @@ def main(argv):
                                                    "README.md", "README.md from ci/README.md"))
         print("README.md's times differ from ci/README.md \"Test times\": run ci/tools/doc-figures.py --write")
         status = 1
+    for path, text in figure_files().items():
+        fresh = figures_rendered(text, path)
+        if fresh != text:
+            sys.stdout.writelines(difflib.unified_diff(text.splitlines(True), fresh.splitlines(True), path,
+                                                       f"{path} with its figures counted"))
+            print(f"{path}: a figure differs from what it counts: run ci/tools/doc-figures.py --write")
+            status = 1
     return check_versions() or status
 
 

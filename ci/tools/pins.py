@@ -247,8 +247,8 @@ RECORDED_LINES = {
     ("dashboards/report/README.md", "(`ci/test/report/testdata/routes-ab.json`"): "the release a recorded run used",
     ("ci/test/report/test_report.py", "# ---- the route experiments, from real runs"): "the release recorded runs used",
     ("ci/test/report/test_report.py", "deleted under 200 req/s, its runner's own summary"): "the release a recorded run used",
-    ("charts/bench/README.md", "| helm/helm | `v"): "the source read at that tag",
-    ("charts/bench/README.md", "| prometheus-operator/prometheus-operator | `v"): "the source read at that tag",
+    ("ci/README.md", "| helm/helm | `v"): "the source read at that tag",
+    ("ci/README.md", "| prometheus-operator/prometheus-operator | `v"): "the source read at that tag",
     ("ci/cluster/README.md", "Images (uncompressed):"): "image sizes measured for those releases",
     ("charts/bench/README.md", "| base (alias `istio-base`), istiod"): "the Gateway API each Istio release was built on",
     ("charts/bench/templates/monitoring/prometheus-networkpolicy.yaml", "prometheus-operator's labels (v"):

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Load-generator calibration (issue 8): on this machine, in one run, against the same local nginx
+# Load-generator calibration: on this machine, in one run, against the same local nginx
 # (the chart's backend nginx.conf, one worker on one core, 127.0.0.1), with the same body and
 # connection count, measures:
 #   wrk (closed loop, the machine's physical reference), vegeta (open model at a fixed rate),

@@ -1268,7 +1268,7 @@ function churnContextTests() {
   });
 }
 
-// long-lived (#29 item 5): its list settings, churn, reload route and summary section
+// long-lived: its list settings, churn, reload route and summary section
 function longLivedTests() {
   check('long-lived: a list setting takes known words in order, refuses others naming them', () => {
     eq(parse.parseWords('X', 'backend,reload,backend', ['reload', 'backend'], false, 'none'), ['backend', 'reload', 'backend']);

@@ -1,6 +1,6 @@
 """The chart's API scripts (charts/bench/files/loadtest/), run with sh and curl against a stand-in
-API server on 127.0.0.1 over TLS: the `helm test` TestRun check (check-testrun.sh, issue 26 finding
-8) and the pre-delete hook's steps (delete-and-wait.sh, delete-routes.sh).
+API server on 127.0.0.1 over TLS: the `helm test` TestRun check (check-testrun.sh, which names why a
+run never started) and the pre-delete hook's steps (delete-and-wait.sh, delete-routes.sh).
 
 Each case runs twice: with Debian's tools, and with BusyBox's applets (sh, grep, sed, tr, cut, sort,
 cat, sleep, dirname) and curl alone on PATH, as in the hook's default image, curlimages/curl (Alpine).

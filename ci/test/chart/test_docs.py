@@ -88,6 +88,25 @@ def test_readme_times_check_fails_on_a_copy_that_differs(repo_copy, edit):
     assert run_doc_figures(tmp_path, "--check").returncode == 0
 
 
+def test_figures_are_their_tables_counts():
+    """The counts the READMEs mark (<!-- figure: NAME -->) are what doc-figures.py counts in their tables."""
+    marked = re.findall(r"<!-- figure: ([\w-]+) -->([^<]*)<!--", (ROOT / "ci" / "README.md").read_text())
+    rows = len(re.findall(r"^- id: ", (CHART_SRC / "tests" / "bad-values.yaml").read_text(), re.M))
+    assert ("bad-values", str(rows)) in marked and rows > 100, marked
+
+
+def test_figures_check_fails_on_a_table_that_grew(repo_copy):
+    """A row added to the bad-values table turns --check red naming the README, until --write counts it."""
+    table = repo_copy / "charts" / "bench" / "tests" / "bad-values.yaml"
+    rows = len(re.findall(r"^- id: ", table.read_text(), re.M))
+    table.write_text(table.read_text() + "- id: 999-planted\n  values: |\n    x: 1\n  expect: 'x'\n")
+    result = run_doc_figures(repo_copy, "--check")
+    assert result.returncode == 1 and "ci/README.md: a figure differs" in result.stdout, result.stdout + result.stderr
+    assert run_doc_figures(repo_copy, "--write").returncode == 0
+    assert f"<!-- figure: bad-values -->{rows + 1}<!-- /figure -->" in (repo_copy / "ci" / "README.md").read_text()
+    assert run_doc_figures(repo_copy, "--check").returncode == 0
+
+
 # ---- no notes about the machine the kit is built on, in what users read ----
 
 USER_DOCS = [README, CHART_SRC / "README.md", ROOT / "scenarios" / "README.md", ROOT / "scenarios" / "interfaces.md",

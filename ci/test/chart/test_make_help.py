@@ -53,6 +53,24 @@ def test_each_target_has_one_short_help_line(piped, target):
     assert len(lines[0]) < MAX_LINE, lines[0]
 
 
+def group_of(piped, target):
+    """The ##@ heading the help prints TARGET under."""
+    group = None
+    for line in piped.splitlines():
+        if line in GROUPS:
+            group = line
+        elif re.match(rf"  {re.escape(target)} ", line):
+            return group
+    raise AssertionError(f"{target} not in the help")
+
+
+@pytest.mark.parametrize("target, group", [("docs", "Docs"), ("schema", "Docs"), ("test-alone", "Tests"),
+                                           ("demo", "Benchmarks")])
+def test_target_under_its_group(piped, target, group):
+    """The generators of docs and schema are no test: they sit under their own heading."""
+    assert group_of(piped, target).startswith(group), (target, group_of(piped, target))
+
+
 def test_every_line_short(piped):
     assert [l for l in piped.splitlines() if len(l) >= MAX_LINE] == []
 

@@ -160,7 +160,7 @@ def code_lines(path):
 
 def test_product_code_never_uses_the_harness():
     """No script, module or template under charts/, scenarios/, dashboards/, values/ or lib/ sources,
-    runs or imports a script of ci/ (#28: ci/ holds the harness only); the shell helpers they share
+    runs or imports a script of ci/ (ci/ holds the harness only and is not shipped); the shell helpers they share
     are lib/. The Makefile and ci/ may call product code, not the reverse."""
     found = [f"{path.relative_to(ROOT)}:{n}: {line.strip()}" for path in product_files()
              for n, line in code_lines(path) if USES_CI.search(line)]

@@ -1,6 +1,7 @@
 """The repository root is a chart whose only dependency is charts/bench: rendering it (lint does not
 render subchart templates) gives the same objects as charts/bench with the same values nested under
-`bench:`. The root .helmignore used to strip charts/bench/scenarios with the root's scenarios/."""
+`bench:`. The root .helmignore anchors its patterns: an unanchored scenarios/ would also strip
+charts/bench/scenarios."""
 import copy
 import re
 

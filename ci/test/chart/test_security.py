@@ -1,4 +1,4 @@
-"""What reaches k6-operator's initializer shell, secrets by reference, numbers as integers (issue 26).
+"""What reaches k6-operator's initializer shell, secrets by reference, numbers as integers.
 
 k6-operator v1.5.0 runs the initializer as `sh -c "... k6 archive <script> -e NAME=\"value\" ...
 -O <archive> <arguments>"`, pasting each spec.initializer.env value between double quotes and

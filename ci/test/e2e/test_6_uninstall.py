@@ -68,7 +68,7 @@ def test_uninstall_with_an_unpullable_runner_image_removes_everything(kube):
 def assert_helm_test_names_the_image(kube, image):
     """The TestRun never starts, and Helm does not wait for it (a hook): `helm test` with the
     TestRun check fails at once (well inside tests.testRun.startSeconds, 180 s), naming the pull
-    failure, the image and the key to change (issue 26, finding 8)."""
+    failure, the image and the key to change."""
     name = f"{kube.release}-test-testrun"
     start = time.monotonic()
     r = kube.helm("test", kube.release, "-n", kube.namespace, "--filter", f"name={name}", "--logs",

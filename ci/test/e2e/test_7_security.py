@@ -1,4 +1,4 @@
-"""The security review's proofs on the local cluster with the real k6-operator v1.5.0 (issue 26): what
+"""The security review's proofs on the local cluster with the real k6-operator v1.5.0: what
 the ValidatingAdmissionPolicies deny the runner while scale and rollout pass, a hostile value refused
 by `helm install` and an accepted one reaching the runner byte for byte, a remote-write password
 by Secret reference that works and appears in no object, and an uninstall whose hook image cannot

@@ -1,4 +1,4 @@
-"""Uninstall when the namespace was deleted first (issue 26, finding 7), as charts/bench/README.md
+"""Uninstall when the namespace is deleted first, as charts/bench/README.md
 ("When the hook cannot run", "Never kubectl delete namespace bench before helm uninstall") says:
 - while the namespace is terminating and Helm still finds its record, the uninstall fails because
   the pre-delete hook cannot be created there ("being terminated"), and `--no-hooks` is the way

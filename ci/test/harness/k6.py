@@ -43,8 +43,15 @@ def command(script, args=()):
     return ["k6", "run", "-q", "--log-format", "raw", "--address", "127.0.0.1:0", *map(str, args), str(script)]
 
 
+def k6_environ():
+    """The caller's environment without its BENCH_* variables, the base of a k6 run's: the scenarios
+    refuse a BENCH_* they do not know (exit 107, "unknown variable"), and a test's own settings
+    (BENCH_REPORT_KEEP, a BENCH_RATE left in the shell) must not reach the runs it starts."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("BENCH_")}
+
+
 def environment(run_dir, name, env):
-    return {**os.environ, **K6_ENV, "BENCH_SUMMARY_DIR": str(run_dir), "BENCH_TESTID": f"t-{name}",
+    return {**k6_environ(), **K6_ENV, "BENCH_SUMMARY_DIR": str(run_dir), "BENCH_TESTID": f"t-{name}",
             **{k: str(v) for k, v in env.items()}}
 
 

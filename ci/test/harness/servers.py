@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from .k6 import k6_environ  # noqa: F401  (re-exported to the conftests)
 from .procs import free_port, port_open, wait_until  # noqa: F401  (re-exported to the conftests)
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -134,7 +135,7 @@ def nginx(runtime_tools, servers, work):
 
 def k6_remote_write(prom, testid, script, args, env, log):
     """A real k6 run pushing into Prometheus with native histograms, tagged like the chart does."""
-    env = {**os.environ, **{k: str(v) for k, v in env.items()},
+    env = {**k6_environ(), **{k: str(v) for k, v in env.items()},
            "K6_PROMETHEUS_RW_SERVER_URL": f"{prom.url}/api/v1/write",
            "K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM": "true", "K6_PROMETHEUS_RW_PUSH_INTERVAL": "1s"}
     with open(log, "w") as out:

@@ -24,7 +24,7 @@ ROOT = HERE.parents[2]
 from harness import pythonpath
 from harness.servers import (  # noqa: F401  (nginx, prometheus: session fixtures)
     nginx, prometheus,
-    Server, free_port, k6_remote_write, output_of, run, port_open, start_backend_nginx, start_prometheus, wait_until)
+    Server, free_port, k6_environ, k6_remote_write, output_of, run, port_open, start_backend_nginx, start_prometheus, wait_until)
 
 TESTDATA = TD = HERE / "testdata"
 CHECKS = HERE / "checks"
@@ -32,6 +32,8 @@ CHECKS = HERE / "checks"
 
 @pytest.fixture(scope="session")
 def work():
+    """The session's folder (runs, reports, screenshots); BENCH_REPORT_KEEP=DIR copies its reports and
+    screenshots to DIR at the end (the k6 runs never see that variable: harness k6_environ)."""
     # nginx workers run as nobody: they must reach the /bytes/ bodies under it.
     path = Path(tempfile.mkdtemp(prefix="bench-report-test."))
     path.chmod(0o755)
@@ -156,6 +158,13 @@ def real_runs(prometheus, nginx, work, closed_port):
     return runs
 
 
+@pytest.fixture(scope="session")
+def runs(real_runs):
+    """The real runs' summary files by name. Here, not in a test module: the report recipes ask for it
+    through whichever module's test first needs the gen fixture (Generated.RECIPES)."""
+    return {k: v.summary_path for k, v in real_runs.items()}
+
+
 ERROR_SERVER_READY = "import socket, sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), 1).close()"
 
 
@@ -184,7 +193,7 @@ def run_runners(prom, work, testid, script, targets, env):
     for i, target in enumerate(targets, 1):
         d = work / "runs" / testid / f"runner-{i}"
         d.mkdir(parents=True)
-        full = {**os.environ, **{k: str(v) for k, v in env.items()}, "BENCH_TARGET_URL": target,
+        full = {**k6_environ(), **{k: str(v) for k, v in env.items()}, "BENCH_TARGET_URL": target,
                 "BENCH_TESTID": testid, "BENCH_SUMMARY_DIR": str(d),
                 "K6_PROMETHEUS_RW_SERVER_URL": f"{prom.url}/api/v1/write",
                 "K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM": "true", "K6_PROMETHEUS_RW_PUSH_INTERVAL": "1s"}
@@ -328,23 +337,47 @@ def time_stamp():
 
 
 class Generated:
-    """`report --out out/NAME ARGS`, run once per name; tests read what it wrote."""
+    """`report --out out/NAME ARGS`, run once per name; tests read what it wrote.
 
-    def __init__(self, report, out):
-        self.report, self.out, self.results = report, out, {}
+    A name in RECIPES is built on first use by whichever test reads it (json, md, dir), so any test
+    runs alone: RECIPES[NAME](fixture) gives its arguments, fixture(name) being a session fixture's
+    value (a recipe that needs the real k6 runs asks for them; one on crafted summaries does not).
+    Those fixtures live in this conftest: gen is made for whichever module's test asks first, and
+    only what that module sees can be asked for."""
+
+    RECIPES = {}
+
+    def __init__(self, report, out, fixture):
+        self.report, self.out, self.fixture, self.results = report, out, fixture, {}
 
     def __call__(self, name, *args):
         if name not in self.results:
+            if not args and name in self.RECIPES:
+                args = self.RECIPES[name](self.fixture)
             self.results[name] = self.report("--out", self.out / name, *map(str, args))
         return self.results[name]
 
+    def dir(self, name):
+        """The report folder NAME, written first if no test has asked for it yet."""
+        if name in self.RECIPES:
+            self(name)
+        return self.out / name
+
     def json(self, name):
-        return json.loads((self.out / name / "report.json").read_text())
+        return json.loads((self.dir(name) / "report.json").read_text())
 
     def md(self, name):
-        return (self.out / name / "report.md").read_text()
+        return (self.dir(name) / "report.md").read_text()
+
+
+def recipe(name):
+    """Registers the function below as report NAME's recipe (Generated.RECIPES)."""
+    def register(args_of):
+        Generated.RECIPES[name] = args_of
+        return args_of
+    return register
 
 
 @pytest.fixture(scope="session")
-def gen(report, out):
-    return Generated(report, out)
+def gen(report, out, request):
+    return Generated(report, out, request.getfixturevalue)

@@ -4,12 +4,13 @@ verdicts, warnings, budgets, the merge of several runners from Prometheus, bad i
 runner's argument checks. Every Markdown table is compared with the JSON numbers and every HTML
 report is rendered in headless chromium (no console message allowed, a screenshot taken)."""
 import json
+import os
 import re
 import shutil
 
 import pytest
 
-from conftest import CHECKS, ROOT, TESTDATA, renders_cleanly, run
+from conftest import CHECKS, ROOT, TESTDATA, k6_environ, recipe, renders_cleanly, run
 from benchreport import timeline
 
 TD = TESTDATA
@@ -20,9 +21,59 @@ def ok(result):
     return result
 
 
-@pytest.fixture(scope="session")
-def runs(real_runs):
-    return {k: v.summary_path for k, v in real_runs.items()}
+# ---- the report folders the tests read, each written on first use by whichever test reads it ----
+# A recipe gives `report --out out/NAME`'s arguments; f(fixture) is a session fixture's value.
+
+RECIPES = {
+    # budgets a loaded 2-core machine holds
+    "real": lambda f: ["--prometheus", f("prometheus").url, "--budget", "errors=0", "--budget", "p50=1s",
+                       f("runs")["a"]],
+    "comparable": lambda f: ["--prometheus", f("prometheus").url, f("runs")["a"], f("runs")["c"]],
+    "incomparable": lambda f: [f("runs")["a"], f("runs")["b"]],
+    "churn": lambda f: ["--prometheus", f("prometheus").url, f("runs")["churn"]],
+    "zero": lambda f: [TD / "zero-requests.json"],
+    "errors": lambda f: [TD / "only-errors.json"],
+    "dropped": lambda f: [TD / "traefik.json", TD / "dropped.json", TD / "only-errors.json"],
+    "paths": lambda f: [TD / "paths.json"],
+    "routes": lambda f: ["--budget", "errors=0", "--budget", "p50=1s", TD / "routes-ab.json",
+                         TD / "routes-change-broken.json"],
+    "restart": lambda f: [TD / "controller-restart.json", TD / "traefik.json"],
+    "dpscale": lambda f: [TD / "dataplane-scale.json", TD / "traefik.json"],
+    "upgrade": lambda f: [TD / "controller-upgrade.json", TD / "traefik.json"],
+    "failover": lambda f: [TD / "backend-failover.json", TD / "traefik.json"],
+    "longlived": lambda f: [TD / "long-lived.json", TD / "traefik.json"],
+    "b1": lambda f: ["--budget", "p99=1us", f("runs")["a"]],
+    "b2": lambda f: ["--budget", "p99=10s", "--budget", "errors.http_5xx=0.1%", f("runs")["a"]],
+    "b3": lambda f: ["--budget", "errors=0.01%", TD / "paths.json"],
+    "promdown": lambda f: ["--prometheus", f"http://127.0.0.1:{f('closed_port')}", f("runs")["a"]],
+    "notest": lambda f: ["--prometheus", f("prometheus").url, TD / "traefik.json"],
+}
+for _name, _args in RECIPES.items():
+    recipe(_name)(_args)
+
+
+def runner_summary(f, flagged):
+    """Run a's summary with the runner verdict each witness would set when flagged (CPU-bound lag, a
+    cgroup CPU limit that throttled it, its own Go runtime), or a comfortable runner's."""
+    name = "flagged" if flagged else "comfortable"
+    r = json.loads(f("runs")["a"].read_text())
+    rn = r["runner"]
+    rn.update(cpu_bound=flagged, runtime_bound=flagged, cpu_throttled=flagged)
+    rn["cgroup_cpu"].update(cgroup="v2 /sys/fs/cgroup", quota_cores=0.25, periods=45,
+                            throttled_periods=40 if flagged else 0, throttled_ratio=0.8889 if flagged else 0)
+    path = f("work") / f"{name}-runner.json"
+    path.write_text(json.dumps(r))
+    return [path]
+
+
+recipe("flagged")(lambda f: runner_summary(f, True))
+recipe("comfortable")(lambda f: runner_summary(f, False))
+
+
+@pytest.mark.parametrize("name", [*RECIPES, "flagged", "comfortable"])
+def test_written(gen, name):
+    """`report --out out/NAME` with the recipe's arguments exits 0 (what it wrote: the cases below)."""
+    ok(gen(name))
 
 
 # ---- the real runs held their rates ----
@@ -37,20 +88,49 @@ def test_real_run_held_rate(real_runs, name):
 
 # ---- one run over three runners, merged from Prometheus (make results) ----
 
+def test_k6_runs_leave_the_callers_bench_variables_out(monkeypatch):
+    """A k6 run's environment has none of the caller's BENCH_* variables (BENCH_REPORT_KEEP, a BENCH_RATE
+    left in the shell): the scenarios refuse a BENCH_* they do not know (k6 exit 107), and a test's
+    runs take only the settings it gives them."""
+    monkeypatch.setenv("BENCH_REPORT_KEEP", "/tmp/keep")
+    monkeypatch.setenv("BENCH_RATE", "5")
+    env = k6_environ()
+    assert not [k for k in env if k.startswith("BENCH_")] and env["PATH"] == os.environ["PATH"], sorted(env)
+
+
 @pytest.mark.parametrize("i", [1, 2, 3])
 def test_merge_runner_held_rate(merge_runners, i):
     r = merge_runners[i - 1]
     assert r.rc == 0, f"{r.name}: exit {r.rc}, {r.summary['requests']['dropped_iterations']} dropped iterations"
 
 
-def test_merge_settled(merged):
-    """three runners: Prometheus holds every runner's last samples."""
-    ok(merged[0])
+def settled_holds_every_request(report, prometheus, settled_step, testid, runners):
+    """`settled` printed an instant after every runner ended at which Prometheus' request count of
+    the run is final: it counts at least each runner's own requests (warm-up included) and reads
+    the same now."""
+    wait = ok(settled_step)
+    at = float(wait.stdout.strip())
+    ended = max(r.summary_path.stat().st_mtime for r in runners)
+    assert ended - 1 <= at, f"settled at {at}, before the last runner ended at {ended}"
+    query = f'sum(last_over_time(k6_http_reqs_total{{testid="{testid}"}}[30m]))'
+    then, now = (float(ok(report.prom(prometheus.url, "value", query, *when)).stdout or 0)
+                 for when in (["--at", str(at)], []))
+    own = sum(r.summary["requests"]["total"] + r.summary["requests"].get("warmup_requests", 0) for r in runners)
+    assert then == now >= own > 0, (then, now, own)
+
+
+def test_merge_settled(report, prometheus, merged, merge_runners):
+    """three runners: `settled` waits until Prometheus holds every runner's last samples."""
+    settled_holds_every_request(report, prometheus, merged[0], "report-merge", merge_runners)
 
 
 def test_merge_written(merged):
-    """results: merged summary and report written."""
+    """results: exit 0, the merged summary of the three runners' run and its report written."""
     ok(merged[1])
+    r = json.loads((merged[2] / "summary.json").read_text())
+    assert (r["schema"], r["testid"], len(r["runners"])) == ("bench.summary/v1", "report-merge", 3), r.get("runners")
+    for name in ("report.md", "report.html", "report.json"):
+        assert (merged[2] / name).stat().st_size > 0, name
 
 
 def test_merge_matches(report, prometheus, merged, merge_runners):
@@ -139,15 +219,17 @@ def test_part_runner_held_rate(part_runners, kind, i):
 
 
 @pytest.mark.parametrize("kind", ["paths", "knee", "ceiling"])
-def test_parts_settled(merged_parts, kind):
-    """two runners: Prometheus holds every runner's last samples."""
-    ok(merged_parts[kind][0])
+def test_parts_settled(report, prometheus, merged_parts, part_runners, kind):
+    """two runners: `settled` waits until Prometheus holds every runner's last samples."""
+    settled_holds_every_request(report, prometheus, merged_parts[kind][0], f"report-{kind}", part_runners[kind])
 
 
 @pytest.mark.parametrize("kind", ["paths", "knee", "ceiling"])
 def test_parts_merged(merged_parts, kind):
-    """two runners: merged by results."""
+    """two runners: merged by results into one summary of the run over both."""
     ok(merged_parts[kind][1])
+    r = json.loads((merged_parts[kind][2] / "summary.json").read_text())
+    assert (r["testid"], len(r["runners"])) == (f"report-{kind}", 2), r.get("runners")
 
 
 @pytest.mark.parametrize("kind", ["paths", "knee", "ceiling"])
@@ -228,23 +310,14 @@ def test_real_run_without_errors(real_runs, name):
 
 # ---- reports of real runs ----
 
-def test_real_written(gen, prometheus, runs):
-    """real run: report written (exit 0); budgets a loaded 2-core machine holds."""
-    ok(gen("real", "--prometheus", prometheus.url, "--budget", "errors=0", "--budget", "p50=1s", runs["a"]))
-
-
 def test_real_verdict(gen, out):
     r = gen.json("real")
     assert r["runs"][0]["verdict"] == "PASS" and r["runs"][0]["timeseries"] and r["budgets"] == ["errors=0", "p50=1s"]
 
 
-def test_real_timeseries_chart(out):
-    p = out / "real/charts/timeseries-1.svg"
+def test_real_timeseries_chart(gen):
+    p = gen.dir("real") / "charts/timeseries-1.svg"
     assert p.is_file() and p.stat().st_size
-
-
-def test_comparable_written(gen, prometheus, runs):
-    ok(gen("comparable", "--prometheus", prometheus.url, runs["a"], runs["c"]))
 
 
 def test_comparable_no_settings_warning(gen):
@@ -252,13 +325,9 @@ def test_comparable_no_settings_warning(gen):
     assert not any("settings." in w for w in r["warnings"]) and len(r["runs"]) == 2, r["warnings"]
 
 
-def test_comparable_overlay(out):
-    p = out / "comparable/charts/percentiles-overlay.svg"
+def test_comparable_overlay(gen):
+    p = gen.dir("comparable") / "charts/percentiles-overlay.svg"
     assert p.is_file() and p.stat().st_size
-
-
-def test_incomparable_written(gen, runs):
-    ok(gen("incomparable", runs["a"], runs["b"]))
 
 
 def test_incomparable_warnings(gen):
@@ -268,10 +337,6 @@ def test_incomparable_warnings(gen):
 
 # ---- scale events from Prometheus (simulated churn telemetry, real k6 and Prometheus) ----
 
-def test_churn_written(gen, prometheus, runs):
-    ok(gen("churn", "--prometheus", prometheus.url, runs["churn"]))
-
-
 def test_churn_scale_events(gen, real_runs):
     """churn series: every scale event k6 counted is marked (a mark counts the events of its step)."""
     want = int(real_runs["churn"].extra["export"]["metrics"]["bench_scale_events"]["count"])
@@ -280,8 +345,8 @@ def test_churn_scale_events(gen, real_runs):
 
 
 @pytest.mark.parametrize("text", ["replicas desired", "errors/s connection"], ids=["replicas", "errors by class"])
-def test_churn_drawn(out, text):
-    assert text in (out / "churn/charts/timeseries-1.svg").read_text()
+def test_churn_drawn(gen, text):
+    assert text in (gen.dir("churn") / "charts/timeseries-1.svg").read_text()
 
 
 def test_churn_replica_range(gen):
@@ -307,10 +372,6 @@ def test_churn_merged_matches(churn_merged, real_runs, out):
 
 # ---- crafted edge cases ----
 
-def test_zero_written(gen):
-    ok(gen("zero", TD / "zero-requests.json"))
-
-
 def test_zero_verdict(gen):
     r = gen.json("zero")
     assert r["runs"][0]["verdict"] == "NO DATA" and any("no request completed" in w for w in r["warnings"])
@@ -325,10 +386,6 @@ def test_zero_fail_on_verdict(report, out):
     assert r.returncode == 1, f"exit {r.returncode}, want 1:\n{r.stderr}"
 
 
-def test_errors_written(gen):
-    ok(gen("errors", TD / "only-errors.json"))
-
-
 def test_errors_verdict(gen):
     r = gen.json("errors")["runs"][0]
     assert r["verdict"] == "FAIL" and r["reasons"] == ["errors = 60000 > 0"], r
@@ -338,10 +395,6 @@ def test_errors_share(gen):
     assert "| 59000 | 0 | 0 | 1000 | 0 | 0 | 60000 | 100% |" in gen.md("errors")
 
 
-def test_dropped_written(gen):
-    ok(gen("dropped", TD / "traefik.json", TD / "dropped.json", TD / "only-errors.json"))
-
-
 def test_dropped_warnings(gen):
     """incomparable crafted runs: dropped, shortfall, duration, path warnings."""
     w = gen.json("dropped")["warnings"]
@@ -349,45 +402,20 @@ def test_dropped_warnings(gen):
         assert any(k in x for x in w), (k, w)
 
 
-# The runner verdict of a real run, set as each witness would flag it (CPU-bound lag, a cgroup CPU
-# limit that throttled it, its own Go runtime), then as a comfortable runner's.
-@pytest.fixture(scope="session")
-def runner_reports(gen, runs, work):
-    results = {}
-    for name, flag in (("flagged", True), ("comfortable", False)):
-        r = json.loads(runs["a"].read_text())
-        rn = r["runner"]
-        rn.update(cpu_bound=flag, runtime_bound=flag, cpu_throttled=flag)
-        rn["cgroup_cpu"].update(cgroup="v2 /sys/fs/cgroup", quota_cores=0.25, periods=45,
-                                throttled_periods=40 if flag else 0, throttled_ratio=0.8889 if flag else 0)
-        (work / f"{name}-runner.json").write_text(json.dumps(r))
-        results[name] = gen(name, work / f"{name}-runner.json")
-    return results
-
-
-@pytest.mark.parametrize("name", ["flagged", "comfortable"])
-def test_runner_report_written(runner_reports, name):
-    ok(runner_reports[name])
-
-
-def test_flagged_runner_warnings(runner_reports, gen):
+def test_flagged_runner_warnings(gen):
     w = gen.json("flagged")["warnings"]
     for k in ["runner was CPU-bound", "CPU-throttled by its cgroup's CPU limit in 88.9% of the quota periods",
               "runner paused itself"]:
         assert any(k in x for x in w), (k, w)
 
 
-def test_flagged_runner_markdown(runner_reports, gen):
+def test_flagged_runner_markdown(gen):
     assert "CPU-throttled by its cgroup's CPU limit in 88.9% of the quota periods" in gen.md("flagged")
 
 
-def test_comfortable_runner_no_warning(runner_reports, gen):
+def test_comfortable_runner_no_warning(gen):
     w = gen.json("comfortable")["warnings"]
     assert not any("k6 runner" in x for x in w), w
-
-
-def test_paths_written(gen):
-    ok(gen("paths", TD / "paths.json"))
 
 
 def test_paths_labels(gen):
@@ -396,10 +424,6 @@ def test_paths_labels(gen):
 
 # ---- the route experiments, from real runs of ci/test/scenarios/routes/ (Traefik v3.6.12) kept as
 # testdata: the migration A/B in one summary and a route change to a Service without endpoints ----
-
-def test_routes_written(gen):
-    ok(gen("routes", "--budget", "errors=0", "--budget", "p50=1s", TD / "routes-ab.json", TD / "routes-change-broken.json"))
-
 
 def test_routes_rows(gen):
     """routes: HTTPRoute and Ingress side by side, one Routes row each."""
@@ -418,10 +442,6 @@ def test_routes_verdicts(gen):
 # ---- controller-restart, from a real run of the e2e kept as testdata: the e2e Traefik (one replica,
 # v3.6.12) deleted under 200 req/s, its runner's own summary; beside it the report's own churn run ----
 
-def test_controller_restart_written(gen):
-    ok(gen("restart", TD / "controller-restart.json", TD / "traefik.json"))
-
-
 def test_controller_restart_section(gen):
     """restart: one row for the controller-restart run, its deletion, times, lost requests and gate."""
     md = gen.md("restart")
@@ -431,23 +451,11 @@ def test_controller_restart_section(gen):
     assert len(rows) == 1, md
 
 
-def test_controller_restart_verdict(gen):
-    """restart: the controller-restart run fails on its lost requests (the zero-error gate), the
-    steady run beside it is not judged by it."""
-    runs = gen.json("restart")["runs"]
-    restart = [r for r in runs if any(s.startswith("controller_restart.requests_lost = ") for s in r["reasons"])]
-    assert len(restart) == 1 and restart[0]["verdict"] == "FAIL", runs
-
-
 # ---- the common checks of every report folder: Markdown = JSON, renders cleanly ----
 
 # ---- dataplane-scale, from a summary written by hand in the shape summary-writer.js gives (no e2e
 # run of it is kept yet): the e2e Traefik's controller-restart summary with its section swapped for
 # gradual 1 -> 2 -> 1 of Deployment bench-traefik/traefik, 37 connection resets after the scale-down ----
-
-def test_dataplane_scale_written(gen):
-    ok(gen("dpscale", TD / "dataplane-scale.json", TD / "traefik.json"))
-
 
 def test_dataplane_scale_section(gen):
     """dpscale: one row for the dataplane-scale run (its Deployment, levels, steps, lost requests, gate)
@@ -486,21 +494,9 @@ def test_dataplane_scale_attribution(gen):
     assert gen.json("dpscale")["runs"][0]["attribution"]["window_s"] == 7
 
 
-def test_dataplane_scale_verdict(gen):
-    """dpscale: the dataplane-scale run fails on its lost requests (the zero-error gate), the steady
-    run beside it is not judged by it."""
-    runs = gen.json("dpscale")["runs"]
-    scaled = [r for r in runs if any(s.startswith("dataplane_scale.requests_lost = ") for s in r["reasons"])]
-    assert len(scaled) == 1 and scaled[0]["verdict"] == "FAIL", runs
-
-
 # ---- controller-upgrade, from a summary written by hand the same way: dataplane-scale.json's run with
 # its section swapped for a roll of Deployment bench-traefik/traefik (one pod replaced, the annotation
 # alone), its 37 connection resets ----
-
-def test_controller_upgrade_written(gen):
-    ok(gen("upgrade", TD / "controller-upgrade.json", TD / "traefik.json"))
-
 
 def test_controller_upgrade_section(gen):
     """upgrade: one row for the controller-upgrade run (its workload, change, rollout, lost requests,
@@ -514,21 +510,9 @@ def test_controller_upgrade_section(gen):
     assert [s[1:] for s in steps] == [("1", "3120.2", "2875.9")], md
 
 
-def test_controller_upgrade_verdict(gen):
-    """upgrade: the controller-upgrade run fails on its lost requests (the zero-error gate), the steady
-    run beside it is not judged by it."""
-    runs = gen.json("upgrade")["runs"]
-    rolled = [r for r in runs if any(s.startswith("controller_upgrade.requests_lost = ") for s in r["reasons"])]
-    assert len(rolled) == 1 and rolled[0]["verdict"] == "FAIL", runs
-
-
 # ---- backend-failover, from a summary written by hand in the runner's shape (no e2e run of it is kept
 # yet): the dataplane-scale file's load with its section swapped for 3 flaps in mode errors, 37 503s
 # over a budget of 20 ----
-
-def test_backend_failover_written(gen):
-    ok(gen("failover", TD / "backend-failover.json", TD / "traefik.json"))
-
 
 def test_backend_failover_section(gen):
     """failover: one row for the backend-failover run (mode, flaps, 503 time, lost requests, budget)."""
@@ -539,19 +523,8 @@ def test_backend_failover_section(gen):
     assert len(rows) == 1, md
 
 
-def test_backend_failover_verdict(gen):
-    """failover: the run fails on its budget, the steady run beside it is not judged by it."""
-    runs = gen.json("failover")["runs"]
-    failed = [r for r in runs if any(s.startswith("backend_failover.requests_lost = 37 > 20") for s in r["reasons"])]
-    assert len(failed) == 1 and failed[0]["verdict"] == "FAIL", runs
-
-
 # ---- long-lived, from a summary written by hand in the runner's shape: the backend-failover file's
 # load (37 http_5xx) with a long_lived section: 6 streams broken by the path, 2 ended by the backend ----
-
-def test_long_lived_written(gen):
-    ok(gen("longlived", TD / "long-lived.json", TD / "traefik.json"))
-
 
 def test_long_lived_section(gen):
     """longlived: one gate row for the run, one row per kind of stream (opened, broken by cause, lost)."""
@@ -578,12 +551,22 @@ def test_long_lived_breaks_by_event(gen):
     assert ("no event", "0", "none") in rows, rows
 
 
-def test_long_lived_verdict(gen):
-    """longlived: the run fails on its streams broken by the path and its lost requests."""
-    runs = gen.json("longlived")["runs"]
-    failed = [r for r in runs if any(s.startswith("long_lived: 6 stream(s) broken by the path, 37 request(s) lost")
-                                     for s in r["reasons"])]
-    assert len(failed) == 1 and failed[0]["verdict"] == "FAIL", runs
+# The experiments' gates: NAME's report fails the one run whose reasons start with PREFIX (its section's
+# gate), and judges the steady run beside it by nothing of that section.
+GATES = {
+    "restart": "controller_restart.requests_lost = ",  # the zero-error gate
+    "dpscale": "dataplane_scale.requests_lost = ",  # the zero-error gate
+    "upgrade": "controller_upgrade.requests_lost = ",  # the zero-error gate
+    "failover": "backend_failover.requests_lost = 37 > 20",  # its budget
+    "longlived": "long_lived: 6 stream(s) broken by the path, 37 request(s) lost",  # streams and requests
+}
+
+
+@pytest.mark.parametrize("name", GATES)
+def test_gated_run_fails(gen, name):
+    runs = gen.json(name)["runs"]
+    gated = [r for r in runs if any(s.startswith(GATES[name]) for s in r["reasons"])]
+    assert len(gated) == 1 and gated[0]["verdict"] == "FAIL", runs
 
 
 REPORT_DIRS = ["merged", "real", "comparable", "incomparable", "churn", "zero", "errors", "dropped", "paths", "routes",
@@ -591,12 +574,10 @@ REPORT_DIRS = ["merged", "real", "comparable", "incomparable", "churn", "zero", 
 
 
 @pytest.fixture
-def report_dir(request, out, name):
-    if name == "merged":
-        request.getfixturevalue("merged")
-    path = out / name
-    if not (path / "report.md").is_file():
-        pytest.fail(f"no report in {path}: its 'written' case failed or did not run")
+def report_dir(request, gen, name):
+    """The report folder NAME: `results`' for merged, else the recipe's, written if still missing."""
+    path = request.getfixturevalue("merged")[2] if name == "merged" else gen.dir(name)
+    assert (path / "report.md").is_file(), f"no report in {path}: see its 'written' case"
     return path
 
 
@@ -614,26 +595,14 @@ def test_renders_cleanly(report_dir, work, name):
 
 # ---- budgets decide the verdict ----
 
-def test_budget_p99_1us_written(gen, runs):
-    ok(gen("b1", "--budget", "p99=1us", runs["a"]))
-
-
 def test_budget_p99_1us_fails(gen):
     r = gen.json("b1")["runs"][0]
     assert r["verdict"] == "FAIL" and r["reasons"][0].startswith("p99 = "), r
 
 
-def test_budget_p99_10s_written(gen, runs):
-    ok(gen("b2", "--budget", "p99=10s", "--budget", "errors.http_5xx=0.1%", runs["a"]))
-
-
 def test_budget_p99_10s_passes(gen):
     r = gen.json("b2")
     assert r["runs"][0]["verdict"] == "PASS" and r["budgets"] == ["p99=10s", "errors.http_5xx=0.1%"]
-
-
-def test_budget_error_share_written(gen):
-    ok(gen("b3", "--budget", "errors=0.01%", TD / "paths.json"))
 
 
 def test_budget_error_share(gen):
@@ -643,21 +612,12 @@ def test_budget_error_share(gen):
 
 # ---- time series unavailable ----
 
-def test_no_prometheus(gen, runs):
-    gen("incomparable", runs["a"], runs["b"])
+def test_no_prometheus(gen):
     assert "Time series unavailable: no --prometheus URL" in gen.md("incomparable")
-
-
-def test_prometheus_down_written(gen, runs, closed_port):
-    ok(gen("promdown", "--prometheus", f"http://127.0.0.1:{closed_port}", runs["a"]))
 
 
 def test_prometheus_down_named(gen, closed_port):
     assert f"Time series unavailable: cannot query Prometheus at http://127.0.0.1:{closed_port}" in gen.md("promdown")
-
-
-def test_prometheus_without_testid_written(gen, prometheus, runs):
-    ok(gen("notest", "--prometheus", prometheus.url, TD / "traefik.json"))
 
 
 def test_prometheus_without_testid(gen):
@@ -742,8 +702,7 @@ def test_matrix_rejected(tmp_path, case):
 
 def test_markdown_checker_catches(report, gen, out):
     """A changed number in the Markdown's 'none' row is caught."""
-    gen("real")
-    shutil.copytree(out / "real", out / "tampered", dirs_exist_ok=True)
+    shutil.copytree(gen.dir("real"), out / "tampered", dirs_exist_ok=True)
     md = out / "tampered/report.md"
     row = re.compile(r"^(\| none \| )[0-9]+( \| [0-9.]+ \|)", re.M)
     text = md.read_text()
@@ -755,9 +714,9 @@ def test_markdown_checker_catches(report, gen, out):
 
 def test_chromium_catches_console_error(gen, out, work):
     (out / "console/charts").mkdir(parents=True, exist_ok=True)
-    for svg in (out / "real/charts").glob("*.svg"):
+    for svg in (gen.dir("real") / "charts").glob("*.svg"):
         shutil.copy(svg, out / "console/charts")
-    html = (out / "real/report.html").read_text()
+    html = (gen.dir("real") / "report.html").read_text()
     (out / "console/report.html").write_text(html.replace("</body>", '<script>console.error("planted")</script></body>'))
     problems = renders_cleanly(out / "console/report.html", work / "screenshots/planted.png")
     assert any("CONSOLE" in p for p in problems), problems

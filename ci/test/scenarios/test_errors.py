@@ -226,7 +226,8 @@ def test_bad_config_stops_k6_with_a_message_naming_the_variable(inspected, name)
 @pytest.fixture(scope="module")
 def late_target(work):
     """static.js started against a port nothing listens on; a server starts there 12 s later, past
-    the 10 s the check used to allow (a data plane still starting when the TestRun did)."""
+    10 s, longer than a short readiness check would wait (a data plane still starting when the TestRun
+    does)."""
     port = free_port()
     run_dir = work / "late-target"
     proc = k6run.start(run_dir, "late-target", SCENARIOS / "static.js",

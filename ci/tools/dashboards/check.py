@@ -34,14 +34,14 @@ ROOT = pathlib.Path(__file__).resolve().parents[3]
 # PYTHONPATH (harness/pythonpath.py; pytest.ini's pythonpath inside pytest).
 from benchdashboards.queries import (  # noqa: F401  (re-exported: check.Prometheus, check.walk_panels, ...)
     TESTID_RE, Prometheus, UsageError, parse_duration, parse_time, substitute, substitutions, walk_panels)
+# PromQL's structure: the one reading both checkers share (promql.py, beside this file).
+from promql import metric_names, selectors  # noqa: E402,F401  (check.metric_names: the tests)
 DEFAULT_DASHBOARDS = ROOT / "dashboards"
 DEFAULT_FIXTURE = pathlib.Path(__file__).resolve().parent / "fixtures" / "metrics.json"
 
 DATA_PANEL_TYPES = {"timeseries", "stat", "table", "barchart", "bargauge", "gauge", "heatmap",
                     "piechart", "histogram", "state-timeline", "status-history", "xychart", "trend"}
 RATE_FUNCS = ("rate", "irate", "increase")
-PROMQL_KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right", "bool", "and",
-                   "or", "unless", "offset", "inf", "nan", "atan2", "start", "end"}
 # Named selector sets for --require-data @NAME, so callers do not hard-code panel titles.
 PRESETS = {
     # every panel fed by k6 alone (load, latency, errors, churn telemetry), in all dashboards, except
@@ -127,10 +127,6 @@ def queries_of(dash):
 # ---------------------------------------------------------------------------------------------
 # PromQL text helpers (no full parser: Prometheus itself judges syntax when --prometheus is given)
 
-def strip_strings(expr):
-    return re.sub(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'', '""', expr)
-
-
 def variable_query_to_promql(q):
     """Grafana Prometheus variable functions -> a PromQL expression with the same metric."""
     m = re.fullmatch(r"\s*label_values\(\s*(.*?)\s*,\s*[A-Za-z_][A-Za-z0-9_]*\s*\)\s*", q)
@@ -143,48 +139,6 @@ def variable_query_to_promql(q):
     if m:
         return m.group(1)
     return q
-
-
-def metric_names(expr):
-    """Metric names referenced by a PromQL expression (identifiers that are not functions,
-    keywords, label names, durations or numbers)."""
-    s = strip_strings(expr)
-    s = re.sub(r"\{[^{}]*\}", " ", s)
-    s = re.sub(r"\[[^\]]*\]", " ", s)
-    s = re.sub(r"\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)", " ", s)
-    names = []
-    for m in re.finditer(r"[A-Za-z_:][A-Za-z0-9_:]*", s):
-        tok = m.group(0)
-        before = s[m.start() - 1] if m.start() else " "
-        if before.isdigit() or before == ".":
-            continue  # 1e3, 2h
-        if before == "$":
-            continue  # a dashboard variable, e.g. offset $window
-        if s[m.end():].lstrip().startswith("("):
-            continue  # function call
-        if tok.lower() in PROMQL_KEYWORDS:
-            continue
-        names.append(tok)
-    return names
-
-
-def call_arguments(expr, func):
-    """Argument text of each call `func(...)` in expr (strings blanked)."""
-    s = strip_strings(expr)
-    out = []
-    for m in re.finditer(r"\b%s\s*\(" % func, s):
-        depth, i = 1, m.end()
-        while i < len(s) and depth:
-            depth += {"(": 1, ")": -1}.get(s[i], 0)
-            i += 1
-        out.append(s[m.end():i - 1])
-    return out
-
-
-def selectors(expr, prefix):
-    """(name, matcher text) for each selector of a metric starting with prefix."""
-    return [(m.group(1), m.group(2)) for m in
-            re.finditer(r"\b(%s[A-Za-z0-9_:]*)\s*(?:\{([^}]*)\})?" % re.escape(prefix), expr)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -211,15 +165,14 @@ def datasource_problems(obj, where):
 
 def rate_problems(expr, instant, where):
     problems = []
-    for func in RATE_FUNCS:
-        for args in call_arguments(expr, func):
-            for rng in re.findall(r"\[([^\]]*)\]", args):
-                if ":" in rng:
-                    continue  # subquery inside the argument, judged by the outer function
-                if rng == "$__rate_interval" or (instant and rng == "$__range"):
-                    continue
-                allowed = "$__rate_interval" + (" or $__range" if instant else "")
-                problems.append(f"{where}: {func}() over [{rng}]; use [{allowed}]")
+    for sel in selectors(expr):
+        rng, func = sel["range"], sel["parent"]
+        if func not in RATE_FUNCS or rng is None or sel["subquery"]:
+            continue  # a subquery inside the argument is judged by the outer function
+        if rng == "$__rate_interval" or (instant and rng == "$__range"):
+            continue
+        allowed = "$__rate_interval" + (" or $__range" if instant else "")
+        problems.append(f"{where}: {func}() over [{rng}]; use [{allowed}]")
     if not instant:
         for rng in re.findall(r"\[(\$__range):[^\]]*\]", expr):
             problems.append(f"{where}: subquery over [{rng}:] in a range query; only instant queries may span $__range")
@@ -228,31 +181,10 @@ def rate_problems(expr, instant, where):
 
 def k6_scope_problems(expr, where):
     problems = []
-    for name, matchers in selectors(strip_strings_keep(expr), "k6_"):
-        if matchers is None or 'testid=~"$testid"' not in matchers:
-            problems.append(f'{where}: {name} is not scoped to the run; add testid=~"$testid"')
+    for sel in selectors(expr):
+        if sel["name"].startswith("k6_") and 'testid=~"$testid"' not in (sel["matchers"] or ""):
+            problems.append(f'{where}: {sel["name"]} is not scoped to the run; add testid=~"$testid"')
     return problems
-
-
-def strip_strings_keep(expr):
-    """Blank string literals outside {...} only (so matchers keep their values)."""
-    out, i, depth = [], 0, 0
-    while i < len(expr):
-        c = expr[i]
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth = max(0, depth - 1)
-        if c == '"' and depth == 0:
-            j = i + 1
-            while j < len(expr) and expr[j] != '"':
-                j += 2 if expr[j] == "\\" else 1
-            out.append('""')
-            i = j + 1
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
 
 
 def grid_problems(panels, where):

@@ -40,6 +40,7 @@ import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 import check  # beside this file: its walk over panels and queries, the metric fixture
+from promql import GROUPING_KEYWORDS, KEYWORDS, selectors, tokens  # noqa: F401  (lint.selectors: the tests)
 
 DATA_PANEL_TYPES = check.DATA_PANEL_TYPES
 VARIABLE_FUNCTIONS = ("label_values", "label_names", "metrics", "query_result")
@@ -48,8 +49,6 @@ COUNTER_FUNCTIONS = ("rate", "irate", "increase")
 # The event counters of the run overview's attribution row (scenarios/contract.json eventAttribution).
 EVENT_COUNTERS = {"k6_bench_scale_events_total"} | {s["metric"] for s in json.loads(
     (check.ROOT / "scenarios/contract.json").read_text())["eventAttribution"]["sources"]}
-GROUPING_KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right"}
-KEYWORDS = GROUPING_KEYWORDS | {"bool", "and", "or", "unless", "offset", "inf", "nan"}
 # Unit ids of Grafana's unit picker (the categories a benchmark's panels draw from): misc, data,
 # data rate, time, throughput, boolean.
 UNITS = {
@@ -63,80 +62,6 @@ UNITS = {
     "cps", "ops", "reqps", "rps", "wps", "iops", "cpm", "opm", "rpm", "wpm",
     "bool", "bool_yes_no", "bool_on_off",
 }
-
-
-# ---------------------------------------------------------------------------------------------
-# PromQL structure: enough to know, for each selector, whether it has a range and which function
-# holds it. Validity itself is judged by Prometheus' parser (promtool), not here.
-
-TOKEN_RE = re.compile(r"""
-    (?P<space>\s+)
-  | (?P<string>"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|`[^`]*`)
-  | (?P<matchers>\{(?:"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|[^{}"'])*\})
-  | (?P<range>\[[^\]]*\])
-  | (?P<paren>[(),])
-  | (?P<ident>[A-Za-z_:][A-Za-z0-9_:]*)
-  | (?P<number>[0-9][0-9.eExXa-fA-F]*[a-z]*|\.[0-9]+)
-  | (?P<variable>\$\{?[A-Za-z_][A-Za-z0-9_:]*\}?|\[\[[A-Za-z_][A-Za-z0-9_]*\]\])
-  | (?P<op>==|!=|<=|>=|=~|!~|[-+*/%^<>@=])
-""", re.X)
-
-
-def tokens(expr):
-    out, pos = [], 0
-    while pos < len(expr):
-        m = TOKEN_RE.match(expr, pos)
-        if not m:
-            out.append(("other", expr[pos]))
-            pos += 1
-            continue
-        if m.lastgroup != "space":
-            out.append((m.lastgroup, m.group()))
-        pos = m.end()
-    return out
-
-
-def selectors(expr):
-    """Each vector selector of expr as a dict: name, range (text in [] or None), subquery (bool),
-    parent (the function whose sole argument it is, or None), offset (its text or None)."""
-    toks = tokens(expr)
-    frames, found = [], []  # frames: what each open '(' belongs to: a function name, "group" or None
-    i = 0
-    while i < len(toks):
-        kind, text = toks[i]
-        nxt = toks[i + 1] if i + 1 < len(toks) else ("", "")
-        if text == "(":
-            prev = toks[i - 1] if i else ("", "")
-            if prev[0] == "ident" and prev[1] in GROUPING_KEYWORDS:
-                frames.append("group")
-            elif prev[0] == "ident":
-                frames.append(prev[1])
-            else:
-                frames.append(None)
-        elif text == ")":
-            if frames:
-                frames.pop()
-        elif (kind == "ident" and text not in KEYWORDS and nxt[1] != "(" and "group" not in frames
-              and nxt[1] not in ("by", "without")) \
-                or (kind == "matchers" and (i == 0 or toks[i - 1][0] != "ident")):
-            start = i
-            if kind == "ident" and nxt[0] == "matchers":
-                i += 1
-            rng = toks[i + 1][1][1:-1] if i + 1 < len(toks) and toks[i + 1][0] == "range" else None
-            if rng is not None:
-                i += 1
-            offset = None
-            if i + 2 < len(toks) and toks[i + 1] == ("ident", "offset"):
-                offset = toks[i + 2][1]
-                i += 2
-            before = toks[start - 1][1] if start else ""
-            after = toks[i + 1][1] if i + 1 < len(toks) else ""
-            sole = before in ("(", ",") and after in (")", ",")
-            found.append({"name": text if kind == "ident" else "", "range": rng,
-                          "subquery": rng is not None and ":" in rng,
-                          "parent": frames[-1] if frames and sole else None, "offset": offset})
-        i += 1
-    return found
 
 
 # ---------------------------------------------------------------------------------------------

@@ -13,8 +13,9 @@ can be rebuilt from Prometheus afterwards:
   9% relative width at any percentile (dashboards/report/README.md, "How exact are merged percentiles");
 - the runner verdicts (lag, Go runtime, cgroup CPU throttling) are computed per runner (instance_id),
   with the limits of scenarios/contract.json verdicts.runnerLag.
-Prometheus knows nothing of the run's settings (target rate, duration, connections): they come from
-the chart values, a runner's own summary, or the command line (results.py)."""
+The run's settings (target rate, duration, connections) are not in these series: results.py reads
+them from the tags of the runners' k6_bench_run_info series, and a runner's own summary or the command
+line wins over those."""
 
 import math
 

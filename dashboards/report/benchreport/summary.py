@@ -32,7 +32,7 @@ KNOWN_KEYS = {"schema", "testid", "scenario", "controller", "settings", "request
               "errors", "error_causes", "convergence_ms", "scale_events", "by_path", "runners", "routes",
               "controller_cost", "provenance", "controller_restart", "dataplane_scale",
               "controller_upgrade", "backend_failover", "attribution",
-              # long-lived (#29 item 5)
+              # long-lived's streams
               "long_lived"}
 SETTINGS_ORDER = ["target_url", "path", "rate", "duration_s", "warmup_s", "connections", "timeout_s",
                   "keepalive", "tls", "churn_pattern"]
