@@ -97,7 +97,8 @@ class Request:
 
     @property
     def from_k6(self):
-        return self.agent.startswith("k6/")
+        # k6's default User-Agent: "Grafana k6/<version>" since k6 v1 ("k6/<version>" before)
+        return self.agent.startswith(("Grafana k6/", "k6/"))
 
 
 def parse_access(text):
