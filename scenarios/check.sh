@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks an entry script offline, the way the chart's TestRun will take it, before it goes near a
-# cluster: no root, no Kubernetes API, no target. `make check-scenario FILE=scenarios/my.js`.
+# cluster: no root, no Kubernetes API, no target. `make check-scenario FILE=<your script>.js`.
 #   1. plan      `k6 inspect --execution-requirements`, as k6-operator's initializer runs it: the
 #                script loads, its settings validate (a bad value fails here, naming it), and the
 #                plan is printed (scenarios, VU ceiling, duration)

@@ -27,6 +27,8 @@ from harness.apiserver import BareApiServer, ensure_kube_binaries
 
 ROOT = Path(__file__).resolve().parents[3]
 NGINXPROXY_CRD = ROOT / "ci" / "test" / "harness" / "nginxproxy-crd.yaml"
+# an IngressClass that is not the run's (a name, not the nginx program)
+OTHER_CLASS = "nginx"
 RESTORE = "bench/churn-restore"
 POLICY_API = ["--api-versions", "gateway.networking.k8s.io/v1"]
 ONLY = ["-s", "templates/loadtest/admission-policy.yaml", "-s", "templates/loadtest/rbac.yaml"]
@@ -226,7 +228,7 @@ REQUESTS = [
          "backendRef": {"name": "bench-grafana", "port": 80}}}])), D),
     ("routes: an Ingress with a configuration-snippet annotation",
      create(INGRESSES, with_meta(ingress("bench-route-i-8"), annotations={"nginx.ingress.kubernetes.io/configuration-snippet": "x"})), D),
-    ("routes: an Ingress of another class", create(INGRESSES, ingress("bench-route-i-7", cls="nginx")), D),
+    ("routes: an Ingress of another class", create(INGRESSES, ingress("bench-route-i-7", cls=OTHER_CLASS)), D),
     ("routes: an Ingress with a default backend", create(INGRESSES, ingress("bench-route-i-6", defaultBackend={
         "service": {"name": "bench-grafana", "port": {"number": 80}}})), D),
     ("routes: an Ingress with a finalizer", create(INGRESSES, with_meta(ingress("bench-route-i-5"), finalizers=["x/y"])), D),
