@@ -122,6 +122,7 @@ class ResultsRequest:
     budget: list = field(default_factory=list)
     fail_on_verdict: bool = False
     attribution_window: float = None  # seconds; None: timeline's default
+    allow_partial: bool = False
 
 
 def list_runs(prometheus_url, lookback_s):
@@ -133,6 +134,35 @@ def list_runs(prometheus_url, lookback_s):
         print(f"error: {e}", file=sys.stderr)
         return 2
     return 0
+
+
+# What a runner's own summary and the merged runner entry both count: (summary key, label).
+COMPARED = (("requests", "requests"), ("dropped_iterations", "dropped iterations"))
+
+
+def compare_runner_summaries(paths, summary):
+    """Each --runner-summary against the merge: its runner's entry (by the instance_id of its end
+    record, or the only runner) or, for the run of one runner, the whole. Returns one sentence per
+    figure that differs, naming the file, the runner and both values."""
+    out = []
+    runners = {r["instance_id"]: r for r in summary["runners"]}
+    for path in paths:
+        own = _read_json("--runner-summary", path)
+        iid = (own.get("end_record") or {}).get("instance_id") or (next(iter(runners)) if len(runners) == 1 else None)
+        merged = runners.get(iid)
+        if merged is None:
+            out.append(f"--runner-summary {path}: not compared: it names no runner of the merge "
+                       f"(its end record's instance_id {iid!r}; the merge has {', '.join(runners) or 'none'})")
+            continue
+        mine = {"requests": own["requests"]["total"], "dropped_iterations": own["requests"].get("dropped_iterations") or 0}
+        theirs = {"requests": merged["requests"], "dropped_iterations": merged["dropped_iterations"]}
+        diffs = [f"{label} {mine[k]} in the runner's summary, {theirs[k]} merged" for k, label in COMPARED
+                 if mine[k] != theirs[k]]
+        diffs += [f"errors.{c} {own['errors'].get(c, 0)} in the runner's summary, {merged['errors'].get(c, 0)} merged"
+                  for c in merged["errors"] if own["errors"].get(c, 0) != merged["errors"].get(c, 0)]
+        if diffs:
+            out.append(f"runner {iid} disagrees with its own summary {path}: " + "; ".join(diffs))
+    return out
 
 
 def collect_settings(args, prom):
@@ -180,7 +210,8 @@ def wait_settled(prom, testid, timeout_s):
 
 def run(args):
     """Merges the run of a ResultsRequest into OUT/summary.json and writes its report; returns the
-    exit status (0, 1 a run failed its budgets with fail_on_verdict, 2 bad input or no such run)."""
+    exit status (0, 1 a run failed its budgets with fail_on_verdict, 2 bad input or no such run,
+    3 the summary is marked incomplete and allow_partial is not set)."""
     try:
         prom = Prometheus(args.prometheus)
         if args.wait_settled > 0:
@@ -199,6 +230,14 @@ def run(args):
         if args.release:
             summary["provenance"] = collect_provenance(args.release, args.namespace, args.controller_namespace,
                                                        summary["controller_cost"]["pod_regex"])
+        disagreements = compare_runner_summaries(args.runner_summary, summary)
+        if disagreements:
+            summary["merge"]["completeness"]["findings"] += disagreements
+            summary["merge"]["completeness"]["complete"] = False
+            inc = summary["incomplete"] or {"affects": [], "findings": [], "runners": []}
+            inc["findings"] = inc["findings"] + disagreements
+            inc["affects"] = sorted(set(inc["affects"]) | {"requests", "errors", "dropped_iterations", "latency_ms"})
+            summary["incomplete"] = inc
     except (SettingsError, MergeError, PrometheusError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -213,6 +252,8 @@ def run(args):
           f"errors {sum(summary['errors'].values())}, dropped {r['dropped_iterations']} -> {path}")
     for note in summary["merge"]["notes"]:
         print(f"note: {note}")
+    for finding in (summary["incomplete"] or {}).get("findings") or []:
+        print(f"INCOMPLETE: {finding}")
     for part, reason in ((summary.get("provenance") or {}).get("unreadable") or {}).items():
         print(f"note: provenance: {part} not recorded: {reason}")
     if summary["controller_cost"]["unknown_reason"]:
@@ -220,4 +261,5 @@ def run(args):
     return write_report(ReportRequest([path], args.out, prometheus=args.prometheus,
                                       prometheus_lookback=args.lookback, budget=args.budget,
                                       fail_on_verdict=args.fail_on_verdict,
-                                      attribution_window=args.attribution_window))
+                                      attribution_window=args.attribution_window,
+                                      allow_partial=args.allow_partial))

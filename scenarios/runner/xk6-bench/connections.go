@@ -62,7 +62,7 @@ type instance struct {
 
 // Exports: useConnections(keepAlive), matchServerName() and streamServerName(host) (servername.go), runtimeStats() (runtime.go), cpuThrottling() (cgroup.go),
 // newTarget, request, probe (request.go), classify (classify.go), and lagSample, setLagPhases and
-// lagIntervalMs (lag.go).
+// lagIntervalMs (lag.go), sendRunEnd (runend.go).
 func (m *instance) Exports() modules.Exports {
 	return modules.Exports{Named: map[string]interface{}{
 		"useConnections":   m.useConnections,
@@ -77,6 +77,7 @@ func (m *instance) Exports() modules.Exports {
 		"lagSample":        m.lagSample,
 		"setLagPhases":     setLagPhases,
 		"lagIntervalMs":    LagIntervalMs,
+		"sendRunEnd":       sendRunEnd,
 	}}
 }
 
