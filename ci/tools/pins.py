@@ -155,7 +155,7 @@ def _chart_patterns():
 
 
 def value(key, root=ROOT):
-    """One pin's value, e.g. value("K6_VERSION") == "v0.51.0"."""
+    """One pin's value, e.g. value("K6_VERSION") == "v1.8.1"."""
     return read_pins(root)[key].value
 
 
@@ -167,7 +167,6 @@ MENTIONS = [
     ("K6_VERSION", r"\| k6 \+ xk6-kubernetes \| " + V),
     ("XK6_KUBERNETES_VERSION", r"\bxk6-kubernetes " + V),
     ("XK6_KUBERNETES_VERSION", r"\| k6 \+ xk6-kubernetes \| v?[\d.]+ \+ " + V),
-    ("XK6_VERSION", r"\bxk6 " + V),
     ("ALPINE_VERSION", r"\bAlpine Linux (\d+\.\d+\.\d+)"),
     ("VEGETA_VERSION", r"\bvegeta " + VV),
     ("TRAEFIK_VERSION", r"\bTraefik " + V),

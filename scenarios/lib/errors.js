@@ -12,14 +12,13 @@
 //   http_5xx    a response with status 500-599 (k6 error_code 1500-1599)
 //   http_4xx    a response with status 400-499 (k6 error_code 1400-1499)
 //   other       anything else k6 reports (invalid URL 1020, HTTP/2 1600-1699, decompression 1701)
-// k6 error codes: go.k6.io/k6 lib/netext/httpext/error_codes.go (the same in k6 v0.51 and v1).
+// k6 error codes: go.k6.io/k6 lib/netext/httpext/error_codes.go (the same in k6 v0.51 and v1.8).
 // The rules are Go, in bench's k6 extension (scenarios/runner/xk6-bench/classify.go): a load request is sent and
 // classed there (request.js), and countError below asks it for responses of k6's http module. This
 // module holds the classes and causes (copy of scenarios/contract.json); the request path does not
 // load it.
-'use strict';
-const bench = require('k6/x/bench');
-const { errors } = require('./metrics.js');
+import bench from 'k6/x/bench';
+import { errors } from './metrics.js';
 
 // class -> its causes. The first cause of a class is its catch-all. Plain literals, nothing built in
 // the init context: every VU runs this module's body, and a table of frozen tag objects built here
@@ -72,7 +71,7 @@ function startErrorSeries() {
   for (const cls of ERROR_CLASSES) for (const cause of ERROR_CAUSES[cls]) errors.add(0, tagsFor(cls, cause));
 }
 
-module.exports = {
+export {
   ERROR_CAUSES,
   ERROR_CLASSES,
   classifyError,

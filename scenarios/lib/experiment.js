@@ -16,9 +16,8 @@
 // It returns {options, setup, load, churn, teardown, handleSummary} for the entry script to export
 // under those names. customExperiment is the shape of entry scripts that build their own scenarios
 // (keepalive, paths, tls-handshakes, max-rps).
-'use strict';
-const { target, loadOnly } = require('./request.js');
-const { runConfig } = require('./run-config.js');
+import { target, loadOnly } from './request.js';
+import { runConfig } from './run-config.js';
 
 // VU 0 builds the options and runs setup, teardown and handleSummary; the load and lag VUs run
 // load() only, so they load none of that code (scenarios/calibrate/README.md, "Memory per VU").
@@ -97,7 +96,7 @@ function customExperiment(load, build) {
   });
 }
 
-module.exports = {
+export {
   experiment,
   buildExperiment,
   customExperiment,

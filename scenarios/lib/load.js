@@ -2,10 +2,9 @@
 // (pre-allocated VUs, like wrk -c), keep-alive unless told otherwise, request timeout like wrk's,
 // response bodies discarded. Plus the k6 options every entry script shares. The request itself
 // (target, hit) is request.js, re-exported here for entry scripts that build their own options.
-'use strict';
-const { sleep } = require('k6');
-const { k6Duration, target, hit, matchServerName } = require('./request.js');
-const { lagScenario } = require('./lag.js');
+import { sleep } from 'k6';
+import { k6Duration, target, hit, matchServerName } from './request.js';
+import { lagScenario } from './lag.js';
 
 // What only setup() uses (checkTarget): k6 runs setup in VU 0, so the load VUs of entry scripts that
 // import this module skip k6's http module and the error classes (scenarios/calibrate/README.md, "Memory
@@ -152,7 +151,7 @@ function baseOptions(report, scenarios, thresholds) {
     }
   }
   // The run's tags on every scenario too: a `--tag` on k6's command line replaces the options'
-  // whole tag map in k6 v0.51 (the k6-operator always adds --tag instance_id and testrun_name),
+  // whole tag map (k6 v0.51 and v1 alike; the k6-operator always adds --tag instance_id and testrun_name),
   // while scenario tags are merged into it. (dropped_iterations carries only the run's tags: the
   // chart passes experiment on the command line as well.)
   const runTags = { testid: cfg.testid, experiment: report.scenario };
@@ -211,7 +210,7 @@ function checkTarget(t, variable, cfg) {
     + 'through a Gateway, that its data plane is ready (kubectl get gateway,pods -n <namespace>).');
 }
 
-module.exports = {
+export {
   k6Duration,
   target,
   hit,

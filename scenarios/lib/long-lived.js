@@ -16,14 +16,13 @@
 //                 WebSocket close, a gRPC error the backend did not send), the fault of the path
 // A stream that cannot be opened (no 200, no handshake, no first message) is an open error; the VU
 // tries again after one interval.
-'use strict';
-const http = require('k6/http');
-const exec = require('k6/execution');
-const { sleep } = require('k6');
-const { matchServerName, streamServerName } = require('./request.js');
-const { runConfigAgain } = require('./run-config.js');
+import http from 'k6/http';
+import exec from 'k6/execution';
+import { sleep } from 'k6';
+import { matchServerName, streamServerName } from './request.js';
+import { runConfigAgain } from './run-config.js';
 
-const { KINDS, CAUSES } = require('./long-lived-summary.js');
+import { KINDS, CAUSES } from './long-lived-summary.js';
 const SERVER_STOPPING = 'server stopping'; // backends/stream's message when it ends a stream on SIGTERM
 // k6 v0.51 hands the status code over as its name
 const GRPC_UNAVAILABLE = ['Unavailable', '14'];
@@ -33,10 +32,10 @@ const GRPC_METHOD = 'bench.stream.v1.Ticks/Watch';
 const ON_TIME_MS = 1000;
 const MIN_STREAM_MS = 200; // less time left than this: no new stream
 
-const {
-  streamsOpened: opened, streamsBroken: broken, streamOpenErrors: openErrors, streamMessages: received,
-  streamMessagesLost: lost, streamBrokenAfter: brokenAfter,
-} = require('./stream-metrics.js');
+import {
+  streamsOpened as opened, streamsBroken as broken, streamOpenErrors as openErrors, streamMessages as received,
+  streamMessagesLost as lost, streamBrokenAfter as brokenAfter,
+} from './stream-metrics.js';
 
 // This VU's books: the last slot it received (any stream of its kind), and the break whose gap the
 // next stream's first message closes.
@@ -235,7 +234,7 @@ function streamVus(ws, grpc, holder) {
   };
 }
 
-module.exports = {
+export {
   KINDS,
   CAUSES,
   SERVER_STOPPING,

@@ -17,7 +17,6 @@
 //
 // newRecoveryTracker(opts) declares the class when it is called: only the churn VU needs it
 // (convergence.js says why).
-'use strict';
 function newRecoveryTracker(opts) {
   class RecoveryTracker {
     constructor(opts) {
@@ -88,6 +87,6 @@ function newRecoveryTracker(opts) {
   return new RecoveryTracker(opts);
 }
 
-module.exports = {
+export {
   newRecoveryTracker,
 };

@@ -4,8 +4,7 @@
 // message. The other VUs read VU 0's validated values from a SharedArray (held once per process)
 // instead of loading config.js: its parsers and regex literals cost each VU about 40 KB of memory
 // (scenarios/calibrate/README.md, "Memory per VU").
-'use strict';
-const { SharedArray } = require('k6/data');
+import { SharedArray } from 'k6/data';
 
 const config = __VU === 0 ? require('./config.js') : null;
 
@@ -30,7 +29,7 @@ function runConfigAgain() {
   return shared[0];
 }
 
-module.exports = {
+export {
   runConfig,
   runConfigAgain,
 };

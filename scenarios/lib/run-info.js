@@ -3,9 +3,9 @@
 // beside its measurements, and `make results` reads them from there (benchreport/results.py):
 // nothing to re-read from the chart values or the TestRun, nothing to paste. Only VU 0 loads this
 // module (a metric object costs every VU that loads it memory).
-'use strict';
-const { Gauge } = require('k6/metrics');
-const { runnerShare } = require('./segment.js');
+import { Gauge } from 'k6/metrics';
+import bench from 'k6/x/bench';
+import { runnerShare } from './segment.js';
 
 const runInfo = new Gauge('bench_run_info');
 
@@ -15,6 +15,8 @@ function recordRunInfo(cfg, targetUrl) {
     rate: cfg.rate, duration_s: cfg.durationMs / 1000, warmup_s: cfg.warmupMs / 1000, connections: cfg.connections,
     timeout_s: cfg.timeoutMs / 1000, keepalive: cfg.keepalive, target_url: targetUrl, path: cfg.path,
     runners: Math.round(1 / runnerShare()),
+    // the k6 release the runner is built from: runs on different releases are not alike
+    k6_version: bench.k6Version() || undefined,
   };
   for (const k of Object.keys(tags)) {
     if (tags[k] === undefined || tags[k] === null || Number.isNaN(tags[k])) delete tags[k];
@@ -23,7 +25,7 @@ function recordRunInfo(cfg, targetUrl) {
   runInfo.add(1, tags);
 }
 
-module.exports = {
+export {
   runInfo,
   recordRunInfo,
 };

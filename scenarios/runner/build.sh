@@ -1,56 +1,30 @@
 #!/usr/bin/env bash
-# Builds the k6 runner binary: k6 + the xk6-kubernetes extension, from the Go module proxy, without
-# Docker or xk6. Output: $BENCH_CACHE/bin/k6, linked into .tools/bin/k6. A warm run is a stamp check.
+# The local k6 runner binary: k6 + xk6-kubernetes + bench's extension, built by build-k6.sh (the
+# image's build runs the same script) without Docker. Output: $BENCH_CACHE/bin/k6, linked into .tools/bin/k6. A warm run is a stamp check.
 # Usage: scenarios/runner/build.sh            (prints the binary path on stdout)
 . "$(dirname "$0")/../../lib/common.sh"
 
 # K6_VERSION, XK6_KUBERNETES_VERSION: the pins and why, in one file (the Dockerfile's build reads it too).
 . "$BENCH_ROOT/scenarios/runner/versions.env"
 
-k6_out="$BENCH_CACHE/bin/k6"
 # bench's own extension (k6/x/bench: replay counting, keep-alive per VU, the Go runtime's and the
-# cgroup's witnesses of the runner's own pauses), built from this checkout; its hash is in the stamp.
-XK6_BENCH_DIR="$BENCH_ROOT/scenarios/runner/xk6-bench"
-xk6_bench_hash=$(cat "$XK6_BENCH_DIR"/go.mod "$XK6_BENCH_DIR"/*.go | sha256sum | cut -c1-12)
-k6_stamp="k6 $K6_VERSION xk6-kubernetes $XK6_KUBERNETES_VERSION xk6-bench $xk6_bench_hash $(go env GOVERSION)"
-
-# write_k6_module DIR: the module xk6 would generate: k6's command line plus a blank import of the
-# extension, which registers the k6/x/kubernetes JS module in its init().
-write_k6_module() {
-  local dir=$1
-  rm -rf "$dir"; mkdir -p "$dir"
-  cat > "$dir/main.go" <<'GO'
-// Command k6 is k6 with the xk6-kubernetes and bench (scenarios/runner/xk6-bench) extensions compiled in.
-package main
-
-import (
-	k6cmd "go.k6.io/k6/cmd"
-
-	_ "bench.local/xk6-bench"
-	_ "github.com/grafana/xk6-kubernetes"
-)
-
-func main() {
-	k6cmd.Execute()
-}
-GO
-  (cd "$dir" && go mod init bench.local/build/k6 >/dev/null 2>&1 \
-    && go mod edit -replace "bench.local/xk6-bench=$XK6_BENCH_DIR")
-}
+# cgroup's witnesses of the runner's own pauses) and the build scripts, from this checkout: their
+# hash is in the stamp, so an edit rebuilds.
+RUNNER_DIR="$BENCH_ROOT/scenarios/runner"
+build_hash=$(cat "$RUNNER_DIR"/xk6-bench/go.mod "$RUNNER_DIR"/xk6-bench/*.go "$RUNNER_DIR"/build-k6.sh \
+  "$RUNNER_DIR"/patch-xk6-kubernetes.sh | sha256sum | cut -c1-12)
+k6_stamp="k6 $K6_VERSION xk6-kubernetes $XK6_KUBERNETES_VERSION bench $build_hash $(go env GOVERSION)"
+# One binary per stamp (bin/k6.d/<key>/k6, named k6 for `k6 version`): checkouts at different commits sharing the cache each keep their own k6
+# instead of rebuilding over each other's. Its Go module (with the patched xk6-kubernetes) sits in
+# k6-build-<key> beside the other modules (ci/test/scenarios/test_extension.py runs tests there).
+k6_key=$(printf '%s' "$k6_stamp" | sha256sum | cut -c1-12)
+k6_out="$BENCH_CACHE/bin/k6.d/$k6_key/k6"
 
 build_k6() {
-  local mod="$BENCH_CACHE/mod/k6" t0=$SECONDS
+  local t0=$SECONDS
   log "building k6 $K6_VERSION + xk6-kubernetes $XK6_KUBERNETES_VERSION (about 4 min cold)"
-  write_k6_module "$mod"
-  (
-    cd "$mod"
-    # The download log is long: keep it in a file and show it only when something fails.
-    go get "go.k6.io/k6@$K6_VERSION" "github.com/grafana/xk6-kubernetes@$XK6_KUBERNETES_VERSION" \
-      >go-get.log 2>&1 || { cat go-get.log >&2; die "go get of k6/xk6-kubernetes failed (log above)"; }
-    go mod tidy >>go-get.log 2>&1 || { cat go-get.log >&2; die "go mod tidy failed (log above)"; }
-    CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$k6_out.tmp" .
-  )
-  mv "$k6_out.tmp" "$k6_out"
+  K6_VERSION=$K6_VERSION XK6_KUBERNETES_VERSION=$XK6_KUBERNETES_VERSION \
+    bash "$RUNNER_DIR/build-k6.sh" "$k6_out" "$BENCH_CACHE/mod/k6-build-$k6_key"
   printf '%s\n' "$k6_stamp" > "$k6_out.stamp"
   log "built k6 in $((SECONDS - t0)) s: $("$k6_out" version | head -n 1)"
 }
@@ -81,7 +55,7 @@ SH
   chmod 0755 "$1"
 }
 
-mkdir -p "$BENCH_CACHE/bin" "$BENCH_TOOLS/bin"
+mkdir -p "$BENCH_CACHE/bin" "$(dirname "$k6_out")" "$BENCH_TOOLS/bin"
 # Several parts (images, tests) call this script, possibly at once: one build at a time.
 exec 9>"$BENCH_CACHE/bin/k6.lock"
 flock 9

@@ -404,7 +404,7 @@ function convergenceTests() {
   });
 }
 
-// fakeData: the handleSummary data shape k6 v0.51 passes (only the keys the summary reads).
+// fakeData: the handleSummary data shape k6 passes (only the keys the summary reads).
 function fakeData(over) {
   const metrics = {};
   const counter = (n) => ({ type: 'counter', values: { count: n, rate: n / 10 } });
@@ -442,7 +442,9 @@ function summaryTests() {
     eq([s.schema, s.testid, s.scenario, s.controller], [SCHEMA, 'run-1', 'dynamic', 'traefik']);
     eq(s.settings, { target_url: 'https://bench.local', path: '/', rate: 1000, duration_s: 10, warmup_s: 0, connections: 100,
       timeout_s: 2, keepalive: true, tls: true, churn_pattern: '5:12s,7:10s', runner_share: 1,
-      replays: 'counted_as_read_errors', environment: {} });
+      replays: 'counted_as_read_errors', environment: {}, k6_version: s.settings.k6_version });
+    // the runner's own k6 release, as Go recorded it in the binary (test_runner.py: the pinned one)
+    eq(/^v\d+\.\d+\.\d+$/.test(s.settings.k6_version), true, `k6_version ${s.settings.k6_version}`);
     eq([s.error_causes.http_5xx, s.error_causes.read], [{ status: 7 }, { other: 0, reset: 0, eof: 0, replayed: 0 }],
       'causes read from their own sub-metrics');
     eq(s.requests, { total: 10000, rate_target: 1000, rate_achieved: 1000, dropped_iterations: 0, dropped_because: null });

@@ -245,7 +245,7 @@ def kubeconform():
 
 @pytest.fixture(scope="session")
 def k6():
-    """The runner's k6 (k6 v0.51.0 + xk6-kubernetes + bench's extension), built once and cached."""
+    """The runner's k6 (k6 v1.8.1 + xk6-kubernetes + bench's extension), built once and cached."""
     result = run(["bash", ROOT / "scenarios" / "runner" / "build.sh"])
     assert result.returncode == 0, f"scenarios/runner/build.sh failed:\n{output_of(result)}"
     return Path(result.stdout.strip())

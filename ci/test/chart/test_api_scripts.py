@@ -25,7 +25,7 @@ SCRIPTS = ROOT / "charts" / "bench" / "files" / "loadtest"
 NS, TESTRUN = "bench", "bench-loadtest"
 TESTRUN_PATH = f"/apis/k6.io/v1alpha1/namespaces/{NS}/testruns/{TESTRUN}"
 PODS_PATH = f"/api/v1/namespaces/{NS}/pods"
-RUNNER_IMAGE = "registry.example/bench/k6:v0.51.0"
+RUNNER_IMAGE = "registry.example/bench/k6:v1.8.1"
 STARTER_IMAGE = "ghcr.io/grafana/k6-operator:starter-v1.5.0"
 
 

@@ -1,4 +1,4 @@
-"""The chart has no default runner image (no public image has k6 v0.51.0 + xk6-kubernetes v0.9.0):
+"""The chart has no default runner image (no public image has k6 v1.8.1 + xk6-kubernetes v0.9.0):
 the defaults and every controller preset alone are refused with a message naming the key and the
 command that builds one, and render once loadtest is off (the stack without a run). `make
 runner-image` and `make stream-image` (long-lived's stream backend, which no registry has either) are

@@ -76,8 +76,8 @@ def archive_and_inspect(k6, mount, env_flags, arguments, work, script):
 
 @pytest.fixture(scope="session")
 def k6_verdicts(k6, testrun_mount, work):
-    """{script: (None or what failed, options)}: the scripts through k6 two at a time (k6 v0.51 transpiles
-    every module, seconds of CPU per script, and the machine has two cores)."""
+    """{script: (None or what failed, options)}: the scripts through k6 two at a time (the machine
+    has two cores)."""
     with ThreadPoolExecutor(max_workers=2) as pool:
         verdicts = pool.map(lambda script: archive_and_inspect(k6, *testrun_mount, work, script), ENTRY_SCRIPTS)
         return dict(zip(ENTRY_SCRIPTS, verdicts))
@@ -91,7 +91,7 @@ def test_k6_archive_and_inspect_from_the_testrun_volume(k6_verdicts, script):
 
 @pytest.mark.parametrize("script", ENTRY_SCRIPTS)
 def test_every_sample_carries_the_experiment_through_the_testrun_command_line(k6_verdicts, testrun_mount, script):
-    """With the TestRun's --tag flags (which replace the script's run tags in k6 v0.51), the run's
+    """With the TestRun's --tag flags (which replace the script's run tags), the run's
     tags and every scenario's still name the experiment, the script's own name."""
     _, options = k6_verdicts[script]
     assert options, k6_verdicts[script][0]

@@ -45,7 +45,7 @@ def prometheus_series_missing(kube, testid, at):
     wanted = [
         ("requests", f"sum(k6_http_reqs_total{{{t}}})"),
         # the experiment tag through the TestRun's real command line (its --tag flags replace the
-        # script's run tags in k6 v0.51): every request series carries it
+        # script's run tags): every request series carries it
         ("request series without experiment=dynamic (want none: 1 means 0)",
          f'(count(k6_http_reqs_total{{{t}, experiment!="dynamic"}}) or vector(0)) == bool 0'),
         ("requests tagged experiment=dynamic", f'sum(k6_http_reqs_total{{{t}, experiment="dynamic"}})'),

@@ -1,4 +1,4 @@
-"""Fixtures of the scenarios tests: the project's k6 (k6 v0.51.0 + xk6-kubernetes + k6/x/bench,
+"""Fixtures of the scenarios tests: the project's k6 (k6 v1.8.1 + xk6-kubernetes + k6/x/bench,
 scenarios/runner/build.sh), real servers on 127.0.0.1 and, for the churn scenarios, a bare
 kube-apiserver + etcd (harness/apiserver.py) with a least-privilege runner identity.
 

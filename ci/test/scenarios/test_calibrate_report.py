@@ -50,3 +50,15 @@ def summary(tmp_path_factory):
 def test_sized_rate_per_mode(summary, mode_name, sized):
     line = f"sized rate per runner core, {mode_name} (highest with added p99 <= 1 ms): {sized}"
     assert line in summary, summary
+
+
+def test_the_header_counts_rounds_without_the_probe(tmp_path):
+    """run.sh --rounds 2 records the probe as round 0 and the measurements as rounds 1 and 2: the
+    header says 2 rounds."""
+    probe = dict(record("bare", "keepalive", 50000, 1.0), round=0, kind="probe")
+    runs = [probe] + [dict(record("static", "keepalive", 1000, 2.0), round=r) for r in (1, 2)]
+    path = tmp_path / "results.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in runs))
+    result = subprocess.run([sys.executable, REPORT, "summary", path], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "5 s per measurement, 2 rounds;" in result.stdout, result.stdout[:600]

@@ -1050,7 +1050,7 @@ def test_killed_runner_no_record_left_after_the_next_run(killed, kube):
 
 def test_stopped_run_exit_105_teardown_put_the_backend_back(kube, servers, work):
     """A run stopped early (SIGTERM, as Kubernetes stops a runner pod, or Ctrl-C) still runs
-    teardown, which restores (k6 v0.51 no longer prints teardown's console output: the API is the
+    teardown, which restores (k6 does not print teardown's console output then: the API is the
     evidence)."""
     proc = start_churn(kube, servers, work, "stopped")
     proc.send_signal(signal.SIGTERM)

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import ROOT
+
 
 def cpu_bound_warning_consistent(run):
     """The table warns CPU-BOUND exactly when the JSON says cpu_bound."""
@@ -33,6 +35,14 @@ def throttle_warning_consistent(run):
 
 
 # ---- the static run (no quota) ----
+
+def test_static_run_summary_records_the_pinned_k6(static_run):
+    """settings.k6_version is the k6 the runner is built from (scenarios/runner/versions.env), read
+    from the binary: results across k6 releases are then not compared silently."""
+    pinned = next(line.split("=", 1)[1] for line in (ROOT / "scenarios/runner/versions.env").read_text().splitlines()
+                  if line.startswith("K6_VERSION="))
+    assert static_run.summary["settings"]["k6_version"] == pinned, static_run.summary["settings"]
+
 
 def test_runner_lag_static_run_sampled_it_verdict_present(static_run):
     r = static_run.summary["runner"]

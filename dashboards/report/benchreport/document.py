@@ -299,8 +299,8 @@ def _verdict_blocks(runs, budgets, warnings, verdicts):
     if warnings:
         blocks += [Block("warn", w) for w in warnings]
     else:
-        blocks.append(Block("ok", "Comparable: same rate, duration, path, connections, keepalive, TLS "
-                                  "and timeout; no dropped iterations."))
+        blocks.append(Block("ok", "Comparable: same rate, duration, path, connections, keepalive, TLS, "
+                                  "timeout and k6 release; no dropped iterations."))
     return blocks
 
 

@@ -84,6 +84,7 @@ def settings_from_prometheus(prom, testid, lookback_s):
         "keepalive": None if "keepalive" not in tags else tags["keepalive"] == "true",
         "tls": bool(target_url and target_url.startswith("https:")),
         "runner_parallelism": number("runners"),
+        "k6_version": tags.get("k6_version") or None,
     }
     return {k: v for k, v in settings.items() if v is not None}
 

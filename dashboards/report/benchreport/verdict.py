@@ -14,9 +14,11 @@ DEFAULT_BUDGETS = ["errors=0", "p99.99=100ms", "dropped_iterations=0"]
 # Runs whose achieved rate is below this share of the target did not get the load they were asked for.
 RATE_SHORTFALL = RATE_HELD_SHARE
 # Settings that must match for two runs to be compared: load shape and payload.
-COMPARABLE_SETTINGS = ["rate", "duration_s", "warmup_s", "path", "connections", "keepalive", "tls", "timeout_s"]
-# What a summary without the key meant: one written before warm-ups existed had none.
-SETTING_WHEN_ABSENT = {"warmup_s": 0}
+COMPARABLE_SETTINGS = ["rate", "duration_s", "warmup_s", "path", "connections", "keepalive", "tls", "timeout_s",
+                       "k6_version"]
+# What a summary without the key meant: one written before warm-ups existed had none; one written
+# before the k6 release was recorded ran on an older k6 than the first that is (v1.8.1).
+SETTING_WHEN_ABSENT = {"warmup_s": 0, "k6_version": "not recorded"}
 
 LATENCY_BUDGET_KEYS = PERCENTILES + ["avg", "max"]
 COUNT_BUDGET_KEYS = (["errors"] + [f"errors.{c}" for c in ERROR_CLASSES] + ["dropped_iterations"])

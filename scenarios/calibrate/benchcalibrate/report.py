@@ -152,6 +152,10 @@ ADDED_P99_BUDGET_MS = 1.0
 MODE_NAMES = {'keepalive': 'keep-alive', 'close': 'Connection: close', 'tls': 'TLS, a handshake per request'}
 
 
+# run.sh records the probe (bare k6 offered 50,000 req/s once per mode) as round 0.
+PROBE_ROUND = 0
+
+
 def added_latency(by, rounds):
     """In each mode swept: bench static minus vegeta at each swept rate (median over rounds) and the
     sized rate (the highest with added p99 within ADDED_P99_BUDGET_MS); then Go's default collector
@@ -242,6 +246,11 @@ def cmd_summary(a):
     print('\n'.join(out))
 
 
+def measured_rounds(rounds):
+    """How many rounds run.sh made (--rounds): the probe is recorded as round 0, not a round."""
+    return len([r for r in rounds if r != PROBE_ROUND])
+
+
 def summary_header(machine, runs, rounds):
     """The summary's first lines: when, where, how measured, and any run that failed."""
     bad = [r for r in runs if r['measure']['rc'] not in (0, 99)]
@@ -250,7 +259,7 @@ def summary_header(machine, runs, rounds):
     out = [f'bench load-generator calibration, {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC',
            f'machine: {machine}',
            f'nginx 1 worker on one core, generator pinned to the other; body and connections as below; '
-           f'{first.get("duration_s")} s per measurement, {len(rounds)} rounds; load average during runs '
+           f'{first.get("duration_s")} s per measurement, {measured_rounds(rounds)} rounds; load average during runs '
            f'{min(loads, default=0):.2f}-{max(loads, default=0):.2f}',
            f'connections {first.get("connections")}; probe = bare k6 offered 50000 req/s once; ceiling = '
            f'achieved with 1.25 x the probe offered (k6 drops the rest); values are median (min-max) over rounds', '']

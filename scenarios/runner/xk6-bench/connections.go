@@ -60,8 +60,8 @@ type instance struct {
 	lastIsLag    bool
 }
 
-// Exports: useConnections(keepAlive), matchServerName() and streamServerName(host) (servername.go), runtimeStats() (runtime.go), cpuThrottling() (cgroup.go),
-// newTarget, request, probe (request.go), classify (classify.go), and lagSample, setLagPhases and
+// Exports: useConnections(keepAlive), matchServerName() and streamServerName(host) (servername.go),
+// runtimeStats() (runtime.go), cpuThrottling() (cgroup.go), k6Version() (version.go), newTarget, request, probe (request.go), classify (classify.go), and lagSample, setLagPhases and
 // lagIntervalMs (lag.go), sendRunEnd (runend.go).
 func (m *instance) Exports() modules.Exports {
 	return modules.Exports{Named: map[string]interface{}{
@@ -77,6 +77,7 @@ func (m *instance) Exports() modules.Exports {
 		"lagSample":        m.lagSample,
 		"setLagPhases":     setLagPhases,
 		"lagIntervalMs":    LagIntervalMs,
+		"k6Version":        k6Version,
 		"sendRunEnd":       sendRunEnd,
 	}}
 }

@@ -44,7 +44,7 @@ fails naming KEY and the first character of VALUE (or of its PART) the initializ
 pastes them, bar -o, onto the initializer's line): the run's testid and controller tags, remote write
 when there is a URL, then loadtest.extraArguments. */}}
 {{- define "bench.loadtest.arguments" -}}
-{{- /* experiment too: k6 v0.51 tags dropped_iterations with the run's tags only, and a --tag here
+{{- /* experiment too: k6 tags dropped_iterations with the run's tags only, and a --tag here
 replaces the script's run tags (the script also sets it on each scenario, which is merged). */}}
 {{- $args := list (printf "--tag testid=%s" (include "bench.runId" .)) (printf "--tag controller=%s" .Values.controller) (printf "--tag experiment=%s" .Values.loadtest.scenario) }}
 {{- if include "bench.remoteWriteUrl" . }}{{ $args = append $args "-o experimental-prometheus-rw" }}{{ end }}

@@ -83,7 +83,7 @@ def bash_fn(script, *args):
 
 @pytest.fixture(scope="package")
 def k6_bin():
-    """The runner's k6 (k6 v0.51.0 + xk6-kubernetes + bench's extension), built once and cached;
+    """The runner's k6 (k6 v1.8.1 + xk6-kubernetes + bench's extension), built once and cached;
     build.sh links it as .tools/bin/k6, the `k6` harness/k6.py runs."""
     return Path(bash_fn("scenarios/runner/build.sh").stdout.strip())
 
