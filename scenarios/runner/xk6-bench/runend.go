@@ -166,26 +166,16 @@ func postOnce(client *http.Client, url string, body []byte) (retry bool, err err
 // one series per field, labels sorted by name as the protocol asks. Written by hand: the record is
 // a few series, and k6's own protobuf dependencies differ between k6 releases.
 func encodeWriteRequest(metric, fieldLabel string, fields map[string]float64, labels map[string]string, ms int64) []byte {
-	names := make([]string, 0, len(fields))
-	for k := range fields {
-		names = append(names, k)
-	}
-	sort.Strings(names)
 	var req []byte
-	for _, field := range names {
+	for _, field := range sortedKeys(fields) {
 		all := map[string]string{"__name__": metric, fieldLabel: field}
 		for k, v := range labels {
 			if k != "__name__" && k != fieldLabel && v != "" {
 				all[k] = v
 			}
 		}
-		keys := make([]string, 0, len(all))
-		for k := range all {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
 		var ts []byte
-		for _, k := range keys {
+		for _, k := range sortedKeys(all) {
 			ts = appendBytes(ts, 1, appendBytes(appendBytes(nil, 1, []byte(k)), 2, []byte(all[k])))
 		}
 		var sample []byte
@@ -197,6 +187,16 @@ func encodeWriteRequest(metric, fieldLabel string, fields map[string]float64, la
 		req = appendBytes(req, 1, ts)
 	}
 	return req
+}
+
+// sortedKeys: a map's keys in order (the record's series and labels are written sorted).
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // appendBytes appends a length-delimited protobuf field.
