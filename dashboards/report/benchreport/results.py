@@ -143,8 +143,8 @@ COMPARED = (("requests", "requests"), ("dropped_iterations", "dropped iterations
 
 def compare_runner_summaries(paths, summary):
     """Each --runner-summary against the merge: its runner's entry (by the instance_id of its end
-    record, or the only runner) or, for the run of one runner, the whole. Returns one sentence per
-    figure that differs, naming the file, the runner and both values."""
+    record, or the only runner). Returns one sentence per runner whose figures differ, naming the
+    file, the runner and both values; one that names no runner of the merge is a merge note."""
     out = []
     runners = {r["instance_id"]: r for r in summary["runners"]}
     for path in paths:
@@ -152,8 +152,9 @@ def compare_runner_summaries(paths, summary):
         iid = (own.get("end_record") or {}).get("instance_id") or (next(iter(runners)) if len(runners) == 1 else None)
         merged = runners.get(iid)
         if merged is None:
-            out.append(f"--runner-summary {path}: not compared: it names no runner of the merge "
-                       f"(its end record's instance_id {iid!r}; the merge has {', '.join(runners) or 'none'})")
+            summary["merge"]["notes"].append(
+                f"--runner-summary {path}: not compared: it names no runner of the merge (its end record's "
+                f"instance_id {iid!r}; the merge has {', '.join(runners) or 'none'})")
             continue
         mine = {"requests": own["requests"]["total"], "dropped_iterations": own["requests"].get("dropped_iterations") or 0}
         theirs = {"requests": merged["requests"], "dropped_iterations": merged["dropped_iterations"]}
