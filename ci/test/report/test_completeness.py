@@ -89,8 +89,12 @@ def cut_runs(prometheus, nginx, flapping, work):
     runs["mid-run"] = start_runners(prometheus, work, "cut-mid-run",
                                     [(flapping.url, [MID_CUT], "1s"), (flapping.url, None, "1s")],
                                     {"BENCH_RATE": 100, "BENCH_DURATION": "10s"})
-    proxy = runs["mid-run"][0][2]
-    wait_until(lambda: proxy.first is not None, 60, "the mid-run runner's first push")
+    p, d, proxy, _ = runs["mid-run"][0]
+    try:
+        wait_until(lambda: proxy.first is not None or p.poll() is not None, 120, "the mid-run runner's first push")
+    except TimeoutError:
+        pytest.fail(f"no push from the mid-run runner in 120 s; its log:\n{(d / 'k6.log').read_text()[-3000:]}")
+    assert proxy.first is not None, f"the mid-run runner exited {p.poll()}:\n{(d / 'k6.log').read_text()[-3000:]}"
     time.sleep(max(0.0, proxy.first + MID_FLAP[0] - time.monotonic()))
     flapping.flag.touch()
     time.sleep(max(0.0, proxy.first + MID_FLAP[1] - time.monotonic()))
@@ -104,7 +108,18 @@ def merge(report, prometheus, out, case, *args):
     r = report("results", "--testid", f"cut-{case}", "--prometheus", prometheus.url, "--out", out / f"cut-{case}",
                "--budget", "errors=0", "--budget", "p99=10s", *map(str, args))
     path = out / f"cut-{case}" / "summary.json"
-    return r.returncode, r.stdout + r.stderr, json.loads(path.read_text()) if path.exists() else None
+    s = json.loads(path.read_text()) if path.exists() else None
+    if s:  # the figures, for the log of a passing run too (pytest -rP)
+        print(f"{case} {' '.join(map(str, args))}: exit {r.returncode}, requests {s['requests']['total']}, errors "
+              f"{sum(s['errors'].values())}, p99 {s['latency_ms']['p99']} ms; runners (status, series, record): "
+              + ", ".join(f"{x['instance_id']} ({x['status']}, {x['requests_series']}, {x['requests_end_record']})"
+                          for x in s["merge"]["completeness"]["runners"]))
+    return r.returncode, r.stdout + r.stderr, s
+
+
+def own_figures(summaries):
+    return ", ".join(f"{s['requests']['total']} requests, {sum(s['errors'].values())} errors, p99 "
+                     f"{s['latency_ms']['p99']} ms" for _, s in summaries)
 
 
 def own_total(summaries, key="total"):
@@ -121,6 +136,7 @@ def verdict(out, case):
 
 def test_control_is_complete_and_exact(report, prometheus, cut_runs, out):
     rc, text, s = merge(report, prometheus, out, "control")
+    print("runner's own:", own_figures(cut_runs["control"]))
     assert rc == 0, text
     assert s["incomplete"] is None and s["merge"]["completeness"]["complete"], s["merge"]["completeness"]
     assert s["requests"]["total"] == own_total(cut_runs["control"]), text
@@ -133,6 +149,7 @@ def test_a_lost_final_push_is_recovered_from_the_end_record(report, prometheus, 
     (_, own), = cut_runs["final-push-recovered"]
     assert own["end_record"]["delivered"] and own["end_record"]["attempts"] > 1, own["end_record"]
     rc, text, s = merge(report, prometheus, out, "final-push-recovered")
+    print("runner's own:", own_figures(cut_runs["final-push-recovered"]))
     assert rc == 0, text
     runner, = s["merge"]["completeness"]["runners"]
     # the cut cost the series the final push: the record has more, and the merge takes it
@@ -148,6 +165,7 @@ def test_a_lost_final_push_without_its_record_is_refused(report, prometheus, cut
     assert own["end_record"]["delivered"] is False and "HTTP 400" in own["end_record"]["error"], own["end_record"]
     assert "end-of-run record did not reach Prometheus" in (path.parent / "k6.log").read_text()
     rc, text, s = merge(report, prometheus, out, "final-push-refused")
+    print("runner's own:", own_figures(cut_runs["final-push-refused"]))
     assert rc == 3, text
     assert s["incomplete"]["runners"] == ["1"] and "runner 1 delivered no end-of-run record" in text, text
     assert s["requests"]["total"] < own["requests"]["total"], "the series were expected short of the final push"
@@ -163,6 +181,7 @@ def test_a_mid_run_cut_hiding_an_error_class_is_restored_and_the_percentiles_wit
     runs = cut_runs["mid-run"]
     assert runs[0][1]["errors"]["http_5xx"] > 0, "runner 1 saw no 503: the flap missed its load"
     rc, text, s = merge(report, prometheus, out, "mid-run")
+    print("runners' own:", own_figures(runs))
     assert rc == 3, text
     one, two = s["merge"]["completeness"]["runners"]
     assert one["status"] == "recovered" and one["gaps"], one
