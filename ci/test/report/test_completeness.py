@@ -249,3 +249,14 @@ def test_a_short_count_already_over_its_budget_fails_and_a_share_is_withheld():
     assert v.reasons[0] == "errors >= 64 > 10 (at least: samples are missing)", v
     assert v.reasons[1].startswith("errors.timeout withheld"), v
     assert _judge(_run(SHORT_COUNTS, errors=3), "errors=10").status == "INCOMPLETE"
+
+
+def test_a_run_without_instance_ids_is_one_runner(report, prometheus, real_runs, out):
+    """A runner started by hand (no k6-operator: no instance_id tag) is the run's one runner, not a
+    missing runner 1 of 1."""
+    report.prom(prometheus.url, "settled", "report-a")
+    r = report("results", "--testid", "report-a", "--prometheus", prometheus.url, "--out", out / "untagged")
+    assert r.returncode == 0, r.stdout + r.stderr
+    s = json.loads((out / "untagged" / "summary.json").read_text())
+    assert [(x["instance_id"], x["status"]) for x in s["merge"]["completeness"]["runners"]] == [("untagged", "complete")]
+    assert s["requests"]["total"] == real_runs["a"].summary["requests"]["total"]
