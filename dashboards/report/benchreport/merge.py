@@ -143,7 +143,9 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
     counts = _counts(q, load, run, notes)
     completeness, recovered_latency = whole.check(q, testid, records, counts, settings.get("runner_parallelism"),
                                                   first, end)
-    latency, latency_count, ratio = _latency(q, load, counts["total"], [] if recovered_latency else notes)
+    # a histogram short of the recovered requests is said by the completeness findings, not as a stale series
+    recovered = any(r["status"] == "recovered" for r in completeness["runners"])
+    latency, latency_count, ratio = _latency(q, load, counts["total"], [] if recovered else notes)
     if recovered_latency:
         latency = recovered_latency
     notes += completeness["notes"]
