@@ -50,6 +50,10 @@ demo: ## [root] A dynamic benchmark end to end on a local cluster; prints the re
 demo-clean: ## [root] Remove the demo release and stop the local cluster
 	bash ci/demo/demo.sh --clean
 
+.PHONY: check-scenario
+check-scenario: ## Check an entry script offline (no cluster): FILE=<script.js> [ARGS="-e K=V"]
+	bash scenarios/check.sh "$(FILE)" $(ARGS)
+
 .PHONY: calibrate report matrix
 calibrate: ## [root] One runner core against wrk, vegeta and bare k6 [ARGS=...]
 	bash scenarios/calibrate/run.sh $(ARGS)

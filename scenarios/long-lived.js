@@ -23,7 +23,7 @@
 // Thresholds (the gate, lib/long-lived-summary.js says why): no dropped iterations, no failed load
 //   request, no stream broken by the path (cause reset). Summary: long_lived.
 import grpc from 'k6/net/grpc';
-import ws from 'k6/experimental/websockets';
+import ws from 'k6/websockets';
 import { experiment } from './lib/churn-experiment.js';
 import { streamScenarios, streamVus } from './lib/long-lived.js';
 import { longLivedChurn } from './lib/stream-disruptions.js';

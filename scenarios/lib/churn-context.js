@@ -38,7 +38,8 @@
 //
 // A change returns whether it changed anything. When the load ends the churn stops: the hold or
 // change that reaches the end throws CHURN_OVER, which churn.js catches, so `for (;;)` loops end too.
-import { parseDuration } from './duration.js';
+'use strict';
+const { parseDuration } = require('./duration.js');
 
 // the events a churn script may record without making the change itself (t.mark)
 const MARKS = ['backend_unhealthy', 'backend_healthy'];
@@ -155,7 +156,7 @@ function newChurnContext(o) {
   });
 }
 
-export {
+module.exports = {
   isChurnOver,
   newChurnContext,
 };

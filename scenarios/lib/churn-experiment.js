@@ -16,10 +16,11 @@
 // Every VU loads the churn modules, since k6 hands the churn scenario to a VU at run time, after
 // init, and any VU may be the one that churns; their functions are made only in the VU that calls
 // churnCalls() (churn.js). Steady experiments take experiment() from experiment.js, without them.
-import { target } from './request.js';
-import { churnCalls, churnScenario } from './churn.js';
-import { runConfigAgain } from './run-config.js';
-import { buildExperiment } from './experiment.js';
+'use strict';
+const { target } = require('./request.js');
+const { churnCalls, churnScenario } = require('./churn.js');
+const { runConfigAgain } = require('./run-config.js');
+const { buildExperiment } = require('./experiment.js');
 
 // setup's target check, in VU 0 only (scenarios/calibrate/README.md, "Memory per VU").
 const vu0 = __VU === 0 ? { load: require('./load.js') } : null;
@@ -62,6 +63,6 @@ function churnOnly(script) {
   };
 }
 
-export {
+module.exports = {
   experiment,
 };

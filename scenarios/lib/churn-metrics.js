@@ -2,7 +2,8 @@
 // the churn code (any VU may become the churn VU) and every metric object costs each VU about
 // 1.5 KB of memory; the rest of bench's metrics (metrics.js) stay out of those VUs.
 // Remote write adds the k6_ prefix, _total to counters and _seconds to time trends.
-import { Counter, Gauge, Trend } from 'k6/metrics';
+'use strict';
+const { Counter, Gauge, Trend } = require('k6/metrics');
 
 // Endpoint convergence in ms (convergence.js), tag event = added | removed.
 const convergence = new Trend('bench_endpoint_convergence', true);
@@ -40,7 +41,7 @@ const failoverFlap = new Trend('bench_failover_flap', true);
 // backend-failover: the gate's error budget, tag mode = errors | readiness | close (for the merge from Prometheus).
 const failoverBudget = new Gauge('bench_failover_budget');
 
-export {
+module.exports = {
   convergence,
   replicasDesired,
   replicasReady,

@@ -17,21 +17,22 @@
 //   bench_failover_flap{measure}       backend-failover: what the churn script (failover-poll.js)
 //                                      saw of the flapping pod; its transitions go to
 //                                      bench_scale_events through t.mark
-import bench from 'k6/x/bench';
-import exec from 'k6/execution';
-import { sleep } from 'k6';
-import {
+'use strict';
+const bench = require('k6/x/bench');
+const exec = require('k6/execution');
+const { sleep } = require('k6');
+const {
   controllerRecovery, convergence, dataplaneProbeFailures, dataplaneReady, dataplaneReplicas, dataplaneStep,
   replicasDesired, replicasReady, scaleEvents, upgradePod, upgradeRollout,
-} from './churn-metrics.js';
-import { newConvergenceTracker } from './convergence.js';
-import { newRecoveryTracker } from './recovery.js';
-import { MAX_STEPS, newDataplaneTracker } from './dataplane.js';
-import { newRolloutTracker } from './rollout.js';
-import { newChurnContext, isChurnOver } from './churn-context.js';
-import { k6Duration } from './request.js';
-import { kubeCalls } from './kube.js';
-import { createReloadRoute, deleteReloadRoute, disrupts, streamRun, streamTarget } from './stream-disruptions.js';
+} = require('./churn-metrics.js');
+const { newConvergenceTracker } = require('./convergence.js');
+const { newRecoveryTracker } = require('./recovery.js');
+const { MAX_STEPS, newDataplaneTracker } = require('./dataplane.js');
+const { newRolloutTracker } = require('./rollout.js');
+const { newChurnContext, isChurnOver } = require('./churn-context.js');
+const { k6Duration } = require('./request.js');
+const { kubeCalls } = require('./kube.js');
+const { createReloadRoute, deleteReloadRoute, disrupts, streamRun, streamTarget } = require('./stream-disruptions.js');
 
 const POLL_INTERVAL_MS = 250; // API poll: resolution of the convergence start times
 const PROBE_INTERVAL_MS = 100;
@@ -635,7 +636,7 @@ function churnCalls() {
   };
 }
 
-export {
+module.exports = {
   churnScenario,
   churnCalls,
 };

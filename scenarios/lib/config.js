@@ -4,11 +4,12 @@
 // VU 0, the other VUs read its result) in the init context; a bad value throws an Error naming the
 // variable, the value and what is allowed, so `k6 run` stops before any load. The parsers are
 // parse.js's.
-import {
+'use strict';
+const {
   parseDuration, parsePositiveInt, parseBool, parseUrl, parsePath, parseChurnPattern, parseEnvironment,
   parseRouteKind, parseBackends, parseOptionalLabel, parseDomain, parseLabelSelector, parseDnsName, parseTestId,
   parseCounts, parseOneOf, parseWords, parseApiKind, parseFieldPath,
-} from './parse.js';
+} = require('./parse.js');
 
 function fail(name, value, allowed) {
   throw new Error(`invalid ${name}=${JSON.stringify(value)}: ${allowed}`);
@@ -255,7 +256,7 @@ function loadConfig(env, overrides, settings) {
   });
 }
 
-export {
+module.exports = {
   parseDuration,
   parsePositiveInt,
   parseBool,

@@ -15,6 +15,7 @@
 // newConvergenceTracker(opts) declares the class when it is called: every VU of a churn run loads
 // this module, and only the churn VU needs the class (a class and its methods cost each VU that
 // creates them about 0.75 KB a function: scenarios/calibrate/README.md, "Memory per VU").
+'use strict';
 function newConvergenceTracker(opts) {
   class ConvergenceTracker {
     constructor(opts) {
@@ -107,6 +108,6 @@ function newConvergenceTracker(opts) {
   return new ConvergenceTracker(opts);
 }
 
-export {
+module.exports = {
   newConvergenceTracker,
 };

@@ -19,6 +19,7 @@
 //                   scale call to the next step's (the load's own errors per step come from Prometheus:
 //                   the report's errors by event)
 //
+'use strict';
 const MAX_STEPS = 50;
 
 // newDataplaneTracker(opts) declares the class when it is called: only the churn VU needs it
@@ -122,7 +123,7 @@ function scaledObject(cfg) {
     + `${s.BENCH_DATAPLANE_PARAMETERS_NAME} ${s.BENCH_DATAPLANE_PARAMETERS_REPLICAS}`;
 }
 
-export {
+module.exports = {
   MAX_STEPS,
   newDataplaneTracker,
   dataplaneSteps,

@@ -2,6 +2,7 @@
 // (t.hold('15s'), churn-context.js), and any VU of a churn run may be that VU, so every one loads
 // this module; one function costs each VU far less than all the parsers (parse.js, scenarios/calibrate/
 // README.md, "Memory per VU").
+'use strict';
 
 const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60000, h: 3600000 };
 
@@ -29,6 +30,6 @@ function parseDuration(name, value) {
   return ms;
 }
 
-export {
+module.exports = {
   parseDuration,
 };

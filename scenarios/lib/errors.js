@@ -17,8 +17,9 @@
 // classed there (request.js), and countError below asks it for responses of k6's http module. This
 // module holds the classes and causes (copy of scenarios/contract.json); the request path does not
 // load it.
-import bench from 'k6/x/bench';
-import { errors } from './metrics.js';
+'use strict';
+const bench = require('k6/x/bench');
+const { errors } = require('./metrics.js');
 
 // class -> its causes. The first cause of a class is its catch-all. Plain literals, nothing built in
 // the init context: every VU runs this module's body, and a table of frozen tag objects built here
@@ -71,7 +72,7 @@ function startErrorSeries() {
   for (const cls of ERROR_CLASSES) for (const cause of ERROR_CAUSES[cls]) errors.add(0, tagsFor(cls, cause));
 }
 
-export {
+module.exports = {
   ERROR_CAUSES,
   ERROR_CLASSES,
   classifyError,

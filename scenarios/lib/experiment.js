@@ -16,8 +16,9 @@
 // It returns {options, setup, load, churn, teardown, handleSummary} for the entry script to export
 // under those names. customExperiment is the shape of entry scripts that build their own scenarios
 // (keepalive, paths, tls-handshakes, max-rps).
-import { target, loadOnly } from './request.js';
-import { runConfig } from './run-config.js';
+'use strict';
+const { target, loadOnly } = require('./request.js');
+const { runConfig } = require('./run-config.js');
 
 // VU 0 builds the options and runs setup, teardown and handleSummary; the load and lag VUs run
 // load() only, so they load none of that code (scenarios/calibrate/README.md, "Memory per VU").
@@ -96,7 +97,7 @@ function customExperiment(load, build) {
   });
 }
 
-export {
+module.exports = {
   experiment,
   buildExperiment,
   customExperiment,

@@ -4,11 +4,12 @@
 // mode's path straight from the pod's IP on the pod network, as the pod target does, and lists the
 // pod through the API for its IP and Ready condition (the rights every churn run has: list pods).
 // Only backend-failover runs load this module, and with it k6's http module.
-import http from 'k6/http';
-import { failoverBudget, failoverFlap } from './churn-metrics.js';
-import { classifyError } from './errors.js';
-import { FLAPPING_LABEL, newFailoverTracker, pollPath, runBudget } from './failover.js';
-import { kubeCalls } from './kube.js';
+'use strict';
+const http = require('k6/http');
+const { failoverBudget, failoverFlap } = require('./churn-metrics.js');
+const { classifyError } = require('./errors.js');
+const { FLAPPING_LABEL, newFailoverTracker, pollPath, runBudget } = require('./failover.js');
+const { kubeCalls } = require('./kube.js');
 
 const POLL_MS = 100; // a flip is dated to about this (plus one probe round of bench's)
 const LIST_MS = 500; // the pod's IP and Ready condition
@@ -73,6 +74,6 @@ function failoverChurn(k8s, t) {
   }
 }
 
-export {
+module.exports = {
   failoverChurn,
 };

@@ -15,6 +15,7 @@
 // failureThreshold times, periodSeconds apart), so a flap is taken only when the next one begins or
 // the run ends. The errors the load saw in each flap come from Prometheus (the report's errors
 // by event), since the churn VU cannot see the load VUs' requests.
+'use strict';
 const FLAPPING_LABEL = 'bench/flapping';
 const MODES = ['errors', 'readiness', 'close'];
 const ACTIONS = ['backend_unhealthy', 'backend_healthy'];
@@ -121,7 +122,7 @@ function runBudget(cfg) {
   return gateMaxErrors(s.BENCH_FAILOVER_MODE, s.BENCH_FAILOVER_ERRORS_PER_FLAP, windows);
 }
 
-export {
+module.exports = {
   ACTIONS,
   FLAPPING_LABEL,
   MODES,

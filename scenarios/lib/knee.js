@@ -1,6 +1,7 @@
 // The max-rps verdict: which staircase steps held the budget, and the knee (the highest that did).
-import { ERROR_CLASSES } from './errors.js';
-import { rateHeld } from './verdicts.js';
+'use strict';
+const { ERROR_CLASSES } = require('./errors.js');
+const { rateHeld } = require('./verdicts.js');
 
 // judgeStep(rateTarget, requests, latency, errors, budget): one step against the budget
 // {p99Ms, errorRatio}: within budget = no dropped iterations, the rate held (verdicts.js), p99 and
@@ -62,7 +63,7 @@ function limitedBy(judged) {
   return first.cpu_bound ? 'runner-cpu' : 'connections-or-target';
 }
 
-export {
+module.exports = {
   judgeStep,
   kneeRate,
   judgeRunnerStep,

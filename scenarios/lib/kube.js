@@ -13,8 +13,9 @@
 // its name, `namespace`, `kind` (default a Deployment) and `replicas`, the dotted field that holds its
 // replicas (default spec.replicas): dataplane-scale also scales a parameters object that way
 // (NGINX Gateway Fabric's NginxProxy, spec.kubernetes.deployment.replicas).
-import { Kubernetes } from 'k6/x/kubernetes';
-import { sleep } from 'k6';
+'use strict';
+const { Kubernetes } = require('k6/x/kubernetes');
+const { sleep } = require('k6');
 
 const DEPLOYMENT = 'Deployment.apps';
 // the controller's workload controller-upgrade rolls: kind -> the API's kind
@@ -22,7 +23,7 @@ const WORKLOAD_KINDS = Object.freeze({ Deployment: DEPLOYMENT, DaemonSet: 'Daemo
 const CONFLICT_RETRIES = 5;
 const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
 const RESTORE_ANNOTATION = 'bench/churn-restore';
-import { ROLLED_AT } from './rollout.js';
+const { ROLLED_AT } = require('./rollout.js');
 
 // connect(cfg): an API client (also for the route experiments, routes.js).
 function connect(cfg) {
@@ -408,7 +409,7 @@ function kubeCalls() {
   };
 }
 
-export {
+module.exports = {
   RESTORE_ANNOTATION,
   connect,
   kubeCalls,

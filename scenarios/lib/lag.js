@@ -11,7 +11,8 @@
 // calls through hit() (request.js), sees that its VU runs the scenario tagged role=lag and takes one
 // sample instead of a request, so load VUs load none of this module (scenarios/calibrate/README.md,
 // "Memory per VU"). This module keeps the scenario, the limits and the verdicts (VU 0's code).
-import bench from 'k6/x/bench';
+'use strict';
+const bench = require('k6/x/bench');
 
 // k6 splits these VUs between runners by execution segment, like any scenario's: 32 give every
 // runner of a TestRun with parallelism up to 32 at least one (a VU costs about 0.2 MB), and a
@@ -106,7 +107,7 @@ function runLag() {
   bench.lagSample();
 }
 
-export {
+module.exports = {
   LAG_VUS,
   LAG_INTERVAL_MS,
   LAG_LIMIT_MS,

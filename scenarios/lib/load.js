@@ -2,9 +2,10 @@
 // (pre-allocated VUs, like wrk -c), keep-alive unless told otherwise, request timeout like wrk's,
 // response bodies discarded. Plus the k6 options every entry script shares. The request itself
 // (target, hit) is request.js, re-exported here for entry scripts that build their own options.
-import { sleep } from 'k6';
-import { k6Duration, target, hit, matchServerName } from './request.js';
-import { lagScenario } from './lag.js';
+'use strict';
+const { sleep } = require('k6');
+const { k6Duration, target, hit, matchServerName } = require('./request.js');
+const { lagScenario } = require('./lag.js');
 
 // What only setup() uses (checkTarget): k6 runs setup in VU 0, so the load VUs of entry scripts that
 // import this module skip k6's http module and the error classes (scenarios/calibrate/README.md, "Memory
@@ -210,7 +211,7 @@ function checkTarget(t, variable, cfg) {
     + 'through a Gateway, that its data plane is ready (kubectl get gateway,pods -n <namespace>).');
 }
 
-export {
+module.exports = {
   k6Duration,
   target,
   hit,

@@ -10,6 +10,7 @@
 // counted and shown but passes. Messages lost and streams that could not be opened are shown, not
 // gated: a reconnect after a backend_stop misses the slots of its own round trip, and a reconnect
 // may meet a backend pod that is stopping before the controller has dropped it.
+'use strict';
 
 // The kinds of stream and the causes of a break (long-lived.js says what each means).
 const KINDS = ['http', 'websocket', 'grpc'];
@@ -107,7 +108,7 @@ function warning(l) {
     + `through disruptions ${l.disruptions.join(', ') || 'none'}.`;
 }
 
-export {
+module.exports = {
   KINDS,
   CAUSES,
   thresholds,

@@ -3,28 +3,29 @@
 // under test until the load ends, reconnecting at once when it breaks:
 //   http       GET <BENCH_STREAM_PATH>/ticks (k6/http, a blocking GET that returns when the stream
 //              ends; HTTP/2 through ALPN when the URL is https), one line "<slot> <sent_ms>" a tick
-//   websocket  <BENCH_STREAM_PATH>/ws (k6/experimental/websockets), one text message a tick
+//   websocket  <BENCH_STREAM_PATH>/ws (k6/websockets), one text message a tick
 //   grpc       bench.stream.v1.Ticks/Watch (k6/net/grpc, scenarios/lib/ticks.proto), one slot a tick
 // A slot is floor(unix_ms / interval): a VU knows every slot it missed, within a stream and across a
 // reconnect (messages lost). A stream ends in one of three ways, the cause of a break:
 //   done          at the time it asked for (the end of the load): not a break
 //   backend_stop  the stream backend ended it early and cleanly on its way down (a scale-down of the
-//                 backend disruption): ticks end early, WebSocket closes normally early (k6 v0.51
-//                 shows no close code: 1000 and 1001 look alike), gRPC ends with Unavailable and the
+//                 backend disruption): ticks end early, WebSocket closes normally early (the close
+//                 code is not read: 1000 and 1001 count alike), gRPC ends with Unavailable and the
 //                 backend's message "server stopping"
 //   reset         anything else: the connection or the stream broke (a truncated body, an abnormal
 //                 WebSocket close, a gRPC error the backend did not send), the fault of the path
 // A stream that cannot be opened (no 200, no handshake, no first message) is an open error; the VU
 // tries again after one interval.
-import http from 'k6/http';
-import exec from 'k6/execution';
-import { sleep } from 'k6';
-import { matchServerName, streamServerName } from './request.js';
-import { runConfigAgain } from './run-config.js';
+'use strict';
+const http = require('k6/http');
+const exec = require('k6/execution');
+const { sleep } = require('k6');
+const { matchServerName, streamServerName } = require('./request.js');
+const { runConfigAgain } = require('./run-config.js');
 
-import { KINDS, CAUSES } from './long-lived-summary.js';
+const { KINDS, CAUSES } = require('./long-lived-summary.js');
 const SERVER_STOPPING = 'server stopping'; // backends/stream's message when it ends a stream on SIGTERM
-// k6 v0.51 hands the status code over as its name
+// k6 hands the gRPC status over as its name (k6 v0.51) or its number: both are taken
 const GRPC_UNAVAILABLE = ['Unavailable', '14'];
 const GRPC_METHOD = 'bench.stream.v1.Ticks/Watch';
 // A stream that ends cleanly this close to the time it asked for has ended on time (the backend
@@ -32,10 +33,10 @@ const GRPC_METHOD = 'bench.stream.v1.Ticks/Watch';
 const ON_TIME_MS = 1000;
 const MIN_STREAM_MS = 200; // less time left than this: no new stream
 
-import {
-  streamsOpened as opened, streamsBroken as broken, streamOpenErrors as openErrors, streamMessages as received,
-  streamMessagesLost as lost, streamBrokenAfter as brokenAfter,
-} from './stream-metrics.js';
+const {
+  streamsOpened: opened, streamsBroken: broken, streamOpenErrors: openErrors, streamMessages: received,
+  streamMessagesLost: lost, streamBrokenAfter: brokenAfter,
+} = require('./stream-metrics.js');
 
 // This VU's books: the last slot it received (any stream of its kind), and the break whose gap the
 // next stream's first message closes.
@@ -144,8 +145,8 @@ function websocketStream(ws, endAt) {
   };
 }
 
-// grpcAddress(cfg): host:port of the target URL (k6 v0.51's gRPC client sends it as :authority; it
-// has no way to send BENCH_TARGET_HOST instead).
+// grpcAddress(cfg): host:port of the target URL, which k6's gRPC client sends as :authority (the
+// chart's gRPC routes accept it; k6 v1 could send BENCH_TARGET_HOST through connect's `authority`).
 function grpcAddress(cfg) {
   const m = /^(https?):\/\/([^/]+)/.exec(cfg.targetUrl);
   return /:\d+$/.test(m[2]) ? m[2] : `${m[2]}:${m[1] === 'https' ? 443 : 80}`;
@@ -234,7 +235,7 @@ function streamVus(ws, grpc, holder) {
   };
 }
 
-export {
+module.exports = {
   KINDS,
   CAUSES,
   SERVER_STOPPING,

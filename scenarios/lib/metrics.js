@@ -5,7 +5,8 @@
 // lag.go), registering them under the same names and types. The summary writer loads this module
 // and churn-metrics.js, so its sub-metric thresholds always find them.
 // Remote write adds the k6_ prefix, _total to counters and _seconds to time trends.
-import { Counter, Gauge, Trend } from 'k6/metrics';
+'use strict';
+const { Counter, Gauge, Trend } = require('k6/metrics');
 
 // Failed requests by class (errors.js): connection, timeout, read, http_5xx, http_4xx, other.
 const errors = new Counter('bench_errors');
@@ -21,7 +22,7 @@ const runnerGcCpu = new Gauge('bench_runner_gc_cpu_ratio');
 // in which the runner's cgroup was throttled since the load began (0-1; 0 without a quota).
 const runnerThrottled = new Gauge('bench_runner_cpu_throttled_ratio');
 
-export {
+module.exports = {
   errors,
   runnerLag,
   runnerSchedP99,

@@ -3,7 +3,8 @@
 // BENCH_* variable and a script's own settings (experiment({settings})) with them, in VU 0; an entry
 // script may import them too, at the cost of these functions in each of its VUs (about 10 KB;
 // scenarios/calibrate/README.md, "Memory per VU"): prefer a declared setting, parsed once in VU 0.
-import { parseDuration } from './duration.js';
+'use strict';
+const { parseDuration } = require('./duration.js');
 
 function fail(name, value, allowed) {
   throw new Error(`invalid ${name}=${JSON.stringify(value)}: ${allowed}`);
@@ -207,7 +208,7 @@ function parseTestId(name, value) {
   return text;
 }
 
-export {
+module.exports = {
   parseDuration,
   parsePositiveInt,
   parseCounts,

@@ -17,6 +17,7 @@
 //
 // newRecoveryTracker(opts) declares the class when it is called: only the churn VU needs it
 // (convergence.js says why).
+'use strict';
 function newRecoveryTracker(opts) {
   class RecoveryTracker {
     constructor(opts) {
@@ -87,6 +88,6 @@ function newRecoveryTracker(opts) {
   return new RecoveryTracker(opts);
 }
 
-export {
+module.exports = {
   newRecoveryTracker,
 };

@@ -7,7 +7,8 @@
 // reachable costs each VU about 0.75 KB (scenarios/calibrate/README.md, "Memory per VU"). The lag
 // sampler is Go too (lag.js): a VU of the runner_lag scenario runs `load` like any other, and
 // bench.request takes a lag sample there instead of a request.
-import bench from 'k6/x/bench';
+'use strict';
+const bench = require('k6/x/bench');
 
 // k6 duration string for options ("1500ms").
 function k6Duration(ms) {
@@ -66,7 +67,7 @@ function loadOnly(t) {
   };
 }
 
-export {
+module.exports = {
   k6Duration,
   target,
   hit,

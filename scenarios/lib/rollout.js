@@ -14,7 +14,8 @@
 // ms: from the update call. At most MAX_STEPS of each pod event (each number is a metric tag).
 // A rollout not complete after giveUpMs, or at the end of the run, is not complete.
 //
-import { MAX_STEPS } from './dataplane.js';
+'use strict';
+const { MAX_STEPS } = require('./dataplane.js');
 
 // controller-upgrade's pod-template annotation: a new value rolls the workload, as kubectl's
 // restartedAt does; a name of bench's own, so the admission policy can allow this one change
@@ -121,7 +122,7 @@ function newRolloutTracker(opts) {
   return new RolloutTracker(opts);
 }
 
-export {
+module.exports = {
   ROLLED_AT,
   rolledOut,
   newRolloutTracker,

@@ -3,16 +3,17 @@
 // phase after the other), each phase a constant-rate load scenario `load_<kind>` beside a 1-VU
 // `routes_<kind>` scenario that creates or changes the routes (routes.js). The summary gets
 // by_path.<kind> (the phase's load: requests, latency, errors) and `routes` (summary below).
-import exec from 'k6/execution';
-import { target, hit, loadScenario, baseOptions, checkTarget, gapMs } from './load.js';
-import { summaryThresholds, singleTargetReport, makeHandleSummary } from './summary.js';
-import { k6Duration } from './request.js';
-import { startErrorSeries } from './errors.js';
-import { routeChanges, routeErrors, routeScale } from './route-metrics.js';
-import {
+'use strict';
+const exec = require('k6/execution');
+const { target, hit, loadScenario, baseOptions, checkTarget, gapMs } = require('./load.js');
+const { summaryThresholds, singleTargetReport, makeHandleSummary } = require('./summary.js');
+const { k6Duration } = require('./request.js');
+const { startErrorSeries } = require('./errors.js');
+const { routeChanges, routeErrors, routeScale } = require('./route-metrics.js');
+const {
   ApiPool, API_CLIENTS, PRE_READY_STATUSES, PROBE_INTERVAL_MS, ROUTE_LABEL, createAndWait, changeRoutes, deleteLeftRoutes,
   deleteOwnRoutes, describeRouteApiError, listLabelled, propagate, routeBaseUrl, routeHost, scaleUp,
-} from './routes.js';
+} = require('./routes.js');
 
 const SCALE_MILESTONES = ['applied', 'all_serving', 'after_last_apply'];
 // After its phase's load, a routes VU still deletes what it created (route-propagation, route-scale).
@@ -240,6 +241,6 @@ function routeExperiment(name, cfg, plan) {
   };
 }
 
-export {
+module.exports = {
   routeExperiment,
 };

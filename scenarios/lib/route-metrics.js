@@ -1,7 +1,8 @@
 // The route experiments' metrics (scenarios/interfaces.md; the rest are in metrics.js). Only the
 // route-* entry scripts load this module (routes.js, route-experiment.js), so other experiments'
 // VUs do not carry these objects. Remote write adds k6_, _total and _seconds as for metrics.js.
-import { Counter, Gauge, Trend } from 'k6/metrics';
+'use strict';
+const { Counter, Gauge, Trend } = require('k6/metrics');
 
 // Route experiments (routes.js), every one tagged kind = httproute | ingress:
 // ms from a route's create call to its first 200 through the data plane;
@@ -21,7 +22,7 @@ const routeErrors = new Counter('bench_route_errors');
 // create -> all served); no sample when not every route served.
 const routeScale = new Trend('bench_route_scale', true);
 
-export {
+module.exports = {
   routePropagation,
   routePreReady,
   routesCreated,

@@ -1,6 +1,7 @@
 // The names of the routes bench creates (routes.js, and long-lived's reload route:
 // stream-disruptions.js), in a module of their own so the churn VU's code can name routes without
 // loading the route experiments' probes and metrics.
+'use strict';
 
 // Every route a run creates carries ROUTE_LABEL=<run id>: teardown deletes exactly this run's
 // routes, the next run's setup those an earlier run left (a killed runner).
@@ -20,7 +21,7 @@ function runLabel(cfg) {
   return cfg.testid.replace(/[^A-Za-z0-9]+$/, '') || 'run';
 }
 
-export {
+module.exports = {
   KINDS,
   ROUTE_LABEL,
   routeName,

@@ -5,12 +5,13 @@
 // the migration A/B never share a host) and carries the label ROUTE_LABEL=<run id>: teardown deletes
 // exactly this run's routes, the next run's setup those an earlier run left (a killed runner).
 // The permissions these calls need are stated once, in scenarios/contract.json runnerRole.
-import http from 'k6/http';
-import { sleep } from 'k6';
-import { connect } from './kube.js';
-import { KINDS, ROUTE_LABEL, routeName, runLabel } from './route-names.js';
-import { matchServerName } from './request.js';
-import { routePropagation, routePreReady, routesCreated, routesUnconverged, routesServing } from './route-metrics.js';
+'use strict';
+const http = require('k6/http');
+const { sleep } = require('k6');
+const { connect } = require('./kube.js');
+const { KINDS, ROUTE_LABEL, routeName, runLabel } = require('./route-names.js');
+const { matchServerName } = require('./request.js');
+const { routePropagation, routePreReady, routesCreated, routesUnconverged, routesServing } = require('./route-metrics.js');
 
 // client-go limits each API client to 5 requests/s (burst 10) and xk6-kubernetes v0.9.0 cannot
 // change that: route-scale creates through this many clients in turn, about kubectl's 50/s.
@@ -369,7 +370,7 @@ function changeRoutes(cfg, kind, endAt, changed) {
   }
 }
 
-export {
+module.exports = {
   ROUTE_LABEL,
   API_CLIENTS,
   PROBE_INTERVAL_MS,

@@ -4,7 +4,8 @@
 // message. The other VUs read VU 0's validated values from a SharedArray (held once per process)
 // instead of loading config.js: its parsers and regex literals cost each VU about 40 KB of memory
 // (scenarios/calibrate/README.md, "Memory per VU").
-import { SharedArray } from 'k6/data';
+'use strict';
+const { SharedArray } = require('k6/data');
 
 const config = __VU === 0 ? require('./config.js') : null;
 
@@ -29,7 +30,7 @@ function runConfigAgain() {
   return shared[0];
 }
 
-export {
+module.exports = {
   runConfig,
   runConfigAgain,
 };

@@ -4,8 +4,9 @@
 // The record carries them again, retried until Prometheus acknowledges it or RUN_END_TIMEOUT_MS
 // passes, so `make results` can check this runner's series against it. Loaded by the summary writer
 // (VU 0) only.
-import bench from 'k6/x/bench';
-import { ERROR_CLASSES } from './errors.js';
+'use strict';
+const bench = require('k6/x/bench');
+const { ERROR_CLASSES } = require('./errors.js');
 
 // How long the runner keeps trying: longer than a Prometheus restart or a short network cut, short
 // enough that a runner pod whose Prometheus is gone still ends within its TestRun's patience.
@@ -53,4 +54,4 @@ function sendRunEnd(s, runTags) {
   return record;
 }
 
-export { RUN_END_TIMEOUT_MS, runEndFields, sendRunEnd };
+module.exports = { RUN_END_TIMEOUT_MS, runEndFields, sendRunEnd };

@@ -3,9 +3,10 @@
 // beside its measurements, and `make results` reads them from there (benchreport/results.py):
 // nothing to re-read from the chart values or the TestRun, nothing to paste. Only VU 0 loads this
 // module (a metric object costs every VU that loads it memory).
-import { Gauge } from 'k6/metrics';
-import bench from 'k6/x/bench';
-import { runnerShare } from './segment.js';
+'use strict';
+const { Gauge } = require('k6/metrics');
+const bench = require('k6/x/bench');
+const { runnerShare } = require('./segment.js');
 
 const runInfo = new Gauge('bench_run_info');
 
@@ -25,7 +26,7 @@ function recordRunInfo(cfg, targetUrl) {
   runInfo.add(1, tags);
 }
 
-export {
+module.exports = {
   runInfo,
   recordRunInfo,
 };

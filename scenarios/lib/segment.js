@@ -1,7 +1,8 @@
 // runnerShare(): this runner's share of the test's load (k6-operator parallelism runs each runner
 // on an execution segment, e.g. "1/3:2/3"); 1 when the test is not split. Used by the summary
 // writer (the runner's own share of the rate) and run-info.js (how many runners share the run).
-import exec from 'k6/execution';
+'use strict';
+const exec = require('k6/execution');
 
 function runnerShare() {
   let segment = '';
@@ -17,6 +18,6 @@ function runnerShare() {
   return share > 0 && share <= 1 ? share : 1;
 }
 
-export {
+module.exports = {
   runnerShare,
 };

@@ -3,7 +3,8 @@
 // (t.scaleStream), and one extra route on the test's host, created and deleted (t.createReloadRoute,
 // t.deleteReloadRoute), which makes NGINX-based controllers reload their configuration. Pure: the
 // churn VU passes the xk6-kubernetes client in.
-import { KINDS, ROUTE_LABEL, runLabel, routeName } from './route-names.js';
+'use strict';
+const { KINDS, ROUTE_LABEL, runLabel, routeName } = require('./route-names.js');
 
 // Only the disruptions BENCH_LONGLIVED_DISRUPTIONS lists get the runner's rights (the chart grants
 // each rule by it): a run that declares that setting touches nothing else.
@@ -107,7 +108,7 @@ function longLivedChurn(k8s, t) {
   }
 }
 
-export {
+module.exports = {
   longLivedChurn,
   RELOAD_PATH,
   disrupts,

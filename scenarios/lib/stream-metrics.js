@@ -2,7 +2,8 @@
 // their own like churn-metrics.js: only the runs that hold streams load it. Tag kind = http |
 // websocket | grpc; bench_streams_broken also cause = backend_stop | reset (long-lived.js says what
 // each means).
-import { Counter, Trend } from 'k6/metrics';
+'use strict';
+const { Counter, Trend } = require('k6/metrics');
 
 // Streams opened (a 200 with its first message, a WebSocket handshake, a gRPC stream's first message).
 const streamsOpened = new Counter('bench_streams_opened');
@@ -16,7 +17,7 @@ const streamMessagesLost = new Counter('bench_stream_messages_lost');
 // Per broken stream, ms from its opening to the break.
 const streamBrokenAfter = new Trend('bench_stream_broken_after', true);
 
-export {
+module.exports = {
   streamsOpened,
   streamsBroken,
   streamOpenErrors,

@@ -13,24 +13,25 @@
 // backendFailover: {mode, unhealthyMs, healthyMs, maxErrors} when a backend pod flaps
 // (backend-failover), extend(data, summary):
 // optional hook for experiment-specific keys}.
-import exec from 'k6/execution';
-import bench from 'k6/x/bench';
-import { ERROR_CAUSES, ERROR_CLASSES } from './errors.js';
-import { MAX_STEPS } from './dataplane.js';
-import { ROLLED_AT } from './rollout.js';
-import { ACTIONS as FAILOVER_ACTIONS, UNHEALTHY_ROW } from './failover.js';
-import {
+'use strict';
+const exec = require('k6/execution');
+const bench = require('k6/x/bench');
+const { ERROR_CAUSES, ERROR_CLASSES } = require('./errors.js');
+const { MAX_STEPS } = require('./dataplane.js');
+const { ROLLED_AT } = require('./rollout.js');
+const { ACTIONS: FAILOVER_ACTIONS, UNHEALTHY_ROW } = require('./failover.js');
+const {
   LAG_LIMIT_MS, LAG_LIMIT_P99_MS, lagCpuBound, runtimeVerdict, SCHED_LIMIT_P99_MS, GC_CPU_LIMIT, THROTTLED_LIMIT,
   throttleVerdict,
-} from './lag.js';
-import './metrics.js';
-import { runnerShare } from './segment.js';
-import { WARMUP } from './load.js';
-import './churn-metrics.js';
-import { RATE_HELD_SHARE, rateHeld } from './verdicts.js';
+} = require('./lag.js');
+require('./metrics.js');
+const { runnerShare } = require('./segment.js');
+const { WARMUP } = require('./load.js');
+require('./churn-metrics.js');
+const { RATE_HELD_SHARE, rateHeld } = require('./verdicts.js');
 // long-lived (#29 item 5): its section, table and gate
-import * as longLived from './long-lived-summary.js';
-import { sendRunEnd } from './run-end.js';
+const longLived = require('./long-lived-summary.js');
+const { sendRunEnd } = require('./run-end.js');
 
 const SCHEMA = 'bench.summary/v1';
 const LOAD = 'role:load';
@@ -733,7 +734,7 @@ function makeHandleSummary(report) {
   };
 }
 
-export {
+module.exports = {
   SCHEMA,
   summaryThresholds,
   latencyFrom,

@@ -9,6 +9,7 @@
 // churnPattern (string or null), parts: [{name, scenario, rateTarget, durationMs}] for by_path,
 // steps: parts that get sub-metrics but no by_path entry (max-rps), extend(data, summary): optional
 // hook for experiment-specific keys}.
+'use strict';
 
 const writer = __VU === 0 ? require('./summary-writer.js') : null;
 
@@ -43,7 +44,7 @@ const requestsFor = (...args) => writer.requestsFor(...args);
 const latencyFrom = (...args) => writer.latencyFrom(...args);
 const errorsFor = (...args) => writer.errorsFor(...args);
 
-export {
+module.exports = {
   summaryThresholds,
   singleTargetReport,
   makeHandleSummary,

@@ -27,6 +27,17 @@ build_k6() {
     bash "$RUNNER_DIR/build-k6.sh" "$k6_out" "$BENCH_CACHE/mod/k6-build-$k6_key"
   printf '%s\n' "$k6_stamp" > "$k6_out.stamp"
   log "built k6 in $((SECONDS - t0)) s: $("$k6_out" version | head -n 1)"
+  prune_old_builds
+}
+
+# prune_old_builds: keep the newest KEEP_BUILDS binaries (and their modules), so a cache shared by
+# several checkouts, or one whose extension is being edited, does not grow without end.
+KEEP_BUILDS=8
+prune_old_builds() {
+  local key
+  for key in $(ls -1t "$BENCH_CACHE/bin/k6.d" | tail -n +$((KEEP_BUILDS + 1))); do
+    rm -rf "${BENCH_CACHE:?}/bin/k6.d/$key" "$BENCH_CACHE/mod/k6-build-$key"
+  done
 }
 
 # Memory a local runner may use (tests, calibrate): the local stand-in for the pod's memory limit.

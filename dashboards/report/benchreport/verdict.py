@@ -17,7 +17,7 @@ RATE_SHORTFALL = RATE_HELD_SHARE
 COMPARABLE_SETTINGS = ["rate", "duration_s", "warmup_s", "path", "connections", "keepalive", "tls", "timeout_s",
                        "k6_version"]
 # What a summary without the key meant: one written before warm-ups existed had none; one written
-# before the k6 release was recorded ran on an older k6 than the first that is (v1.8.1).
+# before the k6 release was recorded ran on an older k6 than any runner that records it.
 SETTING_WHEN_ABSENT = {"warmup_s": 0, "k6_version": "not recorded"}
 
 LATENCY_BUDGET_KEYS = PERCENTILES + ["avg", "max"]

@@ -100,7 +100,7 @@ func (r *replayCounter) setKeepAlive(keepAlive bool) {
 	}
 }
 
-// streamServerName(host): this VU's WebSocket (k6/experimental/websockets) and gRPC (k6/net/grpc)
+// streamServerName(host): this VU's WebSocket (k6/websockets) and gRPC (k6/net/grpc)
 // connections send host's name as TLS SNI: both clone the VU's TLS config when they connect, and
 // neither can be told a server name. The VU's TLS config is replaced by a copy naming it; k6's http
 // transport keeps the config it was built with (its requests name hosts through transportFor).

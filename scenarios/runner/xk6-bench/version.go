@@ -5,7 +5,7 @@ import "runtime/debug"
 // k6Modules: the module paths k6 has been released under; the one this binary holds is its k6.
 var k6Modules = []string{"go.k6.io/k6", "go.k6.io/k6/v2"}
 
-// k6Version: the k6 release this runner binary was built from (e.g. "v1.8.1"), read from the
+// k6Version: the k6 release this runner binary was built from (e.g. "v1.2.3"), read from the
 // module versions Go records in every binary: k6 keeps its own version constant in an internal
 // package no extension can import. A run's summary records it (settings.k6_version), so runs made
 // on different k6 releases are not compared as if alike. "" when the binary records no k6 module
