@@ -8,8 +8,8 @@ runner's own totals or refuse with the runner and span named:
   delivered once the cut is lifted: the totals and p99 equal the runner's own, exit 0;
 - only the final push lost, and the cut held until the runner exits (its record never arrives):
   refused, exit 3, the runner named, the budget verdict INCOMPLETE, not PASS;
-- a mid-run cut of its pushes while its connections to Traefik are refused (an error class seen only
-  inside the cut): the errors restored from the record, exit 0."""
+- a mid-run cut of its pushes while its connections to Traefik are refused (failures seen only inside
+  the cut: on this cluster its dropped iterations): every total restored from the record, exit 0."""
 import json
 import threading
 import time
@@ -43,6 +43,12 @@ def runner_ip(kube, name):
         pods = kube.kubectl_json("-n", kube.namespace, "get", "pods", "-l", f"k6_cr={name},runner=true")["items"]
         return next((p["status"].get("podIP") for p in pods if p["status"].get("podIP")), None)
     return wait_for(f"the runner pod of {name} has an address", ip, 300)
+
+
+def runner_exited(kube, name):
+    pods = kube.kubectl_json("-n", kube.namespace, "get", "pods", "-l", f"k6_cr={name},runner=true")["items"]
+    return bool(pods) and all((s.get("state") or {}).get("terminated") for p in pods
+                              for s in p["status"].get("containerStatuses") or [{}])
 
 
 def load_started(kube, name):
@@ -94,7 +100,11 @@ def run_case(kube, main_run, suffix, duration, faults):
         t0 = load_started(kube, name)
         worker = threading.Thread(target=apply_faults, args=(kube, faults, ip, t0, tag, stop))
         worker.start()
-        ev = kube.follow(out / "evidence", 400, name)
+        kube.follow(out / "evidence", 400, name)
+        # k6-operator calls the run finished when k6's test ends, before its summary and end-of-run
+        # record: the pod is deleted only once it has exited on its own
+        wait_for(f"the runner of {name} exited", lambda: runner_exited(kube, name), 180)
+        ev = kube.follow(out / "evidence", 60, name, fresh=False)
     finally:
         stop.set()
         for f in faults:
@@ -133,7 +143,7 @@ def test_cut_over_the_end_recovered_from_the_end_record(kube, main_run, main_rel
     cut = Fault(28, 45 + 10, to_prometheus())
     rc, text, merged, own, _ = run_case(kube, main_run, "cut-end", "45s", [cut])
     assert cut.packets > 0, "the cut matched no packet: the runner's pushes did not go through it"
-    assert own["end_record"]["delivered"] and own["end_record"]["attempts"] > 1, own["end_record"]
+    assert own["end_record"]["delivered"], own["end_record"]
     assert rc == 0, text
     runner, = merged["merge"]["completeness"]["runners"]
     assert runner["status"] == "recovered" and runner["requests_series"] < runner["requests_end_record"], runner
