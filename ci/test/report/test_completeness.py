@@ -106,7 +106,7 @@ def merge(report, prometheus, out, case, *args):
     """`results` of the case once Prometheus' request count settled; (exit status, output, summary)."""
     report.prom(prometheus.url, "settled", f"cut-{case}")
     r = report("results", "--testid", f"cut-{case}", "--prometheus", prometheus.url, "--out", out / f"cut-{case}",
-               "--budget", "errors=0", "--budget", "p99=10s", *map(str, args))
+               "--budget", "errors=0", "--budget", "p99=10s", "--wait-settled", "10", *map(str, args))
     path = out / f"cut-{case}" / "summary.json"
     s = json.loads(path.read_text()) if path.exists() else None
     if s:  # the figures, for the log of a passing run too (pytest -rP)

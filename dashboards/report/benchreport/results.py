@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from .cost import controller_cost
 from .duration import DurationError, parse_duration
+from .completeness import RUN_END
 from .merge import MergeError, merge_run
 from .prometheus import DEFAULT_LOOKBACK_S, Prometheus, PrometheusError, query_step, selector
 from .provenance import collect as collect_provenance
@@ -194,8 +195,24 @@ def routes_created(prom, testid, last_sample):
     return count or None
 
 
+def wait_end_records(prom, testid, deadline):
+    """Waits, at most until deadline, for an end-of-run record from every runner with request series:
+    a runner sends it after its summary, retrying while Prometheus is out of reach, so it can land
+    after k6-operator calls the run finished. Returns either way: a record still missing is the
+    merge's finding."""
+    runners = f"count(count by (instance_id) (last_over_time(k6_http_reqs_total{selector(testid)}[{int(DEFAULT_LOOKBACK_S)}s])))"
+    records = (f"count(count by (instance_id) (last_over_time({RUN_END['metric']}{selector(testid)}"
+               f"[{int(DEFAULT_LOOKBACK_S)}s])))")
+    while time.time() < deadline:
+        want, got = prom.query(runners, time.time()), prom.query(records, time.time())
+        if want and got and got[0]["value"][1] == want[0]["value"][1]:
+            return
+        time.sleep(2)
+
+
 def wait_settled(prom, testid, timeout_s):
-    """Waits until the run's request total in Prometheus reads the same twice, 2 s apart."""
+    """Waits until the run's request total in Prometheus reads the same twice, 2 s apart, then (within
+    the same timeout) for every runner's end-of-run record."""
     query = f"sum(last_over_time(k6_http_reqs_total{selector(testid)}[{int(DEFAULT_LOOKBACK_S)}s]))"
     deadline = time.time() + timeout_s
     last = None
@@ -203,6 +220,7 @@ def wait_settled(prom, testid, timeout_s):
         result = prom.query(query, time.time())
         now = result[0]["value"][1] if result else None
         if now is not None and now == last:
+            wait_end_records(prom, testid, deadline)
             return
         last = now
         time.sleep(2)
