@@ -6,7 +6,7 @@
 #
 # Usage: dashboards/report/matrix.sh --out DIR [--kubeconfig FILE] [--namespace NS] [--release NAME]
 #          [-f PRESET ...] [--chart DIR] [--prometheus URL] [--cooldown S] [--timeout S]
-#          [--repeats N] [--budget KEY=VALUE ...] [--installer PROGRAM] NAME:SPEC NAME:SPEC...
+#          [--repeats N] [--budget KEY=VALUE ...] [--allow-partial] [--installer PROGRAM] NAME:SPEC NAME:SPEC...
 #   SPEC is a comma-separated list; each item is a values file (*.yaml, passed as -f) or KEY=VALUE
 #   (--set-string for strings, --set for numbers and booleans). -f presets apply to every variant.
 #   Without --prometheus it port-forwards to the release's kube-prometheus-stack Prometheus.
@@ -143,9 +143,13 @@ run_variant() {
   wait_testrun "$testid" "$dir"
   [ -s "$dir/testrun.json" ] || die "variant $name: no TestRun with label bench/testid=$testid appeared"
   log "variant $name: merging every runner of $testid from $PROM_URL"
+  local status=0
   bash "$BENCH_ROOT/dashboards/report/report.sh" results --testid "$testid" --prometheus "$PROM_URL" --out "$dir" \
-    --wait-settled 60 --release "$RELEASE" --namespace "$NAMESPACE" "${series[@]}" "${BUDGETS[@]}" > "$dir/results.log" 2>&1 \
-    || die "variant $name: results failed: $(tail -n 20 "$dir/results.log")"
+    --wait-settled 60 --release "$RELEASE" --namespace "$NAMESPACE" "${series[@]}" "${BUDGETS[@]}" "${PARTIAL[@]}" \
+    > "$dir/results.log" 2>&1 || status=$?
+  # 3: merged and written, but Prometheus lacks part of the run (results names the runners and spans)
+  [ "$status" -ne 3 ] || die "variant $name: run $testid is incomplete (--allow-partial accepts it): $(grep -E '^(INCOMPLETE|error):' "$dir/results.log")"
+  [ "$status" -eq 0 ] || die "variant $name: results failed: $(tail -n 20 "$dir/results.log")"
   log "variant $name: $(head -n 1 "$dir/results.log")"
 }
 
@@ -154,7 +158,7 @@ main() {
   local -a direct=()
   local -a variants=() helm_args presets=()
   OUT="" NAMESPACE=bench RELEASE=bench CHART="$BENCH_ROOT/charts/bench" PROM_URL="" MATRIX_TIMEOUT=900 INSTALLER=""
-  BUDGETS=()
+  BUDGETS=() PARTIAL=()
   while [ $# -gt 0 ]; do
     case $1 in
       --out) OUT=${2:?--out needs a folder}; shift 2 ;;
@@ -167,10 +171,11 @@ main() {
       --cooldown) cooldown=${2:?--cooldown needs seconds}; shift 2 ;;
       --timeout) MATRIX_TIMEOUT=${2:?--timeout needs seconds}; shift 2 ;;
       --budget) BUDGETS+=(--budget "${2:?--budget needs KEY=VALUE}"); shift 2 ;;
+      --allow-partial) PARTIAL=(--allow-partial); shift ;;
       --repeats) repeats=${2:?--repeats needs a number}; shift 2 ;;
       --installer) INSTALLER=${2:?--installer needs a program}; shift 2 ;;
       -h|--help) usage; return 0 ;;
-      -*) die "unknown option '$1'; allowed: --out, --kubeconfig, --namespace, --release, --chart, -f/--values, --prometheus, --cooldown, --timeout, --repeats, --budget, --installer, --help" ;;
+      -*) die "unknown option '$1'; allowed: --out, --kubeconfig, --namespace, --release, --chart, -f/--values, --prometheus, --cooldown, --timeout, --repeats, --budget, --allow-partial, --installer, --help" ;;
       *) variants+=("$1"); shift ;;
     esac
   done
@@ -223,7 +228,7 @@ main() {
     done
   done
   bash "$BENCH_ROOT/dashboards/report/report.sh" --out "$OUT/report" --prometheus "$PROM_URL" "${direct[@]}" \
-    "${BUDGETS[@]}" "${summaries[@]}"
+    "${BUDGETS[@]}" "${PARTIAL[@]}" "${summaries[@]}"
 }
 
 main "$@"

@@ -31,6 +31,7 @@ require('./churn-metrics.js');
 const { RATE_HELD_SHARE, rateHeld } = require('./verdicts.js');
 // long-lived (#29 item 5): its section, table and gate
 const longLived = require('./long-lived-summary.js');
+const { sendRunEnd } = require('./run-end.js');
 
 const SCHEMA = 'bench.summary/v1';
 const LOAD = 'role:load';
@@ -475,6 +476,11 @@ function warnings(s) {
   const out = [];
   const r = s.requests;
   const rn = s.runner;
+  if (s.end_record && !s.end_record.delivered) {
+    out.push(`the end-of-run record did not reach Prometheus (${s.end_record.attempts} attempts: ${s.end_record.error}): `
+      + 'if a final push of k6\'s remote write failed too, Prometheus lacks part of this runner\'s totals, and '
+      + 'make results marks the run incomplete');
+  }
   if (r.dropped_iterations > 0 && !s.max_rps) {
     const pct = r.total + r.dropped_iterations > 0 ? (100 * r.dropped_iterations) / (r.total + r.dropped_iterations) : 100;
     const why = droppedBecause(s) === 'runner'
@@ -721,7 +727,10 @@ function makeHandleSummary(report) {
     } catch (e) {
       tags = {};
     }
-    return summaryOutputs(buildSummary(data, report, tags), report.cfg.summaryDir);
+    const summary = buildSummary(data, report, tags);
+    // after k6's outputs stopped (their last push is done or lost): this runner's totals once more
+    summary.end_record = sendRunEnd(summary, tags);
+    return summaryOutputs(summary, report.cfg.summaryDir);
   };
 }
 

@@ -14,7 +14,7 @@ from harness import pythonpath
 
 CONTRACT = json.loads((ROOT / "scenarios" / "contract.json").read_text())
 __all__ = ["ROOT", "CONTRACT", "Cluster", "RunEvidence", "run", "summaries_from_prefixed_log", "summary_from_log",
-           "text_sum", "wait_for", "json_stream"]
+           "text_sum", "wait_for", "json_stream", "start_testrun_copy"]
 
 
 def wait_for(what, probe, timeout_s, interval_s=1.0):
@@ -23,6 +23,28 @@ def wait_for(what, probe, timeout_s, interval_s=1.0):
         return _wait_for(what, probe, timeout_s, interval_s)
     except TimeoutError as e:
         raise AssertionError(str(e)) from None
+
+
+def start_testrun_copy(kube, testid, suffix, duration):
+    """Creates a copy of the release's TestRun named <name>-SUFFIX for testid TESTID-SUFFIX, lasting
+    DURATION, without helm's hook annotations and without cleanup (its pods stay to be read)."""
+    new = f"{testid}-{suffix}"
+    testruns = [o for o in kube.hook_objects() if o["kind"] == "TestRun"]
+    assert testruns, "no TestRun among the release's hooks"
+    tr = testruns[0]
+    meta = tr["metadata"]
+    meta["name"] = f"{meta['name']}-{suffix}"
+    meta["annotations"] = {k: v for k, v in (meta.get("annotations") or {}).items() if not k.startswith("helm.sh/")}
+    tr["spec"].pop("cleanup", None)
+    tr["spec"]["arguments"] = (tr["spec"].get("arguments") or "").replace(f"testid={testid}", f"testid={new}")
+    for e in tr["spec"].get("runner", {}).get("env", []):
+        if e["name"] == "BENCH_DURATION":
+            e["value"] = duration
+        elif e["name"] == "BENCH_TESTID":
+            e["value"] = new
+    kube.delete_testruns(meta["name"])
+    kube.kubectl("-n", kube.namespace, "create", "-f", "-", input=json.dumps(tr))
+    return meta["name"]
 
 
 class Cluster(Kube):

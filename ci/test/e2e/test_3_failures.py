@@ -5,35 +5,13 @@ import os
 import signal
 import urllib.request
 
-from cluster_lib import wait_for
+from cluster_lib import start_testrun_copy, wait_for
 
 # k6's exit codes: 0 all thresholds passed, 99 a threshold failed, 107 the script threw (setup).
 K6_OK, K6_THRESHOLDS_FAILED, K6_SCRIPT_EXCEPTION = 0, 99, 107
 # A run that ended on its own, whatever its thresholds said: used where the case judges something
 # else than the latency of a few seconds of load on a busy machine (both were seen here).
 ENDED_ON_ITS_OWN = (K6_OK, K6_THRESHOLDS_FAILED)
-
-
-def start_testrun_copy(kube, testid, suffix, duration):
-    """Creates a copy of the release's TestRun named <name>-SUFFIX for testid TESTID-SUFFIX, lasting
-    DURATION, without helm's hook annotations and without cleanup (its pods stay to be read)."""
-    new = f"{testid}-{suffix}"
-    testruns = [o for o in kube.hook_objects() if o["kind"] == "TestRun"]
-    assert testruns, "no TestRun among the release's hooks"
-    tr = testruns[0]
-    meta = tr["metadata"]
-    meta["name"] = f"{meta['name']}-{suffix}"
-    meta["annotations"] = {k: v for k, v in (meta.get("annotations") or {}).items() if not k.startswith("helm.sh/")}
-    tr["spec"].pop("cleanup", None)
-    tr["spec"]["arguments"] = (tr["spec"].get("arguments") or "").replace(f"testid={testid}", f"testid={new}")
-    for e in tr["spec"].get("runner", {}).get("env", []):
-        if e["name"] == "BENCH_DURATION":
-            e["value"] = duration
-        elif e["name"] == "BENCH_TESTID":
-            e["value"] = new
-    kube.delete_testruns(meta["name"])
-    kube.kubectl("-n", kube.namespace, "create", "-f", "-", input=json.dumps(tr))
-    return meta["name"]
 
 
 def backend_state(kube):

@@ -65,6 +65,17 @@ def load_row(lay):
         "(THROTTLED_LIMIT); 0 without a CPU limit, no series where the cgroup cannot be read.",
         targets(('max(k6_bench_runner_cpu_throttled_ratio{%s})' % RUN, "throttled share")), "percentunit",
         minimum=0), 24, 6)
+    lay.add(timeseries(
+        "Runner pushes reaching Prometheus: age of each runner's newest request sample",
+        "Seconds since each runner (instance_id) last wrote its request counter to Prometheus. k6's "
+        "remote write pushes every 5 s (K6_PROMETHEUS_RW_PUSH_INTERVAL), so a runner whose pushes land "
+        "stays below that; one whose pushes fail (k6 logs \"Failed to send the time series data\" and "
+        "never sends that push again) climbs: every panel here lacks its share from then on. Gaps mid-run "
+        "heal (the next push carries the counters again), a lost final push does not: make results "
+        "compares each runner's series with the end-of-run record it writes after its summary and marks "
+        "the result incomplete when they differ and cannot be restored. After the run every line climbs.",
+        targets(("time() - max by (instance_id) (timestamp(k6_http_reqs_total{%s}))" % LOAD,
+                 "runner {{instance_id}}")), "s", minimum=0), 24, 6)
 
 
 def latency_row(lay):

@@ -24,7 +24,8 @@ def report_parser():
                     "bench.summary/v1 files; several files are compared side by side.",
         epilog="Budget keys: " + ", ".join(ALL_BUDGET_KEYS) + ". Each is a maximum. Default budgets: "
                + " ".join(DEFAULT_BUDGETS) + ". Exit status: 0 report written, 1 a run failed its "
-               "budgets (only with --fail-on-verdict), 2 bad input.")
+               "budgets (only with --fail-on-verdict), 2 bad input, 3 report written but a merged run is "
+               "incomplete (without --allow-partial).")
     p.add_argument("summaries", nargs="+", metavar="summary.json", help="bench.summary/v1 files")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created)")
     p.add_argument("--prometheus", metavar="URL", help="Prometheus holding the runs' k6 remote-write series")
@@ -35,6 +36,9 @@ def report_parser():
                         "convergence.added=2s; repeat for several")
     p.add_argument("--fail-on-verdict", action="store_true",
                    help="exit 1 when a run does not PASS (for CI gates)")
+    p.add_argument("--allow-partial", action="store_true",
+                   help="exit 0 for a merged run Prometheus did not hold whole (summary `incomplete`; its "
+                        "verdicts that depend on the missing samples are withheld) instead of 3")
     p.add_argument("--direct", metavar="TESTID",
                    help="the run id of the control run, the same experiment direct to the backend pods "
                         "(loadtest.target=pod): the report gives every other run's added latency per "
@@ -60,7 +64,8 @@ def results_parser():
         description="Merge every k6 runner of one run from Prometheus into one bench.summary/v1 "
                     "(OUT/summary.json) and write its report (OUT/report.html, report.md, report.json).",
         epilog="Exit status: 0 written, 1 the run failed its budgets (only with --fail-on-verdict), "
-               "2 bad input or no such run in Prometheus.")
+               "2 bad input or no such run in Prometheus, 3 written but incomplete: Prometheus lacks part of the "
+               "run (without --allow-partial).")
     p.add_argument("--prometheus", required=True, metavar="URL",
                    help="Prometheus with the run's remote-write series, e.g. http://127.0.0.1:9090 "
                         "(kubectl port-forward svc/<prometheus> 9090)")
@@ -93,6 +98,9 @@ def results_parser():
     p.add_argument("--namespace", default="bench", metavar="NS", help="the release's namespace (default: %(default)s)")
     p.add_argument("--budget", action="append", default=[], metavar="KEY=VALUE", help="as for the report")
     p.add_argument("--fail-on-verdict", action="store_true", help="exit 1 when the run does not PASS")
+    p.add_argument("--allow-partial", action="store_true",
+                   help="accept a run Prometheus did not hold whole: write its summary marked incomplete and "
+                        "exit 0 (without: 3)")
     p.add_argument("--attribution-window", type=_window, metavar="DURATION",
                    help="W: an error or latency outlier is attributed to the nearest event at most this long "
                         "before it (default: 2s plus the longer of one query step and k6's push interval), "

@@ -289,7 +289,7 @@ def build(runs, budgets, warnings, series, generated_at, prometheus_url, direct=
 
 
 def _verdict_blocks(runs, budgets, warnings, verdicts):
-    """PASS/FAIL/NO DATA per run, and whether the runs compare."""
+    """PASS/FAIL/NO DATA/INCOMPLETE per run, and whether the runs compare."""
     blocks = []
     blocks.append(Block("h2", "Verdict"))
     blocks.append(Block("p", "Budgets (each a maximum): " + ", ".join(b.text for b in budgets)))
@@ -707,7 +707,7 @@ th { background: #f2f2f2; }
 .warn { background: #fff4e5; border-left: 4px solid #f0a020; padding: 0.5em 1em; }
 .ok { background: #eaf7ea; border-left: 4px solid #3a3; padding: 0.5em 1em; }
 .PASS { color: #176d17; font-weight: bold; }
-.FAIL, .NO-DATA { color: #b00020; font-weight: bold; }
+.FAIL, .NO-DATA, .INCOMPLETE { color: #b00020; font-weight: bold; }
 figure { margin: 1em 0; }
 figure svg { max-width: 100%; height: auto; }
 """
@@ -740,7 +740,7 @@ def to_html(blocks):
                 cells = []
                 for c in row:
                     cls = ""
-                    if c in ("PASS", "FAIL", "NO DATA"):
+                    if c in ("PASS", "FAIL", "NO DATA", "INCOMPLETE"):
                         cls = f' class="{c.replace(" ", "-")}"'
                     elif _is_number(c):
                         cls = ' class="num"'

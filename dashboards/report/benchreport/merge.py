@@ -18,7 +18,9 @@ them from the tags of the runners' k6_bench_run_info series, and a runner's own 
 line wins over those."""
 
 import math
+import time
 
+from . import completeness as whole
 from .prometheus import WARMUP, selector
 from .summary import CONTRACT, ERROR_CLASSES, PERCENTILES, RATE_HELD_SHARE, RUNNER_LIMITS, SCHEMA
 
@@ -127,7 +129,10 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
     """The merged bench.summary/v1 dict of run `testid`. settings: the settings object (rate and
     duration_s used for the achieved rate; duration_s None = measured from the samples)."""
     first, last = _span(prom, testid, lookback_s)
-    q = RunQueries(prom, testid, first, last)
+    # The runners' end-of-run records, sent after their last push: the run ends at the latest of them.
+    records = whole.end_records(prom, testid, time.time(), lookback_s)
+    end = whole.run_end(records, last)
+    q = RunQueries(prom, testid, first, end)
     # The warm-up's series (role and scenario "warmup") are in no figure: `load` selects role="load",
     # `run` (series without a role: dropped iterations, scale events) leaves scenario="warmup" out.
     load, run, lag = selector(testid, load_only=True), selector(testid, measured=True), selector(testid, role="lag")
@@ -137,10 +142,22 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
     experiments = sorted({r["metric"].get("experiment", "") for r in labels} - {""})
     controllers = sorted({r["metric"].get("controller", "") for r in labels} - {""})
     counts = _counts(q, load, run, notes)
-    latency, latency_count, ratio = _latency(q, load, counts["total"], notes)
+    completeness, recovered_latency = whole.check(q, testid, records, counts, settings.get("runner_parallelism"),
+                                                  first, end)
+    # a histogram short of the recovered requests is said by the completeness findings, not as a stale series
+    recovered = any(r["status"] == "recovered" for r in completeness["runners"])
+    latency, latency_count, ratio = _latency(q, load, counts["total"], [] if recovered else notes)
+    if recovered_latency:
+        latency = recovered_latency
+    notes += completeness["notes"]
     limits = lag_limits()
     duration_s = _duration(settings, first, last, notes)
     runners = _runners(q, load, lag, limits, counts, settings.get("rate"), duration_s, notes)
+    for r in runners:
+        took = next((c for c in completeness["runners"] if c["instance_id"] == r["instance_id"]
+                     and c["status"] == "recovered"), None)
+        if took:
+            r["latency_ms"] = {"p50": took["latency_ms"]["p50"], "p99": took["latency_ms"]["p99"]}
     by_path, steps, calibration = merge_parts(q, load, run, lag, limits, len(runners))
     if len(experiments) > 1 or len(controllers) > 1:
         notes.append(f"run id {testid} carries several experiments {experiments} or controllers "
@@ -172,7 +189,10 @@ def merge_run(prom, testid, settings, lookback_s, scenario=None, controller=None
         "runner": _worst_runner(runners, limits),
         "runners": runners,
         "merge": _merge_record(prom.url, runners, first, last, latency_count, ratio, notes),
+        # what the summary still lacks after the end-of-run records (null: nothing)
+        "incomplete": whole.incomplete_of(completeness),
     }
+    summary["merge"]["completeness"] = {k: v for k, v in completeness.items() if k != "notes"}
     _add_optional(summary, q, settings, counts, steps, calibration, run)
     return summary
 
@@ -254,6 +274,7 @@ def _counts(q, load, run, notes):
         "per_runner_dropped": q.by(f"sum by (instance_id) ({q.last('k6_dropped_iterations_total', run)})",
                                    "instance_id"),
         "received": _int(q.scalar(f"sum({q.last('k6_data_received_total', load)})")),
+        "per_runner_received": q.by(f"sum by (instance_id) ({q.last('k6_data_received_total', load)})", "instance_id"),
         "scale_events": q.by(f"sum by (instance_id) ({q.last('k6_bench_scale_events_total', run)})", "instance_id"),
     }
     errors_by_class = q.by(f"sum by (class) ({q.last('k6_bench_errors_total', load)})", "class")
@@ -277,6 +298,12 @@ def _counts(q, load, run, notes):
     for r in q.vector(f"sum by (instance_id, class) ({q.last('k6_bench_errors_total', load)})"):
         per_runner_errors.setdefault(r["metric"].get("instance_id", ""), {})[r["metric"].get("class", "")] = _int(_value(r))
     c["per_runner_errors"] = per_runner_errors
+    per_runner_causes = {}
+    for r in q.vector(f"sum by (instance_id, class, cause) ({q.last('k6_bench_errors_total', load)})"):
+        m = r["metric"]
+        per_runner_causes.setdefault(m.get("instance_id", ""), {}).setdefault(m.get("class", ""), {})[
+            m.get("cause", "")] = _int(_value(r))
+    c["per_runner_causes"] = per_runner_causes
     return c
 
 

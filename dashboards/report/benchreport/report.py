@@ -14,6 +14,10 @@ from .summary import SummaryError, label_runs, load_summary
 from .timeline import attribution_of, run_attribution
 from .verdict import BudgetError, comparability_warnings, parse_budgets
 
+# The exit status of a report or a merge whose run Prometheus did not hold whole (summary
+# `incomplete`), unless the user asked for a partial result (--allow-partial).
+INCOMPLETE_EXIT = 3
+
 
 @dataclass
 class ReportRequest:
@@ -26,11 +30,13 @@ class ReportRequest:
     fail_on_verdict: bool = False
     direct: str = None
     attribution_window: float = None  # seconds; None: timeline's default
+    allow_partial: bool = False  # an incomplete run's report exits 0, not INCOMPLETE_EXIT
 
 
 def write_report(args):
     """Writes the report of a ReportRequest; returns the exit status (0, 1 a run failed its budgets
-    with fail_on_verdict, 2 bad input), printing the verdicts and any error."""
+    with fail_on_verdict, 2 bad input, 3 a run is incomplete without allow_partial), printing the
+    verdicts and any error."""
     try:
         budgets = parse_budgets(args.budget)
         prom = Prometheus(args.prometheus) if args.prometheus else None
@@ -88,7 +94,8 @@ def write_report(args):
                   "timeseries": bool(series.get(r.testid) and series[r.testid].request_rate),
                   "scale_events_seen": (sum(n for _, _, n in series[r.testid].scale_events)
                                         if r.testid in series else None),
-                  "attribution": attribution_of(r, series)}
+                  "attribution": attribution_of(r, series),
+                  "incomplete": r.incomplete or None}
                  for r in runs],
         "series": summarize_repeats(runs),
         "added_latency": {"direct": direct.testid, "runs": added} if direct else None,
@@ -103,6 +110,11 @@ def write_report(args):
     for w in warnings:
         print(f"warning: {w}")
     print(f"report: {os.path.join(args.out, 'report.html')} and report.md")
+    incomplete = sorted({r.testid for r in runs if r.incomplete})
+    if incomplete and not args.allow_partial:
+        print(f"error: run(s) {', '.join(incomplete)} incomplete: Prometheus lacks part of them (above); their "
+              "verdicts that depend on it are withheld. --allow-partial accepts the partial result", file=sys.stderr)
+        return INCOMPLETE_EXIT
     if args.fail_on_verdict and any(v.status != "PASS" for v in verdicts.values()):
         return 1
     return 0

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from .cost import controller_cost
 from .duration import DurationError, parse_duration
+from .completeness import RUN_END
 from .merge import MergeError, merge_run
 from .prometheus import DEFAULT_LOOKBACK_S, Prometheus, PrometheusError, query_step, selector
 from .provenance import collect as collect_provenance
@@ -123,6 +124,7 @@ class ResultsRequest:
     budget: list = field(default_factory=list)
     fail_on_verdict: bool = False
     attribution_window: float = None  # seconds; None: timeline's default
+    allow_partial: bool = False
 
 
 def list_runs(prometheus_url, lookback_s):
@@ -134,6 +136,36 @@ def list_runs(prometheus_url, lookback_s):
         print(f"error: {e}", file=sys.stderr)
         return 2
     return 0
+
+
+# What a runner's own summary and the merged runner entry both count: (summary key, label).
+COMPARED = (("requests", "requests"), ("dropped_iterations", "dropped iterations"))
+
+
+def compare_runner_summaries(paths, summary):
+    """Each --runner-summary against the merge: its runner's entry (by the instance_id of its end
+    record, or the only runner). Returns one sentence per runner whose figures differ, naming the
+    file, the runner and both values; one that names no runner of the merge is a merge note."""
+    out = []
+    runners = {r["instance_id"]: r for r in summary["runners"]}
+    for path in paths:
+        own = _read_json("--runner-summary", path)
+        iid = (own.get("end_record") or {}).get("instance_id") or (next(iter(runners)) if len(runners) == 1 else None)
+        merged = runners.get(iid)
+        if merged is None:
+            summary["merge"]["notes"].append(
+                f"--runner-summary {path}: not compared: it names no runner of the merge (its end record's "
+                f"instance_id {iid!r}; the merge has {', '.join(runners) or 'none'})")
+            continue
+        mine = {"requests": own["requests"]["total"], "dropped_iterations": own["requests"].get("dropped_iterations") or 0}
+        theirs = {"requests": merged["requests"], "dropped_iterations": merged["dropped_iterations"]}
+        diffs = [f"{label} {mine[k]} in the runner's summary, {theirs[k]} merged" for k, label in COMPARED
+                 if mine[k] != theirs[k]]
+        diffs += [f"errors.{c} {own['errors'].get(c, 0)} in the runner's summary, {merged['errors'].get(c, 0)} merged"
+                  for c in merged["errors"] if own["errors"].get(c, 0) != merged["errors"].get(c, 0)]
+        if diffs:
+            out.append(f"runner {iid} disagrees with its own summary {path}: " + "; ".join(diffs))
+    return out
 
 
 def collect_settings(args, prom):
@@ -163,8 +195,24 @@ def routes_created(prom, testid, last_sample):
     return count or None
 
 
+def wait_end_records(prom, testid, deadline):
+    """Waits, at most until deadline, for an end-of-run record from every runner with request series:
+    a runner sends it after its summary, retrying while Prometheus is out of reach, so it can land
+    after k6-operator calls the run finished. Returns either way: a record still missing is the
+    merge's finding."""
+    runners = f"count(count by (instance_id) (last_over_time(k6_http_reqs_total{selector(testid)}[{int(DEFAULT_LOOKBACK_S)}s])))"
+    records = (f"count(count by (instance_id) (last_over_time({RUN_END['metric']}{selector(testid)}"
+               f"[{int(DEFAULT_LOOKBACK_S)}s])))")
+    while time.time() < deadline:
+        want, got = prom.query(runners, time.time()), prom.query(records, time.time())
+        if want and got and got[0]["value"][1] == want[0]["value"][1]:
+            return
+        time.sleep(2)
+
+
 def wait_settled(prom, testid, timeout_s):
-    """Waits until the run's request total in Prometheus reads the same twice, 2 s apart."""
+    """Waits until the run's request total in Prometheus reads the same twice, 2 s apart, then (within
+    the same timeout) for every runner's end-of-run record."""
     query = f"sum(last_over_time(k6_http_reqs_total{selector(testid)}[{int(DEFAULT_LOOKBACK_S)}s]))"
     deadline = time.time() + timeout_s
     last = None
@@ -172,6 +220,7 @@ def wait_settled(prom, testid, timeout_s):
         result = prom.query(query, time.time())
         now = result[0]["value"][1] if result else None
         if now is not None and now == last:
+            wait_end_records(prom, testid, deadline)
             return
         last = now
         time.sleep(2)
@@ -181,7 +230,8 @@ def wait_settled(prom, testid, timeout_s):
 
 def run(args):
     """Merges the run of a ResultsRequest into OUT/summary.json and writes its report; returns the
-    exit status (0, 1 a run failed its budgets with fail_on_verdict, 2 bad input or no such run)."""
+    exit status (0, 1 a run failed its budgets with fail_on_verdict, 2 bad input or no such run,
+    3 the summary is marked incomplete and allow_partial is not set)."""
     try:
         prom = Prometheus(args.prometheus)
         if args.wait_settled > 0:
@@ -200,6 +250,14 @@ def run(args):
         if args.release:
             summary["provenance"] = collect_provenance(args.release, args.namespace, args.controller_namespace,
                                                        summary["controller_cost"]["pod_regex"])
+        disagreements = compare_runner_summaries(args.runner_summary, summary)
+        if disagreements:
+            summary["merge"]["completeness"]["findings"] += disagreements
+            summary["merge"]["completeness"]["complete"] = False
+            inc = summary["incomplete"] or {"affects": [], "findings": [], "runners": []}
+            inc["findings"] = inc["findings"] + disagreements
+            inc["affects"] = sorted(set(inc["affects"]) | {"requests", "errors", "dropped_iterations", "latency_ms"})
+            summary["incomplete"] = inc
     except (SettingsError, MergeError, PrometheusError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -214,6 +272,8 @@ def run(args):
           f"errors {sum(summary['errors'].values())}, dropped {r['dropped_iterations']} -> {path}")
     for note in summary["merge"]["notes"]:
         print(f"note: {note}")
+    for finding in (summary["incomplete"] or {}).get("findings") or []:
+        print(f"INCOMPLETE: {finding}")
     for part, reason in ((summary.get("provenance") or {}).get("unreadable") or {}).items():
         print(f"note: provenance: {part} not recorded: {reason}")
     if summary["controller_cost"]["unknown_reason"]:
@@ -221,4 +281,5 @@ def run(args):
     return write_report(ReportRequest([path], args.out, prometheus=args.prometheus,
                                       prometheus_lookback=args.lookback, budget=args.budget,
                                       fail_on_verdict=args.fail_on_verdict,
-                                      attribution_window=args.attribution_window))
+                                      attribution_window=args.attribution_window,
+                                      allow_partial=args.allow_partial))

@@ -32,8 +32,8 @@ KNOWN_KEYS = {"schema", "testid", "scenario", "controller", "settings", "request
               "errors", "error_causes", "convergence_ms", "scale_events", "by_path", "runners", "routes",
               "controller_cost", "provenance", "controller_restart", "dataplane_scale",
               "controller_upgrade", "backend_failover", "attribution",
-              # long-lived's streams
-              "long_lived"}
+              # long-lived's streams; a merge that lacks part of the run, and the runner's end record
+              "long_lived", "incomplete", "end_record"}
 SETTINGS_ORDER = ["target_url", "path", "rate", "duration_s", "warmup_s", "connections", "timeout_s",
                   "keepalive", "tls", "churn_pattern"]
 
@@ -106,6 +106,9 @@ class Run:
     attribution: dict = field(default_factory=dict)
     # How far a percentile may be off (merge.percentile_max_error_pct; 0 for a runner's exact summary).
     percentile_error_pct: float = 0.0
+    # A merged run that Prometheus did not hold whole (summary `incomplete`: affects, findings,
+    # runners); {} when complete. The verdicts that depend on an affected figure are withheld.
+    incomplete: dict = field(default_factory=dict)
 
     @property
     def total_requests(self):
@@ -236,6 +239,18 @@ def _read_series(path, data):
     return {"series_id": sid, "repeat": repeat}
 
 
+def _read_incomplete(path, data):
+    """incomplete of a merged summary: {} when complete, else {affects, findings, runners} (lists)."""
+    inc = data.get("incomplete")
+    if inc is None:
+        return {}
+    _object(path, "incomplete", inc)
+    for key in ("affects", "findings"):
+        if not isinstance(inc.get(key), list) or not inc[key]:
+            raise SummaryError(f"{path}: incomplete.{key}={json.dumps(inc.get(key))[:60]}; expected a non-empty list")
+    return inc
+
+
 def load_summary(path):
     """Returns the list of Runs in one summary file: the run itself, then one per by_path entry."""
     try:
@@ -276,7 +291,8 @@ def load_summary(path):
                 percentile_error_pct=_number(path, "merge.percentile_max_error_pct",
                                              (data.get("merge") or {}).get("percentile_max_error_pct"),
                                              allow_none=True) or 0.0,
-                merge_notes=[str(n) for n in (data.get("merge") or {}).get("notes") or []])]
+                merge_notes=[str(n) for n in (data.get("merge") or {}).get("notes") or []],
+                incomplete=_read_incomplete(path, data))]
     by_path = _object(path, "by_path", data.get("by_path") or {})
     for name, entry in by_path.items():
         where = f"by_path.{name}"
@@ -284,8 +300,17 @@ def load_summary(path):
         runs.append(Run(**base, path_name=name,
                         requests=_read_requests(path, f"{where}.requests", entry),
                         latency_ms=_read_latency(path, f"{where}.latency_ms", entry),
-                        errors=_read_errors(path, f"{where}.errors", entry)))
+                        errors=_read_errors(path, f"{where}.errors", entry),
+                        incomplete=_part_incomplete(runs[0].incomplete)))
     return runs
+
+
+def _part_incomplete(whole):
+    """A by_path part of an incomplete run: every figure of the part is short when by_path is (its
+    series lack the same samples and no end-of-run record restores a part)."""
+    if not whole or "by_path" not in whole["affects"]:
+        return {}
+    return dict(whole, affects=["requests", "errors", "dropped_iterations", "latency_ms"])
 
 
 def label_runs(runs):

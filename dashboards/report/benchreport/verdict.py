@@ -113,14 +113,36 @@ def _fmt(b, v, percent_spec="g"):
     return f"{v:g}"
 
 
+def depends_on(budget):
+    """The summary keys a budget's figure is made of (summary `incomplete` affects)."""
+    if budget.key in LATENCY_BUDGET_KEYS:
+        return {"latency_ms"}
+    if budget.key in CONVERGENCE_BUDGET_KEYS:
+        return {"convergence_ms"}
+    if budget.key == "dropped_iterations":
+        return {"dropped_iterations"}
+    return {"errors", "requests"} if budget.percent else {"errors"}
+
+
 def judge(run, budgets):
     """Every budget is a maximum: a run passes when each measured value is at most its limit.
-    A run without a single request has no latency to judge and never passes."""
-    if run.total_requests == 0:
+    A run without a single request has no latency to judge and never passes. In a run that
+    Prometheus did not hold whole (run.incomplete), a budget whose figure is affected is withheld,
+    unless its count, which lost samples can only shorten, is already over the limit: the run is
+    INCOMPLETE when nothing else fails it."""
+    affected = set((run.incomplete or {}).get("affects") or [])
+    if run.total_requests == 0 and not affected:
         return Verdict("NO DATA", ["no request completed (requests.total = 0)"])
-    reasons = []
+    reasons, withheld = [], []
     for b in budgets:
         v = b.measure(run)
+        if depends_on(b) & affected:
+            lower_bound = b.key not in LATENCY_BUDGET_KEYS + CONVERGENCE_BUDGET_KEYS and not b.percent
+            if lower_bound and v is not None and v > b.limit:
+                reasons.append(f"{b.key} >= {_fmt(b, v, '.4g')} > {_fmt(b, b.limit)} (at least: samples are missing)")
+            else:
+                withheld.append(f"{b.key} withheld (budget {_fmt(b, b.limit)}): samples are missing")
+            continue
         if v is None:
             if b.key.startswith("convergence."):
                 continue  # no scale event of that kind in this run: nothing to judge
@@ -133,6 +155,11 @@ def judge(run, budgets):
             reasons.append(f"routes.{kind}.change_errors = {k['change_errors']:g} > 0")
         if k.get("unconverged"):
             reasons.append(f"routes.{kind}.unconverged = {k['unconverged']:g} > 0 (no 200 within the route timeout)")
+    if "errors" in affected:
+        # every gate below counts the load's failed requests: not judged on a short count
+        if any(getattr(run, section) for section, _, _ in ZERO_GATES) or run.backend_failover or run.long_lived:
+            withheld.append("the experiment's gate withheld: its error count is short (samples are missing)")
+        return _incomplete_verdict(reasons, withheld)
     # the controller experiments pass only with zero lost requests and every pod or step back in time
     for section, key, why in ZERO_GATES:
         value = getattr(run, section).get(key)
@@ -148,7 +175,14 @@ def judge(run, budgets):
     if ll and not (ll.get("gate") or {}).get("passed", True):
         reasons.append(f"long_lived: {ll.get('broken_by_path'):g} stream(s) broken by the path, "
                        f"{ll.get('requests_lost'):g} request(s) lost > 0 (zero downtime for streams and requests)")
-    return Verdict("FAIL" if reasons else "PASS", reasons)
+    return _incomplete_verdict(reasons, withheld)
+
+
+def _incomplete_verdict(reasons, withheld):
+    """FAIL on any certain reason, else INCOMPLETE when a budget was withheld, else PASS."""
+    if reasons:
+        return Verdict("FAIL", reasons + withheld)
+    return Verdict("INCOMPLETE", withheld) if withheld else Verdict("PASS", [])
 
 
 def runner_warnings(run):
@@ -180,8 +214,14 @@ def comparability_warnings(runs):
                             "the target rate was not held and latencies include generator queueing")
         target, achieved = run.requests.get("rate_target"), run.requests.get("rate_achieved")
         if target and achieved is not None and achieved < RATE_SHORTFALL * target:
+            # k6 counts an iteration it could not start as dropped: with none, the runner sent the rate
+            # and the requests were lost on their way into the figures
             warnings.append(f"{run.label}: achieved {achieved:g} req/s of the {target:g} req/s target "
-                            f"(below {RATE_SHORTFALL:.0%})")
+                            f"(below {RATE_SHORTFALL:.0%})"
+                            + ("" if dropped else ", with no iteration dropped: the target did not get the "
+                                                  "load, or samples are missing"))
+        for finding in [] if run.path_name else (run.incomplete or {}).get("findings") or []:
+            warnings.append(f"{run.label}: incomplete: {finding}")
         if run.total_requests == 0:
             warnings.append(f"{run.label}: no request completed; nothing to compare")
         warnings += runner_warnings(run)

@@ -62,7 +62,7 @@ type instance struct {
 
 // Exports: useConnections(keepAlive), matchServerName() and streamServerName(host) (servername.go),
 // runtimeStats() (runtime.go), cpuThrottling() (cgroup.go), k6Version() (version.go), newTarget, request, probe (request.go), classify (classify.go), and lagSample, setLagPhases and
-// lagIntervalMs (lag.go).
+// lagIntervalMs (lag.go), sendRunEnd (runend.go).
 func (m *instance) Exports() modules.Exports {
 	return modules.Exports{Named: map[string]interface{}{
 		"useConnections":   m.useConnections,
@@ -78,6 +78,7 @@ func (m *instance) Exports() modules.Exports {
 		"setLagPhases":     setLagPhases,
 		"lagIntervalMs":    LagIntervalMs,
 		"k6Version":        k6Version,
+		"sendRunEnd":       sendRunEnd,
 	}}
 }
 
