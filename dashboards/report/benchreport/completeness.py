@@ -89,6 +89,7 @@ def _record_latency(rec):
     return {k: (round(rec[f"latency.{k}"], 3) if f"latency.{k}" in rec else None) for k in LATENCY_KEYS}
 
 
+# long: one pass over the runners; each state (missing, unconfirmed, disagrees, recovered, gaps) is a branch
 def check(q, testid, records, counts, expected_runners, first, end):
     """Compares every runner's series with its end-of-run record and the run's span; takes the
     totals of a runner whose series fall short from its record (counts is updated in place).

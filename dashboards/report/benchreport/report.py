@@ -33,6 +33,44 @@ class ReportRequest:
     allow_partial: bool = False  # an incomplete run's report exits 0, not INCOMPLETE_EXIT
 
 
+def fetch_series(prom, runs, args):
+    """{testid: TimeSeries} of every run (one query set per testid), with its event attribution; a
+    run Prometheus cannot answer for gets a TimeSeries that says why."""
+    series = {}
+    for run in runs:
+        if run.path_name or run.testid in series:
+            continue
+        try:
+            ts = series[run.testid] = prom.series(run.testid, args.prometheus_lookback)
+            if ts.request_rate:
+                ts.attribution = run_attribution(prom, run.testid, ts.start, ts.end, ts.step, run.controller,
+                                                 args.attribution_window)
+        except PrometheusError as e:
+            print(f"warning: {e}", file=sys.stderr)
+            series[run.testid] = TimeSeries(run.testid, notes=[str(e)])
+    return series
+
+
+def report_record(generated, budgets, warnings, runs, verdicts, series, direct, added):
+    """report.json: the verdicts and what they rest on, per run."""
+    return {
+        "schema": "bench.report/v1",
+        "generated": generated,
+        "budgets": [b.text for b in budgets],
+        "warnings": warnings,
+        "runs": [{"label": r.label, "testid": r.testid, "path": r.path_name, "source": r.source,
+                  "verdict": verdicts[r.label].status, "reasons": verdicts[r.label].reasons,
+                  "timeseries": bool(series.get(r.testid) and series[r.testid].request_rate),
+                  "scale_events_seen": (sum(n for _, _, n in series[r.testid].scale_events)
+                                        if r.testid in series else None),
+                  "attribution": attribution_of(r, series),
+                  "incomplete": r.incomplete or None}
+                 for r in runs],
+        "series": summarize_repeats(runs),
+        "added_latency": {"direct": direct.testid, "runs": added} if direct else None,
+    }
+
+
 def write_report(args):
     """Writes the report of a ReportRequest; returns the exit status (0, 1 a run failed its budgets
     with fail_on_verdict, 2 bad input, 3 a run is incomplete without allow_partial), printing the
@@ -55,19 +93,7 @@ def write_report(args):
         return 2
     added = added_latency(runs, direct) if direct else {}
 
-    series = {}
-    if prom:
-        for run in runs:
-            if run.path_name or run.testid in series:
-                continue
-            try:
-                ts = series[run.testid] = prom.series(run.testid, args.prometheus_lookback)
-                if ts.request_rate:
-                    ts.attribution = run_attribution(prom, run.testid, ts.start, ts.end, ts.step, run.controller,
-                                                     args.attribution_window)
-            except PrometheusError as e:
-                print(f"warning: {e}", file=sys.stderr)
-                series[run.testid] = TimeSeries(run.testid, notes=[str(e)])
+    series = fetch_series(prom, runs, args) if prom else {}
 
     from . import document  # matplotlib loads in seconds: only once the input is known to be good
 
@@ -84,24 +110,8 @@ def write_report(args):
         f.write(document.to_markdown(blocks))
     with open(os.path.join(args.out, "report.html"), "w", encoding="utf-8") as f:
         f.write(document.to_html(blocks))
-    result = {
-        "schema": "bench.report/v1",
-        "generated": generated,
-        "budgets": [b.text for b in budgets],
-        "warnings": warnings,
-        "runs": [{"label": r.label, "testid": r.testid, "path": r.path_name, "source": r.source,
-                  "verdict": verdicts[r.label].status, "reasons": verdicts[r.label].reasons,
-                  "timeseries": bool(series.get(r.testid) and series[r.testid].request_rate),
-                  "scale_events_seen": (sum(n for _, _, n in series[r.testid].scale_events)
-                                        if r.testid in series else None),
-                  "attribution": attribution_of(r, series),
-                  "incomplete": r.incomplete or None}
-                 for r in runs],
-        "series": summarize_repeats(runs),
-        "added_latency": {"direct": direct.testid, "runs": added} if direct else None,
-    }
     with open(os.path.join(args.out, "report.json"), "w", encoding="utf-8") as f:
-        json.dump(result, f, indent=2)
+        json.dump(report_record(generated, budgets, warnings, runs, verdicts, series, direct, added), f, indent=2)
         f.write("\n")
 
     for r in runs:
