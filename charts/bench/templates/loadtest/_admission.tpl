@@ -29,7 +29,8 @@ names alone collide between two releases on one cluster. */}}
 
 {{/* bench.loadtest.replicasBounds (list $ POLICY): {"min", "max", "why"} as JSON: the replicas the
 policy lets the runner set, from the values that say what the run scales to. The backend: from 0 (a
-churn step may be 0) to the largest of backend.replicas and the churn pattern's steps; the data plane
+churn step may be 0) to loadtest.churn.maxReplicas, or else the largest of backend.replicas and the
+churn pattern's steps; the data plane
 and a parameters object: the levels' bounds, 1 to 100 (the run goes back to the replicas it found,
 which the values do not name); the stream backend: loadtest.longLived.replicas to 2 more. */}}
 {{- define "bench.loadtest.replicasBounds" -}}
@@ -41,7 +42,12 @@ which the values do not name); the stream backend: loadtest.longLived.replicas t
 {{- range $step := splitList "," $pattern | compact }}
 {{- $max = max $max (atoi (first (splitList ":" $step))) }}
 {{- end }}
+{{- $set := int $root.Values.loadtest.churn.maxReplicas }}
+{{- if $set }}
+{{- dict "min" 0 "max" $set "why" (printf "loadtest.churn.maxReplicas %d" $set) | toJson }}
+{{- else }}
 {{- dict "min" 0 "max" $max "why" (printf "backend.replicas %d and the steps of loadtest.churn.pattern %s" (int $root.Values.backend.replicas) $pattern) | toJson }}
+{{- end }}
 {{- else if eq $policy "stream" }}
 {{- $r := int $root.Values.loadtest.longLived.replicas }}
 {{- dict "min" $r "max" (add $r 2) "why" "loadtest.longLived.replicas and the 2 more its backend disruption adds" | toJson }}
