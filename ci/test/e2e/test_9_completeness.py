@@ -13,9 +13,9 @@ runner's own totals or refuse with the runner and span named:
 import json
 import threading
 import time
+from dataclasses import dataclass, field
 
 import pytest
-from dataclasses import dataclass, field
 
 from cluster_lib import ROOT, start_testrun_copy, summary_from_log, wait_for
 from e2eharness.stack import TRAEFIK
