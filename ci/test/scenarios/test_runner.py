@@ -15,9 +15,8 @@ a CFS quota in a fresh cgroup, as a pod CPU limit sets it.
 import os
 from pathlib import Path
 
+import pins
 import pytest
-
-from conftest import ROOT
 
 
 def cpu_bound_warning_consistent(run):
@@ -39,9 +38,7 @@ def throttle_warning_consistent(run):
 def test_static_run_summary_records_the_pinned_k6(static_run):
     """settings.k6_version is the k6 the runner is built from (scenarios/runner/versions.env), read
     from the binary: results across k6 releases are then not compared silently."""
-    pinned = next(line.split("=", 1)[1] for line in (ROOT / "scenarios/runner/versions.env").read_text().splitlines()
-                  if line.startswith("K6_VERSION="))
-    assert static_run.summary["settings"]["k6_version"] == pinned, static_run.summary["settings"]
+    assert static_run.summary["settings"]["k6_version"] == pins.value("K6_VERSION"), static_run.summary["settings"]
 
 
 def test_runner_lag_static_run_sampled_it_verdict_present(static_run):

@@ -7,6 +7,7 @@ import json
 import shutil
 import subprocess
 
+import pins
 import pytest
 
 from conftest import ROOT, run
@@ -14,11 +15,6 @@ from conftest import ROOT, run
 RUNNER = ROOT / "scenarios" / "runner"
 # What `k6 version` prints for a k6 v2 command whose extensions registered with the v1 module.
 K6_V2_WITHOUT_EXTENSIONS = "k6 v2 (go1.26.8, linux/amd64)\n"
-
-
-def pins():
-    return dict(line.split("=", 1) for line in (RUNNER / "versions.env").read_text().splitlines()
-                if line and not line.startswith("#"))
 
 
 def check_extensions(binary):
@@ -31,7 +27,7 @@ def check_extensions(binary):
 def pristine_xk6_kubernetes(tmp_path_factory):
     """xk6-kubernetes at its pin, as the proxy serves it (a writable copy)."""
     work = tmp_path_factory.mktemp("xk6k")
-    found = run(["go", "mod", "download", "-json", f"github.com/grafana/xk6-kubernetes@{pins()['XK6_KUBERNETES_VERSION']}"],
+    found = run(["go", "mod", "download", "-json", f"github.com/grafana/xk6-kubernetes@{pins.value('XK6_KUBERNETES_VERSION')}"],
                 cwd=work)
     assert found.returncode == 0, found.stderr
     copy = work / "module"
