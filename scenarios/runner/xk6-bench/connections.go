@@ -78,7 +78,7 @@ func (m *instance) Exports() modules.Exports {
 		"setLagPhases":     setLagPhases,
 		"lagIntervalMs":    LagIntervalMs,
 		"k6Version":        k6Version,
-		"sendRunEnd":       sendRunEnd,
+		"sendRunEnd":       m.sendRunEnd,
 	}}
 }
 

@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -39,8 +40,59 @@ const (
 // any transport error or 5xx/429 answer until timeoutMs has passed; another 4xx is final (the
 // request itself is refused). configured is false without K6_PROMETHEUS_RW_SERVER_URL: nothing
 // is sent.
-func sendRunEnd(fields map[string]interface{}, labels map[string]interface{}, timeoutMs float64) map[string]interface{} {
-	return sendRunEndTo(os.Getenv("K6_PROMETHEUS_RW_SERVER_URL"), numbers(fields), texts(labels), timeoutMs)
+//
+// A record that did not arrive fails the run: the runner then exits 110 (k6's "marked as failed")
+// instead of 0, after its summary is written (failAtExit).
+func (m *instance) sendRunEnd(fields map[string]interface{}, labels map[string]interface{}, timeoutMs float64) map[string]interface{} {
+	out := sendRunEndTo(os.Getenv("K6_PROMETHEUS_RW_SERVER_URL"), numbers(fields), texts(labels), timeoutMs)
+	if out["configured"] == true && out["delivered"] != true {
+		m.failAtExit(fmt.Sprintf("the end-of-run record did not reach Prometheus (%v attempts: %v)", out["attempts"], out["error"]))
+	}
+	return out
+}
+
+// k6's process-exit event and exit code for a run marked as failed (go.k6.io/k6/internal/event's
+// Exit, the sixth Type; errext/exitcodes' MarkedAsFailed). The event package is internal to k6, so
+// its value is written here; the runner build's test (an undelivered record exits 110) fails if
+// either moves.
+const (
+	k6ExitEvent    = 6
+	markedAsFailed = 110
+)
+
+// failAtExit makes the run exit markedAsFailed when it would otherwise exit 0. k6 decides the exit
+// code before it runs handleSummary (where the record is sent), and an extension cannot change it;
+// it can act on the Exit event, which k6 emits after the summary is written and the outputs are
+// stopped, just before the process ends. A run already failing (a crossed threshold: 99, a script
+// error: 107, ...) keeps its own code.
+func (m *instance) failAtExit(reason string) {
+	_, events := m.vu.Events().Global.Subscribe(k6ExitEvent)
+	go func() {
+		for e := range events {
+			if exitError(e.Data) == nil {
+				fmt.Fprintf(os.Stderr, "bench: %s: the run is marked as failed (exit %d): its merged result may lack this runner's totals\n",
+					reason, markedAsFailed)
+				os.Exit(markedAsFailed)
+			}
+			e.Done()
+		}
+	}()
+}
+
+// exitError: the error k6 is about to exit with (the Exit event's ExitData.Error), read by name as
+// its type is internal to k6. Data of another shape counts as an error-free exit, so the run still
+// fails (fail closed).
+func exitError(data interface{}) error {
+	v := reflect.Indirect(reflect.ValueOf(data))
+	if !v.IsValid() || v.Kind() != reflect.Struct {
+		return nil
+	}
+	f := v.FieldByName("Error")
+	if !f.IsValid() || f.Kind() != reflect.Interface || f.IsNil() {
+		return nil
+	}
+	err, _ := f.Interface().(error)
+	return err
 }
 
 // numbers: the finite numbers of a JS object (anything else left out: a null latency, say).

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -69,5 +70,26 @@ func TestSnappyLiteralFraming(t *testing.T) {
 	}
 	if out[3] != 61<<2 || out[4] != 0xff || out[5] != 0xff {
 		t.Fatalf("first tag % x", out[3:6])
+	}
+}
+
+// exitError reads the Exit event's data by field name: k6's ExitData has the shape below.
+func TestExitErrorReadsTheExitDataByName(t *testing.T) {
+	type exitData struct{ Error error }
+	failed := errors.New("thresholds crossed")
+	for _, c := range []struct {
+		data interface{}
+		want error
+	}{
+		{&exitData{Error: failed}, failed},
+		{&exitData{}, nil},
+		{exitData{Error: failed}, failed},
+		{nil, nil},
+		{"another shape", nil},
+		{&struct{ Error string }{"not an error"}, nil},
+	} {
+		if got := exitError(c.data); got != c.want {
+			t.Errorf("exitError(%#v) = %v, want %v", c.data, got, c.want)
+		}
 	}
 }
