@@ -29,7 +29,7 @@ const { runnerShare } = require('./segment.js');
 const { WARMUP } = require('./load.js');
 require('./churn-metrics.js');
 const { RATE_HELD_SHARE, rateHeld } = require('./verdicts.js');
-// long-lived (#29 item 5): its section, table and gate
+// long-lived: its summary section, text table and zero-error gate
 const longLived = require('./long-lived-summary.js');
 const { sendRunEnd } = require('./run-end.js');
 
