@@ -24,7 +24,7 @@ const { runConfig } = require('./run-config.js');
 // load() only, so they load none of that code (scenarios/calibrate/README.md, "Memory per VU").
 // setup() also restores a backend an earlier churn run left changed (churn.js).
 const vu0 = __VU === 0
-  ? { load: require('./load.js'), summary: require('./summary.js'), churn: require('./churn.js') }
+  ? { load: require('./load.js'), summary: require('./summary.js'), churn: require('./churn.js'), memoryPlan: require('./memory-plan.js') }
   : null;
 
 // experiment(definition): a steady experiment (no churn): one target, constant rate; the run fails
@@ -69,7 +69,10 @@ function buildExperiment(definition, extra) {
         // dropped_iterations carries no role tag; a churn VU (per-vu-iterations) never drops one.
         options: baseOptions(report, scenarios,
           summaryThresholds(report, Object.assign(noDroppedIterations(cfg), own || {}))),
-        setup: () => hooks.setup(cfg, request),
+        setup: () => {
+          vu0.memoryPlan.checkRunnerMemory();
+          return hooks.setup(cfg, request);
+        },
         teardown: (data) => hooks.teardown(cfg, data),
         handleSummary: makeHandleSummary(report),
       };
@@ -91,6 +94,7 @@ function customExperiment(load, build) {
   return Object.assign(load, {
     options: lib.baseOptions(report, scenarios, lib.summaryThresholds(report, thresholds)),
     setup() {
+      vu0.memoryPlan.checkRunnerMemory();
       for (const [t, what] of targets) lib.checkTarget(t, what, report.cfg);
     },
     handleSummary: lib.makeHandleSummary(report),

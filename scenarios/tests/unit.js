@@ -31,6 +31,7 @@ import { baseOptions, measuredLoad, noDroppedIterations, staircase } from '../li
 import { buildRoute, preReadyBucket, routeHost, runLabel, ROUTE_LABEL } from '../lib/routes.js';
 import { longLivedChurn, reloadRoute, streamTarget } from '../lib/stream-disruptions.js';
 import * as longLivedSummary from '../lib/long-lived-summary.js';
+import { checkPlannedMemory, plannedVUs, RUNNER_MEMORY } from '../lib/memory-plan.js';
 
 const { matchesLabels, isPodReady, scaleDeployment, restartDeployment, restoreDeployment, rollWorkload } = kubeCalls();
 
@@ -1327,6 +1328,36 @@ function longLivedTests() {
   });
 }
 
+// The VUs a script plans at once: overlapping scenarios add up, consecutive ones reuse VUs, each
+// executor counted by what k6 initializes for it, the runner's share of each.
+function memoryPlanTests() {
+  const rate = (maxVUs, start, duration) => ({ executor: 'constant-arrival-rate', rate: 100, duration, preAllocatedVUs: 10,
+    maxVUs, startTime: start });
+  check('memory plan: overlapping scenarios add up, consecutive ones do not', () => {
+    eq(plannedVUs({ a: rate(100, '0s', '30s'), b: rate(50, '10s', '10s') }, 1), { total: 150, by: { a: 100, b: 50 } });
+    eq(plannedVUs({ a: rate(100, '0s', '30s'), b: rate(50, '30s', '10s') }, 1).total, 100);
+    eq(plannedVUs({ a: rate(100, '0s', '30s'), b: rate(50, '30s', '10s') }, 0.5).by, { a: 50, b: 25 });
+  });
+  check('memory plan: each executor counted by the VUs k6 initializes', () => {
+    const spike = { executor: 'ramping-arrival-rate', preAllocatedVUs: 20, maxVUs: 16000, stages: [{ target: 10000, duration: '10s' }] };
+    const ramp = { executor: 'ramping-vus', startVUs: 3, stages: [{ target: 40, duration: '10s' }, { target: 7, duration: '5s' }] };
+    eq(plannedVUs({ spike, ramp, churn: { executor: 'per-vu-iterations', vus: 1, iterations: 1 } }, 1).by,
+      { spike: 16000, ramp: 40, churn: 1 });
+    eq(plannedVUs({ c: { executor: 'constant-vus', vus: 12, duration: '1m30s' } }, 1).total, 12);
+  });
+  check('memory plan: a plan beyond the memory limit is refused, naming each scenario', () => {
+    const mib = 1048576;
+    const spike = { load: rate(2000, '0s', '60s'), spike: rate(16000, '20s', '10s') };
+    throwsWith(() => checkPlannedMemory(spike, 1, 870 * mib), /plans 18000 VUs at once on this runner \(load 2000, spike 16000\): about 6780 MB .*above its memory limit of 870 MiB/);
+    // just under and just over the limit: baseMB + perVuMB x VUs against the limit in MiB
+    const vus = Math.floor((870 - RUNNER_MEMORY.baseMB) / RUNNER_MEMORY.perVuMB);
+    eq(checkPlannedMemory({ load: rate(vus, '0s', '1s') }, 1, 870 * mib).vus, vus);
+    throwsWith(() => checkPlannedMemory({ load: rate(vus + 1, '0s', '1s') }, 1, 870 * mib), /above its memory limit of 870 MiB/);
+    eq(checkPlannedMemory(spike, 1, Number.MAX_SAFE_INTEGER * 2), null, 'no limit: no check');
+    eq(checkPlannedMemory(spike, 1, 0), null, 'unknown limit: no check');
+  });
+}
+
 export default function () {
   configTests();
   scriptSettingTests();
@@ -1344,6 +1375,7 @@ export default function () {
   restoreTests();
   kneeTests();
   longLivedTests();
+  memoryPlanTests();
   console.log(`unit: ${passed} passed, ${failed} failed`);
 }
 
