@@ -341,4 +341,4 @@ def test_targets_with_the_real_dependency_charts(helms, runner_values, work):
         env = env_of(objects)
         problems += [f"{name} {experiment}: {p}" for p in looked_up_problems(env, objects, experiment)
                      + controller_problems(name, experiment, env, objects)]
-    assert problems == []
+    assert problems == [], "\n".join(problems)
