@@ -32,6 +32,7 @@ import { buildRoute, preReadyBucket, routeHost, runLabel, ROUTE_LABEL } from '..
 import { longLivedChurn, reloadRoute, streamTarget } from '../lib/stream-disruptions.js';
 import * as longLivedSummary from '../lib/long-lived-summary.js';
 import { checkPlannedMemory, plannedVUs, RUNNER_MEMORY } from '../lib/memory-plan.js';
+import { planShape, shapeScenarios } from '../lib/load-shape.js';
 
 const { matchesLabels, isPodReady, scaleDeployment, restartDeployment, restoreDeployment, rollWorkload } = kubeCalls();
 
@@ -1358,6 +1359,36 @@ function memoryPlanTests() {
   });
 }
 
+// A script's own load shape (experiment({load})): bench's role, exec and connection budget added,
+// the user's own values kept, the warm-up before it, its planned mean rate, its length held to
+// BENCH_DURATION.
+function loadShapeTests() {
+  const cfg = { rate: 10, durationMs: 6000, warmupMs: 0, connections: 4, maxConnections: 8 };
+  const ramp = { executor: 'ramping-arrival-rate', startRate: 10, maxVUs: 40, tags: { role: 'mine', kind: 'x' },
+    stages: [{ target: 10, duration: '2s' }, { target: 50, duration: '0s' }, { target: 50, duration: '2s' }, { target: 10, duration: '2s' }] };
+  check('load shape: one k6 scenario becomes bench\'s measured load, its own values kept', () => {
+    const { load } = shapeScenarios(cfg, ramp, 'load', '1500ms', () => ({}));
+    eq([load.exec, load.tags, load.preAllocatedVUs, load.maxVUs, load.timeUnit, load.startTime, load.gracefulStop],
+      ['load', { role: 'load', kind: 'x' }, 4, 40, '1s', '0ms', '1500ms']);
+    eq(load.stages.map((st) => st.duration), ['2000ms', '0ms', '2000ms', '2000ms']);
+  });
+  check('load shape: planned requests over its length (ramps are linear), VU-based executors have no target rate', () => {
+    // 10 x 2 + 50 x 2 + (50 + 10) / 2 x 2 = 180 requests in 6 s
+    eq(planShape(shapeScenarios(cfg, ramp, 'load', '1s', () => ({}))), { durationMs: 6000, rate: 30 });
+    const two = { a: { executor: 'constant-arrival-rate', rate: 20, duration: '3s' },
+      b: { executor: 'constant-vus', vus: 2, duration: '3s', startTime: '3s' } };
+    eq(planShape(shapeScenarios(cfg, two, 'load', '1s', () => ({}))), { durationMs: 6000, rate: null });
+  });
+  check('load shape: after the warm-up, and its length must be BENCH_DURATION', () => {
+    const warm = Object.assign({}, cfg, { warmupMs: 1000 });
+    const out = shapeScenarios(warm, ramp, 'load', '1s', () => ({ warmup: { tags: { role: 'warmup' } } }));
+    eq([Object.keys(out), out.load.startTime], [['warmup', 'load'], '1000ms']);
+    throwsWith(() => shapeScenarios(Object.assign({}, cfg, { durationMs: 5000 }), ramp, 'load', '1s', () => ({})),
+      /the load shape lasts 6000 ms, BENCH_DURATION 5000 ms/);
+    throwsWith(() => shapeScenarios(cfg, { a: { rate: 1 } }, 'load', '1s', () => ({})), /scenario a has no executor/);
+  });
+}
+
 export default function () {
   configTests();
   scriptSettingTests();
@@ -1376,6 +1407,7 @@ export default function () {
   kneeTests();
   longLivedTests();
   memoryPlanTests();
+  loadShapeTests();
   console.log(`unit: ${passed} passed, ${failed} failed`);
 }
 
