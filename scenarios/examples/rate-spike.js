@@ -1,8 +1,6 @@
-// rate-spike: BENCH_RATE req/s, five times that in the middle third of BENCH_DURATION, while the
-// backend goes 5 -> 2 -> 5. The load is k6's own ramping-arrival-rate executor; bench adds its
-// churn, error classes, metrics, summary and dashboards. Copy it into scenarios/ for the chart.
+// rate-spike: BENCH_RATE req/s, 5x in the middle third of BENCH_DURATION, while the backend goes
+// 5 -> 2 -> 5: a k6 executor's load shape, bench's churn and summary. Copy it into scenarios/.
 import { experiment } from '../lib/churn-experiment.js';
-
 const third = (cfg) => `${Math.round(cfg.durationMs / 3)}ms`;
 
 export const { options, setup, load, churn, teardown, handleSummary } = experiment({
@@ -21,6 +19,7 @@ export const { options, setup, load, churn, teardown, handleSummary } = experime
     ],
   }),
   thresholds: { 'http_req_duration{scenario:load}': ['p(99)<500'] },
+  textLine: (s) => `rate-spike: p99 ${s.latency_ms.p99} ms through a 5x spike (limit 500 ms)`,
   churn: (k8s, t) => {
     t.scale(5);
     t.hold(third(t.cfg));

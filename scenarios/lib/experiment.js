@@ -75,7 +75,8 @@ function buildExperiment(definition, extra) {
           (c) => ({ [WARMUP.scenario]: measuredLoad(c, 'load')[WARMUP.scenario] }))
         : measuredLoad(cfg, 'load');
       const runCfg = definition.load ? Object.assign({}, cfg, vu0.loadShape.planShape(load)) : cfg;
-      const report = singleTargetReport(definition.name, runCfg, definition.summary ? definition.summary(cfg) : {});
+      const report = singleTargetReport(definition.name, runCfg, Object.assign(definition.summary ? definition.summary(cfg) : {},
+        { section: definition.section, textLine: definition.textLine }));
       const own = typeof definition.thresholds === 'function' ? definition.thresholds(cfg) : definition.thresholds;
       const scenarios = Object.assign(load, extra.scenarios ? extra.scenarios(cfg) : {});
       return {

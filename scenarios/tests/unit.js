@@ -1387,6 +1387,13 @@ function loadShapeTests() {
       /the load shape lasts 6000 ms, BENCH_DURATION 5000 ms/);
     throwsWith(() => shapeScenarios(cfg, { a: { rate: 1 } }, 'load', '1s', () => ({})), /scenario a has no executor/);
   });
+  check('summary: the script\'s own section under extra, its own line closing the table', () => {
+    const report = fakeReport({ section: (data, s) => ({ seen: s.requests.total }), textLine: (s) => `own line ${s.extra.seen}` });
+    const s = buildSummary(fakeData(), report, {});
+    eq(s.extra, { seen: s.requests.total });
+    const out = summaryOutputs(s, '/tmp', report.textLine);
+    eq(out.stdout.includes(`own line ${s.requests.total}\nBENCH_SUMMARY_JSON_BEGIN`), true, 'the line ends the table');
+  });
 }
 
 export default function () {

@@ -1216,6 +1216,7 @@ def test_rate_spike_its_shape_is_the_target_the_summary_states(rate_spike):
     assert (s["scenario"], s["settings"]["rate"], s["settings"]["duration_s"]) == ("rate-spike", 46.7, 6), s["settings"]
     assert abs(s["requests"]["total"] - 280) <= 3 and s["requests"]["rate_target"] == 46.7, s["requests"]
     assert s["requests"]["total"] == sum(1 for r in rate_spike.access if r.from_k6)
+    assert f"rate-spike: p99 {s['latency_ms']['p99']} ms through a 5x spike (limit 500 ms)" in rate_spike.table
 
 
 
