@@ -87,14 +87,30 @@ which the scenarios read as their own default. */}}
 {{- end }}
 
 {{/* bench.loadtest.effective (dict "root" $ "key" VALUES_KEY "value" VALUE): what the scenario will use
-for a setting the chart itself needs (the VU ceiling, NOTES): VALUE when set, else the contract's
-default of the variable whose valuesKey is KEY (scenarios/contract.json; an entry script's own
-default is not known to the chart). */}}
+for a setting the chart itself needs (the VU ceiling, NOTES): VALUE when set, else the entry script's
+own default (bench.loadtest.scriptDefault), else the contract's default of the variable whose
+valuesKey is KEY (scenarios/contract.json). */}}
 {{- define "bench.loadtest.effective" -}}
 {{- $text := include "bench.settingText" .value }}
 {{- if $text }}{{ $text }}{{ else }}
+{{- $own := include "bench.loadtest.scriptDefault" (dict "root" .root "key" .key) }}
+{{- if $own }}{{ $own }}{{ else }}
 {{- range (fromJson (.root.Files.Get "scenarios/contract.json")).variables.list }}{{ if eq (toString .valuesKey) $.key }}{{ .default }}{{ end }}{{ end }}
 {{- end }}
+{{- end }}
+{{- end }}
+
+{{/* bench.loadtest.scriptDefault (dict "root" $ "key" VALUES_KEY): the default the entry script
+(scenarios/<loadtest.scenario>.js) gives the variable of KEY in its experiment({defaults: {...}})
+as a literal (BENCH_RATE: '100'), else "". Read from the script's text: a default computed at run
+time is not known here, and the scenario applies it all the same. */}}
+{{- define "bench.loadtest.scriptDefault" -}}
+{{- $script := .root.Files.Get (printf "scenarios/%s.js" .root.Values.loadtest.scenario) }}
+{{- $defaults := regexFind "defaults:\\s*\\{[^}]*\\}" $script }}
+{{- range (fromJson (.root.Files.Get "scenarios/contract.json")).variables.list }}{{ if eq (toString .valuesKey) $.key }}
+{{- $literal := printf "\\b%s:\\s*['\"]([^'\"]+)['\"]" .name }}
+{{- if regexMatch $literal $defaults }}{{ regexReplaceAll (printf "(?s)^.*%s.*$" $literal) $defaults "${1}" }}{{ end }}
+{{- end }}{{ end }}
 {{- end }}
 
 {{/* bench.text VALUE: a value as text for an env var or argument. Helm reads a values file's numbers as
