@@ -215,11 +215,13 @@ def typed(v, text):
 
 def below_chart_min(v, text):
     """A duration the scenarios accept but the chart refuses: under the variable's chartMinMs."""
+    from benchreport.duration import DurationError, parse_duration  # the grammar's Python parser
     if "chartMinMs" not in v:
         return False
-    m = re.fullmatch(r"([0-9.]+)(ms|s|m|h)?", text.strip())
-    scale = {"ms": 1, "s": 1000, "m": 60000, "h": 3600000}[m[2] or "s"] if m else None
-    return m is not None and float(m[1]) * scale < v["chartMinMs"]
+    try:
+        return parse_duration(text, "ms") < v["chartMinMs"]
+    except DurationError:
+        return False
 
 
 def check_chart_variable_types(helm, chart):

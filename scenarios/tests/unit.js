@@ -7,7 +7,7 @@ import {
   loadConfig, parseDuration, parseChurnPattern, parseLabelSelector, parseBool, parseUrl, DEFAULTS,
 } from '../lib/config.js';
 import * as parse from '../lib/parse.js';
-import { parseDuration as durationAlone } from '../lib/duration.js';
+import { durationMs, parseDuration as durationAlone } from '../lib/duration.js';
 import { newChurnContext, isChurnOver } from '../lib/churn-context.js';
 import { experiment as steadyExperiment } from '../lib/experiment.js';
 import { experiment as churnExperiment } from '../lib/churn-experiment.js';
@@ -42,6 +42,8 @@ const failures = new Counter('unit_failures');
 // classes: the checks below compare the code with it (init context; k6 resolves the path from this
 // file's directory). The name README stays for the checks' messages.
 const README = open('../interfaces.md');
+// The duration grammar's examples (scenarios/contract.json durations), read once in this one-VU test.
+const DURATIONS = JSON.parse(open('../contract.json')).durations;
 
 export const options = {
   iterations: 1,
@@ -116,20 +118,33 @@ function configTests() {
     eq(loadConfig({ BENCH_PATH: '' }, { BENCH_PATH: '/bytes/1m' }).path, '/bytes/1m');
   });
   check('config: durations', () => {
-    eq([parseDuration('X', '500ms'), parseDuration('X', '12s'), parseDuration('X', '1m30s'), parseDuration('X', '2'),
-      parseDuration('X', '1h'), parseDuration('X', '1.5s')], [500, 12000, 90000, 2000, 3600000, 1500]);
+    eq([parseDuration('X', '500ms'), parseDuration('X', '12s'), parseDuration('X', '1m30s'), parseDuration('X', '250us'),
+      parseDuration('X', '1h'), parseDuration('X', '1.5s')], [500, 12000, 90000, 0.25, 3600000, 1500]);
   });
-  for (const bad of ['abc', '-5s', '0s', '10x', '', '5s5']) {
+  // The grammar's table (scenarios/contract.json durations.examples), the one every parser is tested
+  // against: durationMs gives each accepted text its milliseconds and NaN for each refused one.
+  for (const [text, ms] of DURATIONS.examples.accepts) {
+    check(`duration grammar: ${JSON.stringify(text)} is ${ms} ms`, () => eq(durationMs(text), ms));
+  }
+  for (const text of DURATIONS.examples.refuses) {
+    check(`duration grammar: ${JSON.stringify(text)} is refused`, () => eq(Number.isNaN(durationMs(text)), true));
+  }
+  check('duration grammar: the examples use every unit of the contract', () => {
+    const used = DURATIONS.examples.accepts.map(([text]) => text.replace(/^[0-9.]+/, ''));
+    eq(Object.keys(DURATIONS.unitsMs).filter((u) => !used.includes(u)), []);
+  });
+  for (const bad of ['abc', '-5s', '0s', '10x', '', '5s5', '2']) {
     check(`config: duration ${JSON.stringify(bad)} is refused with the variable name`, () => {
       throwsWith(() => loadConfig({ BENCH_DURATION: bad === '' ? ' ' : bad }), /BENCH_DURATION=.*positive duration/);
     });
   }
-  check('config: warm-up: none by default, 0 and 0s are none, else a duration up to BENCH_DURATION', () => {
-    eq([loadConfig({}).warmupMs, loadConfig({ BENCH_WARMUP: '0' }).warmupMs, loadConfig({ BENCH_WARMUP: '0ms' }).warmupMs,
+  check('config: warm-up: none by default, 0s and 0ms are none, else a duration up to BENCH_DURATION', () => {
+    eq([loadConfig({}).warmupMs, loadConfig({ BENCH_WARMUP: '0s' }).warmupMs, loadConfig({ BENCH_WARMUP: '0ms' }).warmupMs,
       loadConfig({ BENCH_WARMUP: '10s' }).warmupMs, loadConfig({ BENCH_WARMUP: '1m', BENCH_DURATION: '1m' }).warmupMs],
     [0, 0, 0, 10000, 60000]);
   });
-  for (const [bad, why] of [['-5s', 'expected 0s'], ['abc', 'expected 0s'], ['2m', 'at most BENCH_DURATION \\(60 s\\)']]) {
+  for (const [bad, why] of [['-5s', 'expected 0s'], ['abc', 'expected 0s'], ['0', 'expected 0s'],
+    ['2m', 'at most BENCH_DURATION \\(60 s\\)']]) {
     check(`config: warm-up ${JSON.stringify(bad)} is refused with the variable name`, () => {
       throwsWith(() => loadConfig({ BENCH_WARMUP: bad }), new RegExp(`invalid BENCH_WARMUP="${bad}": .*${why}`));
     });
