@@ -8,13 +8,14 @@
 // target: its planned requests over its length, so the runner's summary and the merged one agree.
 // Only VU 0 loads this module.
 'use strict';
-const { parseDuration } = require('./duration.js');
+const { durationMs } = require('./duration.js');
 const { k6Duration } = require('./request.js');
 
-// a k6 duration in ms; zero ('0s', a startTime or a stage that jumps) is k6's, parseDuration takes
-// only positive ones
+// a k6 duration in ms (the contract's grammar; '0s' is 0, a jump between stages)
 function ms(what, text) {
-  return /^0+(\.0*)?(ms|s|m|h)?$/.test(String(text).trim()) ? 0 : parseDuration(what, text);
+  const value = durationMs(String(text));
+  if (Number.isNaN(value)) throw new Error(`experiment({load}): ${what} ${JSON.stringify(text)} is not a k6 duration (e.g. 10s, 1m30s)`);
+  return value;
 }
 
 // shapeScenarios(cfg, shape, exec, warmup): the scenarios of `shape` (one k6 scenario, or an object of

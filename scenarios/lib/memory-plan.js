@@ -6,12 +6,15 @@
 'use strict';
 const exec = require('k6/execution');
 const bench = require('k6/x/bench');
-const { parseDuration } = require('./duration.js');
+const { durationMs: msOf } = require('./duration.js');
 const { runnerShare } = require('./segment.js');
 
-// a scenario's durations in ms; a zero one (startTime '0s') is k6's, and parseDuration
-// takes only positive ones
-const durationMs = (name, text) => (/^0+(\.0*)?(ms|s|m|h)?$/.test(String(text).trim()) ? 0 : parseDuration(`scenario ${name}`, text));
+// a scenario's duration option in ms (k6's grammar, the contract's durations; '0s' is 0)
+function durationMs(name, text) {
+  const ms = msOf(String(text));
+  if (Number.isNaN(ms)) throw new Error(`scenario ${name}: duration ${JSON.stringify(text)} is not a k6 duration`);
+  return ms;
+}
 
 // Live heap of one runner (scenarios/contract.json runnerMemory; a VU keeps this literal copy,
 // parity: ci/test/contract.py k6-runner-memory).
