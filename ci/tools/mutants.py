@@ -199,6 +199,7 @@ def main(argv):
     with tempfile.TemporaryDirectory(prefix="bench-mutants-") as tmp:
         work = pathlib.Path(tmp)
         copy = work / "tree"
+        commit = commit_of(ROOT)  # of the tree as copied, not as it is when the run ends
         tree_copy(ROOT, copy)
         runner = Runner(table, copy, work)
         # the tests must pass on the unmutated copy, or every mutant would look caught
@@ -230,7 +231,7 @@ def main(argv):
     record = {"mutants": len(results), "caught": caught, "survived": len(results) - caught,
               "kept": sum(s == "kept" for _, s in results),
               "score_pct": round(100 * caught / len(results), 1) if results else 0,
-              "commit": commit_of(ROOT), "date": datetime.date.today().isoformat(),
+              "commit": commit, "date": datetime.date.today().isoformat(),
               "ids": sorted(m["id"] for m, _ in results)}
     print(score_line(record))
     if args.record:
