@@ -3,8 +3,9 @@
 //   4 KB and 100 KB bodies.
 // Load: one constant-arrival-rate scenario per path and body, one after the other (so paths never
 //   compete for the backend or the generator), each BENCH_RATE req/s for BENCH_DURATION; tagged
-//   path=<ingress|clusterip|nodeport|pod>. Paths come from BENCH_URL_INGRESS, BENCH_URL_CLUSTERIP,
-//   BENCH_URL_NODEPORT and BENCH_URL_POD (set at least one; unset ones are skipped). Bodies:
+//   path=<ingress|clusterip|nodeport|pod|gateway>. Paths come from BENCH_URL_INGRESS, BENCH_URL_CLUSTERIP,
+//   BENCH_URL_NODEPORT, BENCH_URL_POD and BENCH_URL_GATEWAY (set at least one; unset ones are skipped:
+//   the chart sets no ingress URL for a Gateway API controller, whose path is the gateway). Bodies:
 //   /bytes/4k and /bytes/100k, or only BENCH_PATH when it is set.
 // Churn: none.
 // Thresholds: no dropped iterations.
@@ -52,7 +53,7 @@ const experiment = customExperiment(loadByScenario(requests), (lib) => {
     });
   });
   const report = lib.singleTargetReport('paths', cfg, {
-    targetUrl: cfg.pathUrls.ingress || cfg.pathUrls[pathNames[0]],
+    targetUrl: cfg.pathUrls.ingress || cfg.pathUrls.gateway || cfg.pathUrls[pathNames[0]],
     path: BODIES.join(','),
     durationMs: parts.length * cfg.durationMs,
     parts: parts.map((p) => ({ name: p.name, scenario: p.scenario, rateTarget: cfg.rate, durationMs: cfg.durationMs })),

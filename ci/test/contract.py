@@ -16,6 +16,7 @@ Usage (ci/test/report/test_contract.py runs each as one case; exit 0 = equal, 1 
   contract.py k6-variable-types DUMP    config.js loadConfig accepts and refuses each type's examples
   contract.py k6-warmup DUMP            scenarios/lib/load.js WARMUP (the warm-up's scenario name and role)
   contract.py k6-verdicts DUMP          scenarios/lib/verdicts.js RATE_HELD_SHARE and lag.js's limits (verdicts)
+  contract.py k6-runner-memory DUMP     scenarios/lib/memory-plan.js RUNNER_MEMORY (runnerMemory)
   contract.py chart-variables           the TestRun's BENCH_* (_pod.tpl) and their values.yaml keys
   contract.py chart-variable-types HELM CHART
                                         helm template of CHART (an offline copy) accepts and refuses
@@ -155,6 +156,11 @@ def check_k6_verdicts(dump):
     return [b for b in (differ("scenarios/lib/verdicts.js and lag.js (verdicts)", got, want),) if b]
 
 
+def check_k6_runner_memory(dump):
+    want = {k: v for k, v in CONTRACT["runnerMemory"].items() if k != "about"}
+    return [b for b in (differ("scenarios/lib/memory-plan.js RUNNER_MEMORY", load_dump(dump).get("runnerMemory"), want),) if b]
+
+
 def check_k6_warmup(dump):
     d = load_dump(dump)
     want = {k: CONTRACT["warmup"][k] for k in ("scenario", "role")}
@@ -209,11 +215,13 @@ def typed(v, text):
 
 def below_chart_min(v, text):
     """A duration the scenarios accept but the chart refuses: under the variable's chartMinMs."""
+    from benchreport.duration import DurationError, parse_duration  # the grammar's Python parser
     if "chartMinMs" not in v:
         return False
-    m = re.fullmatch(r"([0-9.]+)(ms|s|m|h)?", text.strip())
-    scale = {"ms": 1, "s": 1000, "m": 60000, "h": 3600000}[m[2] or "s"] if m else None
-    return m is not None and float(m[1]) * scale < v["chartMinMs"]
+    try:
+        return parse_duration(text, "ms") < v["chartMinMs"]
+    except DurationError:
+        return False
 
 
 def check_chart_variable_types(helm, chart):
@@ -500,6 +508,7 @@ def main(argv):
         "self": check_self, "k6-errors": check_k6_errors, "k6-percentiles": check_k6_percentiles,
         "k6-metrics": check_k6_metrics, "k6-variables": check_k6_variables,
         "k6-variable-types": check_k6_variable_types, "k6-warmup": check_k6_warmup, "k6-verdicts": check_k6_verdicts,
+        "k6-runner-memory": check_k6_runner_memory,
         "chart-variables": check_chart_variables, "chart-variable-types": check_chart_variable_types, "readme-variables": check_readme_variables,
         "dashboards-fixture": check_dashboards_fixture,
         "readme-metrics": check_readme_metrics, "readme-errors": check_readme_errors,

@@ -19,6 +19,9 @@ What a key's schema is made of (the syntax, for contributors, is also at the top
   also leaves the type to the definition. One keyword is the generator's own: `children: false`
   describes none of the default's keys (a Kubernetes object such as resources, a subchart's values,
   example entries).
+- `<duration>` in a `pattern` stands for a k6 duration: the generator puts the pattern of
+  scenarios/contract.json `durations` there (without its anchors), so every duration key of the chart
+  accepts exactly what the scenarios and the report accept (ci/test/chart/test_durations.py).
 - The root's annotation is the `# @schema` block of the file's first comment block (before the first
   blank line): `$schema`, `title`, `$defs`, `required`, keys without a default such as `global`.
 Every annotation must sit above a key the schema describes, and every `required` name must be one of
@@ -34,6 +37,9 @@ import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 VALUES = ROOT / "charts" / "bench" / "values.yaml"
+# The grammar every duration key takes: the contract's pattern, its anchors left to the key's own.
+DURATION = json.loads((ROOT / "scenarios" / "contract.json").read_text())["durations"]["pattern"][1:-1]
+DURATION_MARK = "<duration>"
 SCHEMA = ROOT / "charts" / "bench" / "values.schema.json"
 README = ROOT / "charts" / "bench" / "README.md"
 KEYS_BLOCK = re.compile(r"(<!-- BEGIN keys:[^\n]*-->\n)(.*?)(<!-- END keys -->)", re.S)
@@ -98,7 +104,17 @@ def load_annotation(text, line):
         raise AnnotationError(f"values.yaml:{line + 1}: the annotation is not YAML: {e}") from None
     if not isinstance(annotation, dict):
         raise AnnotationError(f"values.yaml:{line + 1}: an annotation is a mapping of JSON Schema keywords")
-    return annotation
+    return with_durations(annotation)
+
+
+def with_durations(node):
+    """node with the contract's duration pattern wherever a `pattern` says <duration>, at any depth."""
+    if isinstance(node, dict):
+        return {k: v.replace(DURATION_MARK, DURATION) if k == "pattern" and isinstance(v, str) else with_durations(v)
+                for k, v in node.items()}
+    if isinstance(node, list):
+        return [with_durations(v) for v in node]
+    return node
 
 
 def type_of(node):

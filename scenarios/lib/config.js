@@ -3,30 +3,25 @@
 // Entry scripts take it through run-config.js (runConfig(__ENV, overrides, settings): loadConfig in
 // VU 0, the other VUs read its result) in the init context; a bad value throws an Error naming the
 // variable, the value and what is allowed, so `k6 run` stops before any load. The parsers are
-// parse.js's.
+// parse.js's (durations: duration.js's).
 'use strict';
 const {
   parseDuration, parsePositiveInt, parseBool, parseUrl, parsePath, parseChurnPattern, parseEnvironment,
   parseRouteKind, parseBackends, parseOptionalLabel, parseDomain, parseLabelSelector, parseDnsName, parseTestId,
   parseCounts, parseOneOf, parseWords, parseApiKind, parseFieldPath,
 } = require('./parse.js');
+const { durationMs: durationOf } = require('./duration.js');
 
 function fail(name, value, allowed) {
   throw new Error(`invalid ${name}=${JSON.stringify(value)}: ${allowed}`);
 }
 
-// parseWarmup(name, value, durationMs): the warm-up in ms, 0 for none ("0s", "0"). It runs before
-// the measured duration, so it may not be longer than it: a longer one is usually the two swapped.
+// parseWarmup(name, value, durationMs): the warm-up in ms, 0 for none ("0s"). It runs before the
+// measured duration, so it may not be longer than it: a longer one is usually the two swapped.
 function parseWarmup(name, value, durationMs) {
-  const text = String(value).trim();
-  if (/^(0+(\.0+)?(ms|s|m|h)?)+$/.test(text)) return 0;
+  const ms = durationOf(String(value));
   const allowed = 'expected 0s (no warm-up) or a duration like 500ms, 10s or 1m';
-  let ms;
-  try {
-    ms = parseDuration(name, text);
-  } catch (e) {
-    return fail(name, value, allowed);
-  }
+  if (!(ms >= 0)) fail(name, value, allowed);
   if (ms > durationMs) {
     fail(name, value, `${allowed}, at most BENCH_DURATION (${durationMs / 1000} s): the warm-up runs at the same rate `
       + 'before the measured duration and is left out of every figure');

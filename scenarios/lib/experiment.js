@@ -17,14 +17,20 @@
 // under those names. customExperiment is the shape of entry scripts that build their own scenarios
 // (keepalive, paths, tls-handshakes, max-rps).
 'use strict';
-const { target, loadOnly } = require('./request.js');
+const { target, loadOnly, k6Duration } = require('./request.js');
 const { runConfig } = require('./run-config.js');
 
 // VU 0 builds the options and runs setup, teardown and handleSummary; the load and lag VUs run
 // load() only, so they load none of that code (scenarios/calibrate/README.md, "Memory per VU").
 // setup() also restores a backend an earlier churn run left changed (churn.js).
 const vu0 = __VU === 0
-  ? { load: require('./load.js'), summary: require('./summary.js'), churn: require('./churn.js') }
+  ? {
+    load: require('./load.js'),
+    summary: require('./summary.js'),
+    churn: require('./churn.js'),
+    memoryPlan: require('./memory-plan.js'),
+    loadShape: require('./load-shape.js'),
+  }
   : null;
 
 // experiment(definition): a steady experiment (no churn): one target, constant rate; the run fails
@@ -59,17 +65,28 @@ function buildExperiment(definition, extra) {
   return {
     vus,
     vu0(hooks) {
-      const { measuredLoad, noDroppedIterations, baseOptions } = vu0.load;
+      const { measuredLoad, noDroppedIterations, baseOptions, gracefulStopMs, WARMUP } = vu0.load;
       const { summaryThresholds, singleTargetReport, makeHandleSummary } = vu0.summary;
-      const report = singleTargetReport(definition.name, cfg, definition.summary ? definition.summary(cfg) : {});
+      // the measured load, after the warm-up if BENCH_WARMUP asks for one: bench's constant rate
+      // (load.js measuredLoad) or the script's own shape (load-shape.js), whose planned rate and
+      // length are then the run's target in its summary and bench_run_info
+      const load = definition.load
+        ? vu0.loadShape.shapeScenarios(cfg, definition.load(cfg), 'load', k6Duration(gracefulStopMs(cfg)),
+          (c) => ({ [WARMUP.scenario]: measuredLoad(c, 'load')[WARMUP.scenario] }))
+        : measuredLoad(cfg, 'load');
+      const runCfg = definition.load ? Object.assign({}, cfg, vu0.loadShape.planShape(load)) : cfg;
+      const report = singleTargetReport(definition.name, runCfg, Object.assign(definition.summary ? definition.summary(cfg) : {},
+        { section: definition.section, textLine: definition.textLine }));
       const own = typeof definition.thresholds === 'function' ? definition.thresholds(cfg) : definition.thresholds;
-      // the measured load, after the warm-up if BENCH_WARMUP asks for one (load.js measuredLoad)
-      const scenarios = Object.assign(measuredLoad(cfg, 'load'), extra.scenarios ? extra.scenarios(cfg) : {});
+      const scenarios = Object.assign(load, extra.scenarios ? extra.scenarios(cfg) : {});
       return {
         // dropped_iterations carries no role tag; a churn VU (per-vu-iterations) never drops one.
         options: baseOptions(report, scenarios,
-          summaryThresholds(report, Object.assign(noDroppedIterations(cfg), own || {}))),
-        setup: () => hooks.setup(cfg, request),
+          summaryThresholds(report, Object.assign(noDroppedIterations(cfg, Object.keys(load)), own || {}))),
+        setup: () => {
+          vu0.memoryPlan.checkRunnerMemory();
+          return hooks.setup(runCfg, request);
+        },
         teardown: (data) => hooks.teardown(cfg, data),
         handleSummary: makeHandleSummary(report),
       };
@@ -91,6 +108,7 @@ function customExperiment(load, build) {
   return Object.assign(load, {
     options: lib.baseOptions(report, scenarios, lib.summaryThresholds(report, thresholds)),
     setup() {
+      vu0.memoryPlan.checkRunnerMemory();
       for (const [t, what] of targets) lib.checkTarget(t, what, report.cfg);
     },
     handleSummary: lib.makeHandleSummary(report),

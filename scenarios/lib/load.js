@@ -67,8 +67,12 @@ function measuredLoad(cfg, exec) {
 // noDroppedIterations(cfg): the threshold that fails a run (exit 99) whose measured load dropped
 // iterations. dropped_iterations carries no role tag: with a warm-up, the measured scenario `load`
 // is selected by name (a warm-up that could not hold the rate fails nothing; the summary says it).
-function noDroppedIterations(cfg) {
-  return { [cfg.warmupMs > 0 ? 'dropped_iterations{scenario:load}' : 'dropped_iterations']: ['count==0'] };
+// names: the measured load's scenarios (a script's own shape may have several; default ['load']).
+function noDroppedIterations(cfg, names) {
+  if (!(cfg.warmupMs > 0)) return { dropped_iterations: ['count==0'] };
+  const out = {};
+  for (const name of (names || ['load']).filter((n) => n !== WARMUP.scenario)) out[`dropped_iterations{scenario:${name}}`] = ['count==0'];
+  return out;
 }
 
 // staircase(cfg, stepCount, exec): stepCount constant-arrival-rate scenarios one after the other,

@@ -9,6 +9,7 @@ const { target, hit, loadScenario, baseOptions, checkTarget, gapMs } = require('
 const { summaryThresholds, singleTargetReport, makeHandleSummary } = require('./summary.js');
 const { k6Duration } = require('./request.js');
 const { startErrorSeries } = require('./errors.js');
+const { checkRunnerMemory } = require('./memory-plan.js');
 const { routeChanges, routeErrors, routeScale } = require('./route-metrics.js');
 const {
   ApiPool, API_CLIENTS, PRE_READY_STATUSES, PROBE_INTERVAL_MS, ROUTE_LABEL, createAndWait, changeRoutes, deleteLeftRoutes,
@@ -167,6 +168,7 @@ function routeExperiment(name, cfg, plan) {
   return {
     options,
     setup() {
+      checkRunnerMemory();
       const pool = withApi('connecting to the API', () => new ApiPool(cfg, API_CLIENTS));
       for (const kind of kinds) withApi(`listing ${kind}s in ${cfg.namespace}`, () => listLabelled(pool.take(), cfg, kind));
       const left = withApi('deleting routes an earlier run left', () => deleteLeftRoutes(pool, cfg, kinds));

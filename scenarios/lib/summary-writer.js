@@ -416,6 +416,8 @@ function buildSummary(data, report, runTags) {
   if (report.backendFailover) summary.backend_failover = backendFailoverFor(data, report.backendFailover, summary.errors);
   if (report.longLived) summary.long_lived = longLived.section(data, report.cfg, summary.errors);
   if (report.extend) report.extend(data, summary);
+  // the entry script's own section (experiment({section})): its keys are the script's
+  if (report.section) summary.extra = report.section(data, summary);
   return summary;
 }
 
@@ -706,9 +708,11 @@ function routesText(r) {
 }
 
 // summaryOutputs(summary): what handleSummary returns.
-function summaryOutputs(s, dir) {
+function summaryOutputs(s, dir, textLine) {
   const json = JSON.stringify(s);
-  const text = formatText(s);
+  // the entry script's own line (experiment({textLine})) closes the table
+  const own = textLine ? textLine(s) : '';
+  const text = own ? `${formatText(s)}\n${own}` : formatText(s);
   const base = dir.endsWith('/') ? dir : `${dir}/`;
   const out = {
     stdout: `\n${text}\nBENCH_SUMMARY_JSON_BEGIN\n${json}\nBENCH_SUMMARY_JSON_END\n`,
@@ -730,7 +734,7 @@ function makeHandleSummary(report) {
     const summary = buildSummary(data, report, tags);
     // after k6's outputs stopped (their last push is done or lost): this runner's totals once more
     summary.end_record = sendRunEnd(summary, tags);
-    return summaryOutputs(summary, report.cfg.summaryDir);
+    return summaryOutputs(summary, report.cfg.summaryDir, report.textLine);
   };
 }
 

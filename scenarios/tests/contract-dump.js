@@ -13,6 +13,7 @@ import { latencyFrom } from '../lib/summary-writer.js';
 import { WARMUP } from '../lib/load.js';
 import * as lag from '../lib/lag.js';
 import { RATE_HELD_SHARE } from '../lib/verdicts.js';
+import { RUNNER_MEMORY } from '../lib/memory-plan.js';
 
 const contract = JSON.parse(open('../contract.json'));
 // The k6 trend stats the contract names, each given a distinct value: latencyFrom must put value
@@ -68,6 +69,7 @@ export function handleSummary(data) {
     variables: DEFAULTS,
     variableProbes: probeVariables(),
     warmup: WARMUP,
+    runnerMemory: RUNNER_MEMORY,
     verdicts: {
       rateHeldShare: RATE_HELD_SHARE,
       runnerLag: Object.fromEntries(Object.keys(contract.verdicts.runnerLag).map((k) => [k, lag[k] === undefined ? null : lag[k]])),

@@ -7,7 +7,7 @@ import {
   loadConfig, parseDuration, parseChurnPattern, parseLabelSelector, parseBool, parseUrl, DEFAULTS,
 } from '../lib/config.js';
 import * as parse from '../lib/parse.js';
-import { parseDuration as durationAlone } from '../lib/duration.js';
+import { durationMs, parseDuration as durationAlone } from '../lib/duration.js';
 import { newChurnContext, isChurnOver } from '../lib/churn-context.js';
 import { experiment as steadyExperiment } from '../lib/experiment.js';
 import { experiment as churnExperiment } from '../lib/churn-experiment.js';
@@ -33,6 +33,8 @@ import { baseOptions, measuredLoad, noDroppedIterations, staircase } from '../li
 import { buildRoute, preReadyBucket, routeHost, runLabel, ROUTE_LABEL } from '../lib/routes.js';
 import { longLivedChurn, reloadRoute, streamTarget } from '../lib/stream-disruptions.js';
 import * as longLivedSummary from '../lib/long-lived-summary.js';
+import { checkPlannedMemory, plannedVUs, RUNNER_MEMORY } from '../lib/memory-plan.js';
+import { planShape, shapeScenarios } from '../lib/load-shape.js';
 
 const { matchesLabels, isPodReady, scaleDeployment, restartDeployment, restoreDeployment, rollWorkload } = kubeCalls();
 
@@ -44,6 +46,8 @@ const failures = new Counter('unit_failures');
 const README = open('../interfaces.md');
 // The error taxonomy's cases, shared with the Go rules' own test (xk6-bench classify_test.go).
 const CLASSIFY_CASES = JSON.parse(open('./classify-cases.json')).cases;
+// The duration grammar's examples (scenarios/contract.json durations), read once in this one-VU test.
+const DURATIONS = JSON.parse(open('../contract.json')).durations;
 
 export const options = {
   iterations: 1,
@@ -118,20 +122,33 @@ function configTests() {
     eq(loadConfig({ BENCH_PATH: '' }, { BENCH_PATH: '/bytes/1m' }).path, '/bytes/1m');
   });
   check('config: durations', () => {
-    eq([parseDuration('X', '500ms'), parseDuration('X', '12s'), parseDuration('X', '1m30s'), parseDuration('X', '2'),
-      parseDuration('X', '1h'), parseDuration('X', '1.5s')], [500, 12000, 90000, 2000, 3600000, 1500]);
+    eq([parseDuration('X', '500ms'), parseDuration('X', '12s'), parseDuration('X', '1m30s'), parseDuration('X', '250us'),
+      parseDuration('X', '1h'), parseDuration('X', '1.5s')], [500, 12000, 90000, 0.25, 3600000, 1500]);
   });
-  for (const bad of ['abc', '-5s', '0s', '10x', '', '5s5']) {
+  // The grammar's table (scenarios/contract.json durations.examples), the one every parser is tested
+  // against: durationMs gives each accepted text its milliseconds and NaN for each refused one.
+  for (const [text, ms] of DURATIONS.examples.accepts) {
+    check(`duration grammar: ${JSON.stringify(text)} is ${ms} ms`, () => eq(durationMs(text), ms));
+  }
+  for (const text of DURATIONS.examples.refuses) {
+    check(`duration grammar: ${JSON.stringify(text)} is refused`, () => eq(Number.isNaN(durationMs(text)), true));
+  }
+  check('duration grammar: the examples use every unit of the contract', () => {
+    const used = DURATIONS.examples.accepts.map(([text]) => text.replace(/^[0-9.]+/, ''));
+    eq(Object.keys(DURATIONS.unitsMs).filter((u) => !used.includes(u)), []);
+  });
+  for (const bad of ['abc', '-5s', '0s', '10x', '', '5s5', '2']) {
     check(`config: duration ${JSON.stringify(bad)} is refused with the variable name`, () => {
       throwsWith(() => loadConfig({ BENCH_DURATION: bad === '' ? ' ' : bad }), /BENCH_DURATION=.*positive duration/);
     });
   }
-  check('config: warm-up: none by default, 0 and 0s are none, else a duration up to BENCH_DURATION', () => {
-    eq([loadConfig({}).warmupMs, loadConfig({ BENCH_WARMUP: '0' }).warmupMs, loadConfig({ BENCH_WARMUP: '0ms' }).warmupMs,
+  check('config: warm-up: none by default, 0s and 0ms are none, else a duration up to BENCH_DURATION', () => {
+    eq([loadConfig({}).warmupMs, loadConfig({ BENCH_WARMUP: '0s' }).warmupMs, loadConfig({ BENCH_WARMUP: '0ms' }).warmupMs,
       loadConfig({ BENCH_WARMUP: '10s' }).warmupMs, loadConfig({ BENCH_WARMUP: '1m', BENCH_DURATION: '1m' }).warmupMs],
     [0, 0, 0, 10000, 60000]);
   });
-  for (const [bad, why] of [['-5s', 'expected 0s'], ['abc', 'expected 0s'], ['2m', 'at most BENCH_DURATION \\(60 s\\)']]) {
+  for (const [bad, why] of [['-5s', 'expected 0s'], ['abc', 'expected 0s'], ['0', 'expected 0s'],
+    ['2m', 'at most BENCH_DURATION \\(60 s\\)']]) {
     check(`config: warm-up ${JSON.stringify(bad)} is refused with the variable name`, () => {
       throwsWith(() => loadConfig({ BENCH_WARMUP: bad }), new RegExp(`invalid BENCH_WARMUP="${bad}": .*${why}`));
     });
@@ -1338,6 +1355,73 @@ function longLivedTests() {
   });
 }
 
+// The VUs a script plans at once: overlapping scenarios add up, consecutive ones reuse VUs, each
+// executor counted by what k6 initializes for it, the runner's share of each.
+function memoryPlanTests() {
+  const rate = (maxVUs, start, duration) => ({ executor: 'constant-arrival-rate', rate: 100, duration, preAllocatedVUs: 10,
+    maxVUs, startTime: start });
+  check('memory plan: overlapping scenarios add up, consecutive ones do not', () => {
+    eq(plannedVUs({ a: rate(100, '0s', '30s'), b: rate(50, '10s', '10s') }, 1), { total: 150, by: { a: 100, b: 50 } });
+    eq(plannedVUs({ a: rate(100, '0s', '30s'), b: rate(50, '30s', '10s') }, 1).total, 100);
+    eq(plannedVUs({ a: rate(100, '0s', '30s'), b: rate(50, '30s', '10s') }, 0.5).by, { a: 50, b: 25 });
+  });
+  check('memory plan: each executor counted by the VUs k6 initializes', () => {
+    const spike = { executor: 'ramping-arrival-rate', preAllocatedVUs: 20, maxVUs: 16000, stages: [{ target: 10000, duration: '10s' }] };
+    const ramp = { executor: 'ramping-vus', startVUs: 3, stages: [{ target: 40, duration: '10s' }, { target: 7, duration: '5s' }] };
+    eq(plannedVUs({ spike, ramp, churn: { executor: 'per-vu-iterations', vus: 1, iterations: 1 } }, 1).by,
+      { spike: 16000, ramp: 40, churn: 1 });
+    eq(plannedVUs({ c: { executor: 'constant-vus', vus: 12, duration: '1m30s' } }, 1).total, 12);
+  });
+  check('memory plan: a plan beyond the memory limit is refused, naming each scenario', () => {
+    const mib = 1048576;
+    const spike = { load: rate(2000, '0s', '60s'), spike: rate(16000, '20s', '10s') };
+    throwsWith(() => checkPlannedMemory(spike, 1, 870 * mib), /plans 18000 VUs at once on this runner \(load 2000, spike 16000\): about 6780 MB .*above its memory limit of 870 MiB/);
+    // just under and just over the limit: baseMB + perVuMB x VUs against the limit in MiB
+    const vus = Math.floor((870 - RUNNER_MEMORY.baseMB) / RUNNER_MEMORY.perVuMB);
+    eq(checkPlannedMemory({ load: rate(vus, '0s', '1s') }, 1, 870 * mib).vus, vus);
+    throwsWith(() => checkPlannedMemory({ load: rate(vus + 1, '0s', '1s') }, 1, 870 * mib), /above its memory limit of 870 MiB/);
+    eq(checkPlannedMemory(spike, 1, Number.MAX_SAFE_INTEGER * 2), null, 'no limit: no check');
+    eq(checkPlannedMemory(spike, 1, 0), null, 'unknown limit: no check');
+  });
+}
+
+// A script's own load shape (experiment({load})): bench's role, exec and connection budget added,
+// the user's own values kept, the warm-up before it, its planned mean rate, its length held to
+// BENCH_DURATION.
+function loadShapeTests() {
+  const cfg = { rate: 10, durationMs: 6000, warmupMs: 0, connections: 4, maxConnections: 8 };
+  const ramp = { executor: 'ramping-arrival-rate', startRate: 10, maxVUs: 40, tags: { role: 'mine', kind: 'x' },
+    stages: [{ target: 10, duration: '2s' }, { target: 50, duration: '0s' }, { target: 50, duration: '2s' }, { target: 10, duration: '2s' }] };
+  check('load shape: one k6 scenario becomes bench\'s measured load, its own values kept', () => {
+    const { load } = shapeScenarios(cfg, ramp, 'load', '1500ms', () => ({}));
+    eq([load.exec, load.tags, load.preAllocatedVUs, load.maxVUs, load.timeUnit, load.startTime, load.gracefulStop],
+      ['load', { role: 'load', kind: 'x' }, 4, 40, '1s', '0ms', '1500ms']);
+    eq(load.stages.map((st) => st.duration), ['2000ms', '0ms', '2000ms', '2000ms']);
+  });
+  check('load shape: planned requests over its length (ramps are linear), VU-based executors have no target rate', () => {
+    // 10 x 2 + 50 x 2 + (50 + 10) / 2 x 2 = 180 requests in 6 s
+    eq(planShape(shapeScenarios(cfg, ramp, 'load', '1s', () => ({}))), { durationMs: 6000, rate: 30 });
+    const two = { a: { executor: 'constant-arrival-rate', rate: 20, duration: '3s' },
+      b: { executor: 'constant-vus', vus: 2, duration: '3s', startTime: '3s' } };
+    eq(planShape(shapeScenarios(cfg, two, 'load', '1s', () => ({}))), { durationMs: 6000, rate: null });
+  });
+  check('load shape: after the warm-up, and its length must be BENCH_DURATION', () => {
+    const warm = Object.assign({}, cfg, { warmupMs: 1000 });
+    const out = shapeScenarios(warm, ramp, 'load', '1s', () => ({ warmup: { tags: { role: 'warmup' } } }));
+    eq([Object.keys(out), out.load.startTime], [['warmup', 'load'], '1000ms']);
+    throwsWith(() => shapeScenarios(Object.assign({}, cfg, { durationMs: 5000 }), ramp, 'load', '1s', () => ({})),
+      /the load shape lasts 6000 ms, BENCH_DURATION 5000 ms/);
+    throwsWith(() => shapeScenarios(cfg, { a: { rate: 1 } }, 'load', '1s', () => ({})), /scenario a has no executor/);
+  });
+  check('summary: the script\'s own section under extra, its own line closing the table', () => {
+    const report = fakeReport({ section: (data, s) => ({ seen: s.requests.total }), textLine: (s) => `own line ${s.extra.seen}` });
+    const s = buildSummary(fakeData(), report, {});
+    eq(s.extra, { seen: s.requests.total });
+    const out = summaryOutputs(s, '/tmp', report.textLine);
+    eq(out.stdout.includes(`own line ${s.requests.total}\nBENCH_SUMMARY_JSON_BEGIN`), true, 'the line ends the table');
+  });
+}
+
 export default function () {
   configTests();
   scriptSettingTests();
@@ -1355,6 +1439,8 @@ export default function () {
   restoreTests();
   kneeTests();
   longLivedTests();
+  memoryPlanTests();
+  loadShapeTests();
   console.log(`unit: ${passed} passed, ${failed} failed`);
 }
 

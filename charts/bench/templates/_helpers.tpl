@@ -87,14 +87,30 @@ which the scenarios read as their own default. */}}
 {{- end }}
 
 {{/* bench.loadtest.effective (dict "root" $ "key" VALUES_KEY "value" VALUE): what the scenario will use
-for a setting the chart itself needs (the VU ceiling, NOTES): VALUE when set, else the contract's
-default of the variable whose valuesKey is KEY (scenarios/contract.json; an entry script's own
-default is not known to the chart). */}}
+for a setting the chart itself needs (the VU ceiling, NOTES): VALUE when set, else the entry script's
+own default (bench.loadtest.scriptDefault), else the contract's default of the variable whose
+valuesKey is KEY (scenarios/contract.json). */}}
 {{- define "bench.loadtest.effective" -}}
 {{- $text := include "bench.settingText" .value }}
 {{- if $text }}{{ $text }}{{ else }}
+{{- $own := include "bench.loadtest.scriptDefault" (dict "root" .root "key" .key) }}
+{{- if $own }}{{ $own }}{{ else }}
 {{- range (fromJson (.root.Files.Get "scenarios/contract.json")).variables.list }}{{ if eq (toString .valuesKey) $.key }}{{ .default }}{{ end }}{{ end }}
 {{- end }}
+{{- end }}
+{{- end }}
+
+{{/* bench.loadtest.scriptDefault (dict "root" $ "key" VALUES_KEY): the default the entry script
+(scenarios/<loadtest.scenario>.js) gives the variable of KEY in its experiment({defaults: {...}})
+as a literal (BENCH_RATE: '100'), else "". Read from the script's text: a default computed at run
+time is not known here, and the scenario applies it all the same. */}}
+{{- define "bench.loadtest.scriptDefault" -}}
+{{- $script := .root.Files.Get (printf "scenarios/%s.js" .root.Values.loadtest.scenario) }}
+{{- $defaults := regexFind "defaults:\\s*\\{[^}]*\\}" $script }}
+{{- range (fromJson (.root.Files.Get "scenarios/contract.json")).variables.list }}{{ if eq (toString .valuesKey) $.key }}
+{{- $literal := printf "\\b%s:\\s*['\"]([^'\"]+)['\"]" .name }}
+{{- if regexMatch $literal $defaults }}{{ regexReplaceAll (printf "(?s)^.*%s.*$" $literal) $defaults "${1}" }}{{ end }}
+{{- end }}{{ end }}
 {{- end }}
 
 {{/* bench.text VALUE: a value as text for an env var or argument. Helm reads a values file's numbers as
@@ -172,11 +188,16 @@ contains NAME, else release-NAME, truncated to MAXLEN (63; kube-prometheus-stack
 {{- end }}
 {{- end }}
 
-{{/* bench.url.ingress: base URL of the ingress path (loadtest.ingressUrl, else the controller Service). */}}
+{{/* bench.url.ingress: base URL of the ingress path: loadtest.ingressUrl, else the Service of an
+ingress controller's subchart. Empty for the Gateway API controllers (Envoy Gateway, NGINX Gateway
+Fabric, Istio): their charts make no Service that serves Ingresses (the control plane's Services are
+its xDS, agent or webhook ports, and istiod's Gateway Envoy happens to be named <release>-istio), so
+a name built here would send the ingress path to the wrong place. `paths` then compares the Gateway
+with the Service paths, and loadtest.target ingress is refused (validate.yaml). */}}
 {{- define "bench.url.ingress" -}}
 {{- if .Values.loadtest.ingressUrl }}
 {{- .Values.loadtest.ingressUrl | trimSuffix "/" }}
-{{- else if ne .Values.controller "none" }}
+{{- else if has .Values.controller (list "ingress-nginx" "nginx-inc" "traefik" "haproxy") }}
 {{- $scheme := ternary "https" "http" .Values.routes.ingress.tls.enabled }}
 {{- printf "%s://%s.%s.svc" $scheme (include "bench.controllerService" .) .Release.Namespace }}
 {{- end }}
@@ -373,6 +394,23 @@ and checked (bench.workloadName). */}}
 {{- include "bench.workloadName" (dict "root" . "key" "controllerUpgrade" "field" "name" "scenario" "controller-upgrade"
   "what" "the workload that rolls" "kind" .Values.loadtest.controllerUpgrade.kind
   "empty" "controller-upgrade rolls that workload, so name the controller's Deployment or DaemonSet (e.g. traefik)") }}
+{{- end }}
+
+{{/* bench.controllerUpgrade.container: loadtest.controllerUpgrade.container with the placeholders
+{{ .Release.Name }} and {{ .Release.Namespace }} replaced (Traefik's chart names its container after
+its fullname, <release>-traefik), checked as a container name (a DNS label); empty when unset. */}}
+{{- define "bench.controllerUpgrade.container" -}}
+{{- $value := .Values.loadtest.controllerUpgrade.container }}
+{{- if $value }}
+{{- $text := include "bench.placeholders" (list $value .) }}
+{{- if or (contains "{{" $text) (contains "}}" $text) }}
+{{- fail (printf "loadtest.controllerUpgrade.container %q: templates are not evaluated here; the only placeholders are {{ .Release.Name }} and {{ .Release.Namespace }}, written exactly so" $text) }}
+{{- end }}
+{{- if not (and (le (len $text) 63) (regexMatch "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$" $text)) }}
+{{- fail (printf "loadtest.controllerUpgrade.container %q: expected a container name (lowercase letters, digits and -, at most 63, starting and ending with a letter or digit), as the controller's chart names it (the presets in values/ give it)" $text) }}
+{{- end }}
+{{- $text }}
+{{- end }}
 {{- end }}
 
 {{/* bench.workloadName (dict "root" $ "key" K "field" F "scenario" S "what" W "kind" KIND "empty" E):

@@ -67,7 +67,7 @@ def test_new_key_reaches_the_key_list():
 def test_the_command_line_check_and_write(tmp_path):
     """--check exits 1 naming `make schema` on a stale copy, --write regenerates it, --check passes."""
     for name in ("ci/tools/values_schema.py", "charts/bench/values.yaml", "charts/bench/values.schema.json",
-                 "charts/bench/README.md"):
+                 "charts/bench/README.md", "scenarios/contract.json"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / name, tmp_path / name)
     values = tmp_path / "charts/bench/values.yaml"
@@ -117,6 +117,15 @@ def test_rules_on_a_small_file():
             "resources": {"type": "object"},
             "global": {"type": "object"}},
         "additionalProperties": False, "required": ["flag"]}
+
+
+def test_duration_mark_becomes_the_contracts_pattern_at_any_depth():
+    text = ("# @schema {pattern: '^(<duration>)?$'}\nwait: ''\n"
+            "# @schema {items: {properties: {hold: {pattern: '^[0-9]+:<duration>$'}}}}\nsteps: []\n")
+    term = json.loads((ROOT / "scenarios/contract.json").read_text())["durations"]["pattern"][1:-1]
+    properties = json.loads(values_schema.generate(text))["properties"]
+    assert properties["wait"]["pattern"] == f"^({term})?$"
+    assert properties["steps"]["items"]["properties"]["hold"]["pattern"] == f"^[0-9]+:{term}$"
 
 
 REFUSED = {

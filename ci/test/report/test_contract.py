@@ -37,7 +37,9 @@ def dump(runtime_tools, work):
     ("k6-variable-types", "config.js accepts and refuses each BENCH_* type's examples and a count's max and max + 1"),
     ("k6-warmup", "scenarios/lib/load.js WARMUP (the warm-up's scenario name and role) equals it"),
     ("k6-verdicts", "scenarios/lib/verdicts.js and lag.js hold the contract's verdict limits"),
-], ids=["k6-errors", "k6-percentiles", "k6-metrics", "k6-variables", "k6-variable-types", "k6-warmup", "k6-verdicts"])
+    ("k6-runner-memory", "scenarios/lib/memory-plan.js RUNNER_MEMORY equals the contract's runnerMemory"),
+], ids=["k6-errors", "k6-percentiles", "k6-metrics", "k6-variables", "k6-variable-types", "k6-warmup", "k6-verdicts",
+        "k6-runner-memory"])
 def test_k6_copies(report, dump, check, what):
     contract_check(report, check, dump)
 

@@ -1194,3 +1194,33 @@ def test_convergence_removed_about_remove_delay_after_not_ready(convergence):
     # the measured time (778 ms quiet; 501 and 402 ms at load average 8-10, 2026-11-22/23).
     p50 = convergence.summary["convergence_ms"]["removed"]["p50"]
     assert 300 <= p50 <= 2000, p50
+
+
+# ---- scenarios/examples/rate-spike.js: a load shape in k6's own words (experiment({load})) ----
+
+@pytest.fixture(scope="module")
+def rate_spike(kube, k6, servers):
+    return watched_run(kube, k6, servers, "rate-spike", "examples/rate-spike.js", BENCH_RATE=20, BENCH_DURATION="6s")
+
+
+def test_rate_spike_exit_0_backend_5_2_5_then_put_back(rate_spike, kube):
+    assert rate_spike.rc == 0, rate_spike.stderr[-3000:]
+    assert rate_spike.summary["scale_events"] == 3
+    assert changes(rate_spike.watch) == ["2", "5", "2", "5", "2"]
+    assert kube.backend_state() == (2, "none")
+
+
+def test_rate_spike_its_shape_is_the_target_the_summary_states(rate_spike):
+    """20 req/s for 2 s, 100 for 2 s, 20 for 2 s: 280 requests planned, 46.7 req/s on average."""
+    s = rate_spike.summary
+    assert (s["scenario"], s["settings"]["rate"], s["settings"]["duration_s"]) == ("rate-spike", 46.7, 6), s["settings"]
+    assert abs(s["requests"]["total"] - 280) <= 3 and s["requests"]["rate_target"] == 46.7, s["requests"]
+    assert s["requests"]["total"] == sum(1 for r in rate_spike.access if r.from_k6)
+    assert f"rate-spike: p99 {s['latency_ms']['p99']} ms through a 5x spike (limit 500 ms)" in rate_spike.table
+
+
+
+def test_rate_spike_the_readme_load_shape_example_is_the_shipped_file():
+    text = (ROOT / "scenarios" / "README.md").read_text()
+    m = re.search(r"^### Your own load shape$.*?^```js\n(.*?)^```$", text, re.S | re.M)
+    assert m and m[1] == (ROOT / "scenarios" / "examples" / "rate-spike.js").read_text()

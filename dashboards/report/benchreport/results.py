@@ -40,9 +40,9 @@ class SettingsError(ValueError):
 
 
 def parse_duration_s(text, where):
-    """'180s', '3m', '1m30s', '500ms' or a number of seconds (as BENCH_DURATION takes it) -> seconds."""
+    """'180s', '3m', '1m30s' or '500ms' (BENCH_DURATION's grammar) -> seconds."""
     try:
-        return parse_duration(text, "s", bare="s")
+        return parse_duration(text, "s")
     except DurationError:
         raise SettingsError(f"{where} {text!r} is not a duration; expected e.g. 180s, 3m, 1m30s") from None
 

@@ -65,7 +65,7 @@ class Budget:
 
 
 def parse_budget(arg):
-    """'p99.99=100ms' -> Budget. Latency and convergence take a duration (bare number = ms);
+    """'p99.99=100ms' -> Budget. Latency and convergence take a duration (with its unit);
     counts take a whole number, error counts also a percentage of the requests ('0.1%')."""
     key, sep, value = arg.partition("=")
     key, value = key.strip(), value.strip()
@@ -73,10 +73,10 @@ def parse_budget(arg):
         raise BudgetError(f"--budget {arg!r}: unknown key {key!r}; allowed keys: {', '.join(ALL_BUDGET_KEYS)}")
     if key in LATENCY_BUDGET_KEYS or key in CONVERGENCE_BUDGET_KEYS:
         try:
-            ms = parse_duration(value, "ms", bare="ms")
+            ms = parse_duration(value, "ms")
         except DurationError:
             raise BudgetError(f"--budget {arg!r}: {value!r} is not a duration; expected e.g. 100ms, 0.5s, 250us "
-                              "or 100 (ms)") from None
+                              "or 1m30s (a bare number has no unit)") from None
         return Budget(key, ms, text=arg)
     if key.startswith("errors") and value.endswith("%"):
         m = re.fullmatch(r"(\d+(?:\.\d+)?)%", value)

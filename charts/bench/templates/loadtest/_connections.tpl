@@ -1,9 +1,11 @@
-{{/* bench.durationMs STRING: milliseconds of a duration such as 2s, 1500ms or 1m30s (the schema's
-duration pattern: number + unit, repeated). */}}
+{{/* bench.durationMs STRING: milliseconds of a duration such as 2s, 1500ms or 1m30s, one the schema
+has let through (scenarios/contract.json durations: number + unit, repeated). Its units and term are
+copies of the contract's (a template reading the contract on every call costs each render);
+ci/test/chart/test_durations.py compares them and renders the contract's examples through it. */}}
 {{- define "bench.durationMs" -}}
 {{- $ms := 0.0 }}
-{{- $units := dict "ms" 1.0 "s" 1000.0 "m" 60000.0 "h" 3600000.0 }}
-{{- range regexFindAll "[0-9]+(\\.[0-9]+)?(ms|s|m|h)" (toString .) -1 }}
+{{- $units := dict "h" 3600000.0 "m" 60000.0 "s" 1000.0 "ms" 1.0 "us" 0.001 }}
+{{- range regexFindAll "[0-9]+(\\.[0-9]+)?(h|ms|us|m|s)" (toString .) -1 }}
 {{- $number := regexFind "^[0-9]+(\\.[0-9]+)?" . }}
 {{- $ms = addf $ms (mulf (float64 $number) (get $units (trimPrefix $number .))) }}
 {{- end }}

@@ -143,7 +143,7 @@ env:
   - {name: BENCH_UPGRADE_KIND, value: {{ $up.kind | quote }}}
   - {name: BENCH_UPGRADE_NAMESPACE, value: {{ include "bench.controllerUpgrade.namespace" $root | quote }}}
   - {name: BENCH_UPGRADE_NAME, value: {{ include "bench.controllerUpgrade.name" $root | quote }}}
-  - {name: BENCH_UPGRADE_CONTAINER, value: {{ $up.container | quote }}}
+  - {name: BENCH_UPGRADE_CONTAINER, value: {{ include "bench.controllerUpgrade.container" $root | quote }}}
   - {name: BENCH_UPGRADE_IMAGE, value: {{ $up.image | quote }}}
   - {name: BENCH_UPGRADE_FROM, value: {{ $up.currentImage | quote }}}
   - {name: BENCH_UPGRADE_HOLD, value: {{ $up.hold | quote }}}

@@ -8,7 +8,7 @@ runner's own writing and is never read here. */}}
 {{- define "bench.loadtest.upgradePolicy" }}
 {{- $root := .root }}
 {{- $up := .up }}
-{{- $c := $up.container }}
+{{- $c := include "bench.controllerUpgrade.container" $root }}
 {{- /* the annotation that rolls the workload, as scenarios/contract.json's summary schema fixes it */}}
 {{- $rolledAt := (fromJson ($root.Files.Get "scenarios/contract.json")).summarySchema.properties.controller_upgrade.properties.annotation.const }}
 {{- $what := printf "the controller's %s %s" $up.kind .name }}
