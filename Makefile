@@ -102,6 +102,13 @@ test-report: ## [root] Report part: real and crafted summaries, rendered in head
 test-alone: ## [root] A random sample of tests, each run alone [BENCH_TEST_ALONE_SEED=N]
 	BENCH_TEST_PARTS=alone bash ci/test/all.sh
 
+.PHONY: mutants
+# The tools the mutants' tests call (helm and helm-unittest, k6), as the test parts build them; warm: stamp checks.
+mutants: ## Named mutants of the verdict code, each against its fast tests [ONLY="id .."]
+	. lib/common.sh && . lib/venv.sh && ensure_venv bench "$$BENCH_ROOT/requirements.txt" && \
+	  bash ci/tools/install.sh && bash scenarios/runner/build.sh >/dev/null && \
+	  nice -n 10 "$$VENV_PYTHON" ci/tools/mutants.py $(if $(ONLY),--only $(ONLY),--record)
+
 ##@ Docs and schema (generated from one source each)
 .PHONY: docs schema
 docs: ## Regenerate the docs' copies: times (ci/README.md), versions (pins), table counts

@@ -4,7 +4,8 @@
 - every version a tracked file mentions ("Traefik v3.6.12", "helm v3.22.0": ci/tools/pins.py MENTIONS)
   from its pin (the versions.env files, values/traefik.yaml, Chart.yaml; ci/tools/pins.py);
 - every count a Markdown file marks `<!-- figure: NAME -->152<!-- /figure -->` from the file it counts
-  (FIGURES: the rows of the chart's bad-values and hostile-values tables).
+  (FIGURES: the rows of the chart's bad-values and hostile-values tables, the mutation score that
+  `make mutants` recorded).
 
 Usage: ci/tools/doc-figures.py --write    rewrite the times block and every stale version mention
        ci/tools/doc-figures.py --check    exit 1 (printing each difference) when a copy differs
@@ -12,6 +13,7 @@ The chart part's test_docs.py and test_pins.py run --check; to change a time, ed
 change a version, its pin file, a count changes with its table; then run `make docs`.
 """
 import difflib
+import json
 import pathlib
 import re
 import sys
@@ -77,8 +79,16 @@ def hostile_by_sink():
     return ", ".join(f"{sinks.count(k)} {w}" for k, w in words.items() if k in sinks)
 
 
+def mutants_score():
+    """The last whole `make mutants` run, from the record it wrote (ci/tools/mutants-record.json)."""
+    r = json.loads((ROOT / "ci" / "tools" / "mutants-record.json").read_text())
+    return (f"{r['caught']} of {r['mutants']} mutants caught ({r['score_pct']:g} %), {r['kept']} kept as "
+            f"uncatchable, on {r['commit']} ({r['date']})")
+
+
 # A figure's name -> how it is counted, from the file it counts.
 FIGURES = {
+    "mutants": mutants_score,
     "bad-values": lambda: str(len(table_rows("bad-values.yaml"))),
     "hostile-values": lambda: str(len(table_rows("hostile-values.yaml"))),
     "hostile-values-by-sink": hostile_by_sink,

@@ -11,7 +11,7 @@ import { durationMs, parseDuration as durationAlone } from '../lib/duration.js';
 import { newChurnContext, isChurnOver } from '../lib/churn-context.js';
 import { experiment as steadyExperiment } from '../lib/experiment.js';
 import { experiment as churnExperiment } from '../lib/churn-experiment.js';
-import { classifyError, ERROR_CAUSES, ERROR_CLASSES } from '../lib/errors.js';
+import { classifyError, countError, ERROR_CAUSES, ERROR_CLASSES } from '../lib/errors.js';
 import { newConvergenceTracker } from '../lib/convergence.js';
 import { newRecoveryTracker } from '../lib/recovery.js';
 import { dataplaneSteps, MAX_STEPS, newDataplaneTracker, scaledObject } from '../lib/dataplane.js';
@@ -23,10 +23,12 @@ import {
   buildSummary, droppedBecause, formatText, summaryOutputs, summaryThresholds, table, SCHEMA, warnings,
 } from '../lib/summary-writer.js';
 import {
-  GC_CPU_LIMIT, runtimeVerdict, SCHED_LIMIT_P99_MS, THROTTLED_LIMIT, throttleVerdict,
+  GC_CPU_LIMIT, LAG_LIMIT_MS, LAG_LIMIT_P99_MS, lagCpuBound, runtimeVerdict, SCHED_LIMIT_P99_MS, THROTTLED_LIMIT,
+  throttleVerdict,
 } from '../lib/lag.js';
 import { kubeCalls, RESTORE_ANNOTATION } from '../lib/kube.js';
-import { judgeStep, kneeRate } from '../lib/knee.js';
+import { judgeRunnerStep, judgeStep, kneeRate, limitedBy } from '../lib/knee.js';
+import { rateHeld } from '../lib/verdicts.js';
 import { baseOptions, measuredLoad, noDroppedIterations, staircase } from '../lib/load.js';
 import { buildRoute, preReadyBucket, routeHost, runLabel, ROUTE_LABEL } from '../lib/routes.js';
 import { longLivedChurn, reloadRoute, streamTarget } from '../lib/stream-disruptions.js';
@@ -42,6 +44,8 @@ const failures = new Counter('unit_failures');
 // classes: the checks below compare the code with it (init context; k6 resolves the path from this
 // file's directory). The name README stays for the checks' messages.
 const README = open('../interfaces.md');
+// The error taxonomy's cases, shared with the Go rules' own test (xk6-bench classify_test.go).
+const CLASSIFY_CASES = JSON.parse(open('./classify-cases.json')).cases;
 // The duration grammar's examples (scenarios/contract.json durations), read once in this one-VU test.
 const DURATIONS = JSON.parse(open('../contract.json')).durations;
 
@@ -232,42 +236,8 @@ function configTests() {
 }
 
 function errorTests() {
-  // [status, error_code, message, written, tls] -> [class, cause]
-  const cases = [
-    [0, 1212, 'dial: connection refused', false, false, 'connection', 'refused'],
-    [0, 1210, 'dial: i/o timeout', false, false, 'connection', 'other'],
-    [0, 1211, 'dial: unknown', false, false, 'connection', 'other'],
-    [0, 1213, 'dial: unknown errno', false, false, 'connection', 'other'],
-    [0, 1101, 'lookup x: no such host', false, false, 'connection', 'dns'],
-    [0, 1301, 'tls: first record does not look like a TLS handshake', false, true, 'connection', 'tls_handshake'],
-    [0, 1310, 'x509: unknown authority', false, true, 'connection', 'tls_handshake'],
-    [0, 1311, 'x509: hostname', false, true, 'connection', 'tls_handshake'],
-    [0, 1050, 'request timeout', true, false, 'timeout', 'timeout'],
-    [0, 1050, 'request timeout', false, true, 'timeout', 'timeout'],
-    // a TLS handshake the server cut: k6 says EOF or reset, nothing was written
-    [0, 1000, 'EOF', false, true, 'connection', 'tls_handshake'],
-    [0, 1220, 'read: connection reset by peer', false, true, 'connection', 'tls_handshake'],
-    // a connect the server reset: k6's code is the read error's, the message says dial
-    [0, 1220, 'dial: connection reset by peer', false, false, 'connection', 'reset'],
-    [0, 1220, 'dial: connection reset by peer', true, false, 'connection', 'reset'],
-    // "dial" as a whole word only (regex-free in errors.js): a message that merely starts with it is not
-    [0, 1220, 'dial tcp 127.0.0.1:1: connection reset by peer', true, false, 'connection', 'reset'],
-    [0, 1000, 'dial', true, false, 'connection', 'other'], [0, 1000, 'dialer_EOF', true, false, 'read', 'eof'],
-    [0, 1000, 'dial9 EOF', true, false, 'read', 'eof'], [0, 1000, 'dial-up EOF', true, false, 'connection', 'other'],
-    // nothing written on plain HTTP: the connection failed on the way up
-    [0, 1220, 'write: connection reset by peer', false, false, 'connection', 'reset'],
-    [0, 1000, 'EOF', false, false, 'connection', 'other'],
-    // after the request was written
-    [0, 1000, 'EOF', true, false, 'read', 'eof'], [0, 1000, 'EOF', true, true, 'read', 'eof'],
-    [0, 1220, 'read: connection reset by peer', true, false, 'read', 'reset'],
-    [0, 1220, 'read: connection reset by peer', true, true, 'read', 'reset'],
-    [0, 1200, 'tcp error', true, false, 'read', 'other'], [0, 1201, 'write: broken pipe', true, false, 'read', 'other'],
-    [502, 1502, '', true, false, 'http_5xx', 'status'], [504, 1504, '', true, false, 'http_5xx', 'status'],
-    [500, 1500, '', true, false, 'http_5xx', 'status'], [404, 1404, '', true, false, 'http_4xx', 'status'],
-    [429, 1429, '', true, false, 'http_4xx', 'status'],
-    [0, 1020, 'invalid URL', false, false, 'other', 'other'], [0, 1630, 'http2', true, true, 'other', 'other'],
-    [0, 1701, 'decompression', true, false, 'other', 'other'], [0, 0, '', false, false, 'other', 'other'],
-  ];
+  // [status, error_code, message, written, tls, class, cause, why?]: the Go extension's tests run the same rows
+  const cases = CLASSIFY_CASES;
   for (const [status, code, message, written, tls, cls, cause] of cases) {
     check(`errors: status ${status} code ${code} "${message}" written=${written} tls=${tls} -> ${cls}/${cause}`,
       () => eq(classifyError(status, code, message, written, tls), { class: cls, cause }));
@@ -275,6 +245,10 @@ function errorTests() {
   for (const status of [200, 204, 301]) {
     check(`errors: status ${status} without error code is a success`, () => eq(classifyError(status, 0, '', true, false), null));
   }
+  check('errors: a response k6 was waiting for was written, whether or not k6 timed its sending', () => {
+    const res = (sending, waiting) => ({ status: 0, error_code: 1000, error: 'EOF', url: 'http://x/', timings: { sending, waiting } });
+    eq([countError(res(0, 3)), countError(res(2, 0)), countError(res(0, 0))], ['read', 'read', 'connection']);
+  });
   check('errors: every cause found above belongs to its class in ERROR_CAUSES', () => {
     for (const [, , , , , cls, cause] of cases) {
       if (!ERROR_CAUSES[cls].includes(cause)) throw new Error(`${cls}/${cause} missing from ERROR_CAUSES`);
@@ -358,6 +332,13 @@ function convergenceTests() {
     t.podsReady(['a'], 250);
     t.seen('d', 300);
     t.podsReady(['a', 'd'], 500);
+    eq(t.take(), [{ event: 'added', ms: 0 }]);
+  });
+  check('convergence: a response stamped just before the Ready poll counts as 0 ms, never negative', () => {
+    const t = newConvergenceTracker();
+    t.podsReady(['a'], 0);
+    t.podsReady(['a', 'c'], 250);
+    t.seen('c', 240);
     eq(t.take(), [{ event: 'added', ms: 0 }]);
   });
   check('convergence: a pod seen long before it turned Ready again is pending, not 0', () => {
@@ -880,6 +861,36 @@ function kneeTests() {
       judgeStep(100, req(1000, 100, 0), { p99: 10 }, Object.assign({}, noErrors, { read: 2 }), budget).ok,
       judgeStep(100, req(0, 0, 0), { p99: null }, noErrors, budget).ok,
     ], [false, false, false, false, false]);
+  });
+  // each limit with data on it and just past it: a comparison turned strict or a limit moved fails here
+  check('knee: the rate is held at 95 % of the target and not below', () => {
+    eq([rateHeld({ rate_achieved: 95, rate_target: 100 }), rateHeld({ rate_achieved: 94.9, rate_target: 100 }),
+      rateHeld({ rate_achieved: 97.9, rate_target: 100 })], [true, false, true]);
+  });
+  check('knee: p99 and the error ratio at the budget are within it, just over are not', () => {
+    const withReads = (n) => Object.assign({}, noErrors, { read: n });
+    eq([
+      judgeStep(100, req(1000, 100, 0), { p99: 50 }, noErrors, budget).ok,
+      judgeStep(100, req(1000, 100, 0), { p99: 50.01 }, noErrors, budget).ok,
+      judgeStep(100, req(1000, 100, 0), { p99: 10 }, withReads(1), budget).ok,
+      judgeStep(100, req(1000, 100, 0), { p99: 10 }, withReads(2), budget).ok,
+    ], [true, false, true, false]);
+  });
+  check('knee: a calibrate step holds with no drop, the rate held and the lag within its limits', () => {
+    const calm = { p95: LAG_LIMIT_MS, p99: LAG_LIMIT_P99_MS };
+    eq([
+      judgeRunnerStep(100, req(1000, 95, 0), { p99: 10 }, calm, lagCpuBound).ok,
+      judgeRunnerStep(100, req(1000, 100, 1), { p99: 10 }, calm, lagCpuBound).ok,
+      judgeRunnerStep(100, req(1000, 100, 0), { p99: 10 }, { p95: LAG_LIMIT_MS, p99: LAG_LIMIT_P99_MS + 0.1 },
+        lagCpuBound).ok,
+    ], [true, false, false]);
+    eq([lagCpuBound(LAG_LIMIT_MS, LAG_LIMIT_P99_MS), lagCpuBound(LAG_LIMIT_MS + 0.1, 0), lagCpuBound(null, 1)],
+      [false, true, null]);
+  });
+  check('knee: the first failed step above the knee says what limited the staircase', () => {
+    const j = (rate, ok, cpu) => ({ rate_target: rate, ok, cpu_bound: cpu });
+    eq([limitedBy([j(10, true, false), j(20, false, true)]), limitedBy([j(10, true, false), j(20, false, false)]),
+      limitedBy([j(10, true, false)])], ['runner-cpu', 'connections-or-target', null]);
   });
   check('knee: highest ok step, null when none', () => {
     eq(kneeRate([{ rate_target: 10, ok: true }, { rate_target: 20, ok: true }, { rate_target: 30, ok: false }]), 20);

@@ -204,6 +204,11 @@ REQUESTS = [
     # the data plane and NGINX Gateway Fabric's NginxProxy (finding 3)
     ("data plane: replicas 3", put("dataplane", at(["spec", "replicas"], 3), "bench-dp"), A),
     ("data plane: replicas 100000", put("dataplane", at(["spec", "replicas"], 100000), "bench-dp"), D),
+    # the bounds themselves (levels 1 to 100; the backend from 0): at each end and one past it
+    ("data plane: replicas 100, the highest level", put("dataplane", at(["spec", "replicas"], 100), "bench-dp"), A),
+    ("data plane: replicas 101", put("dataplane", at(["spec", "replicas"], 101), "bench-dp"), D),
+    ("data plane: replicas 0", put("dataplane", at(["spec", "replicas"], 0), "bench-dp"), D),
+    ("backend: replicas 0, a churn step's", put("backend", at(["spec", "replicas"], 0), "bench"), A),
     ("data plane: pod-template finalizers", put("dataplane", at(["spec", "template", "metadata", "finalizers"], ["x/y"]), "bench-dp"), D),
     ("NginxProxy: replicas 3", put("proxy", at(["spec", "kubernetes", "deployment", "replicas"], 3), "bench-ngf"), A),
     ("NginxProxy: replicas 100000", put("proxy", at(["spec", "kubernetes", "deployment", "replicas"], 100000), "bench-ngf"), D),

@@ -65,6 +65,7 @@ def group_of(piped, target):
 
 
 @pytest.mark.parametrize("target, group", [("docs", "Docs"), ("schema", "Docs"), ("test-alone", "Tests"),
+                                           ("mutants", "Tests"),
                                            ("demo", "Benchmarks")])
 def test_target_under_its_group(piped, target, group):
     """The generators of docs and schema are no test: they sit under their own heading."""
