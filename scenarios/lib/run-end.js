@@ -9,8 +9,10 @@ const bench = require('k6/x/bench');
 const { ERROR_CLASSES } = require('./errors.js');
 
 // How long the runner keeps trying: longer than a Prometheus restart or a short network cut, short
-// enough that a runner pod whose Prometheus is gone still ends within its TestRun's patience.
-const RUN_END_TIMEOUT_MS = 60000;
+// enough that the runner prints its summary within the liveness probe's patience (the chart's 90 s,
+// templates/loadtest/_pod.tpl, from the test's end: k6's last push takes up to its 5 s timeout and an
+// attempt at most 10 s).
+const RUN_END_TIMEOUT_MS = 45000;
 
 // runEndFields(summary): {field: number} of the record (runEnd.fields), from this runner's summary.
 function runEndFields(s) {

@@ -32,6 +32,8 @@ const runEndLabel = "field"
 const (
 	runEndFirstWait = 500 * time.Millisecond
 	runEndMaxWait   = 5 * time.Second
+	// one attempt's longest wait for an answer
+	runEndAttemptTimeout = 10 * time.Second
 )
 
 // sendRunEnd(fields, labels, timeoutMs) -> {configured, delivered, attempts, error, end_unix,
@@ -144,7 +146,7 @@ func sendRunEndTo(url string, fields map[string]float64, labels map[string]strin
 	out["end_unix"], out["push_interval_s"] = all["end_unix"], interval
 	body := snappyLiteral(encodeWriteRequest(RunEndMetric, runEndLabel, all, labels, now.UnixMilli()))
 	deadline := now.Add(time.Duration(timeoutMs * float64(time.Millisecond)))
-	attempts, err := postUntil(&http.Client{Timeout: 10 * time.Second}, url, body, deadline)
+	attempts, err := postUntil(url, body, deadline)
 	out["attempts"] = attempts
 	if err != nil {
 		out["error"] = err.Error()
@@ -165,10 +167,19 @@ func pushIntervalS(text string) float64 {
 
 // postUntil posts body until Prometheus answers 2xx or the deadline passes; returns the attempts
 // made and the last error (nil: delivered).
-func postUntil(client *http.Client, url string, body []byte, deadline time.Time) (int, error) {
+// An attempt lasts at most runEndAttemptTimeout and never past the deadline, so the bound holds
+// when Prometheus' packets are dropped (each attempt then waits for its timeout).
+func postUntil(url string, body []byte, deadline time.Time) (int, error) {
 	wait := runEndFirstWait
 	for attempt := 1; ; attempt++ {
-		retry, err := postOnce(client, url, body)
+		timeout := time.Until(deadline)
+		if timeout > runEndAttemptTimeout {
+			timeout = runEndAttemptTimeout
+		}
+		if timeout < runEndFirstWait {
+			timeout = runEndFirstWait
+		}
+		retry, err := postOnce(&http.Client{Timeout: timeout}, url, body)
 		if err == nil {
 			return attempt, nil
 		}

@@ -30,6 +30,16 @@ metadata:
 imagePullSecrets:
   {{- toYaml . | nindent 2 }}
 {{- end }}
+{{- if not .initializer }}
+# k6-operator's default liveness probe asks the runner's REST API (/v1/status), which k6 stops when its
+# test ends: three failures, 30 s into the end-of-test summary, and the kubelet kills the runner before
+# it prints its summary. This one allows 90 s, longer than the end-of-run record's retries
+# (scenarios/lib/run-end.js RUN_END_TIMEOUT_MS) after the last push.
+livenessProbe:
+  httpGet: {path: /v1/status, port: 6565, scheme: HTTP}
+  periodSeconds: 10
+  failureThreshold: 9
+{{- end }}
 securityContext:
   runAsNonRoot: true
   runAsUser: 65532
