@@ -6,7 +6,7 @@
 // BENCH_MAX_CONNECTIONS at most) and bench's graceful stop, and starts after the warm-up if
 // BENCH_WARMUP asks for one. planShape then gives the summary and bench_run_info the shape's own
 // target: its planned requests over its length, so the runner's summary and the merged one agree.
-// Only VU 0 loads this module.
+// Only VU 0 loads this module (and memory-plan.js, for scenarioSpanMs).
 'use strict';
 const { durationMs } = require('./duration.js');
 const { k6Duration } = require('./request.js');
@@ -14,7 +14,7 @@ const { k6Duration } = require('./request.js');
 // a k6 duration in ms (the contract's grammar; '0s' is 0, a jump between stages)
 function ms(what, text) {
   const value = durationMs(String(text));
-  if (Number.isNaN(value)) throw new Error(`experiment({load}): ${what} ${JSON.stringify(text)} is not a k6 duration (e.g. 10s, 1m30s)`);
+  if (Number.isNaN(value)) throw new Error(`${what}: ${JSON.stringify(text)} is not a k6 duration (e.g. 10s, 1m30s)`);
   return value;
 }
 
@@ -32,7 +32,7 @@ function shapeScenarios(cfg, shape, exec, gracefulStop, warmup) {
     if (!s || typeof s.executor !== 'string') {
       throw new Error(`experiment({load}): scenario ${name} has no executor (k6's, e.g. 'ramping-arrival-rate')`);
     }
-    const what = `load scenario ${name}`;
+    const what = `experiment({load}): load scenario ${name}`;
     const arrival = /-arrival-rate$/.test(s.executor);
     const own = Object.assign({}, s, {
       exec: s.exec || exec,
@@ -69,8 +69,23 @@ function plannedRequests(s) {
   return n;
 }
 
+// k6's default maxDuration of the iteration-count executors, in ms.
+const ITERATIONS_MAX_MS = 600000;
+
+// scenarioSpanMs(name, scenario): [start, end) in ms of the time a k6 scenario runs (its stages, its
+// duration, else its maxDuration or k6's default for the iteration-count executors).
+function scenarioSpanMs(name, s) {
+  const start = ms(`scenario ${name} startTime`, s.startTime || '0s');
+  let length;
+  if (s.stages) length = s.stages.reduce((t, st) => t + ms(`scenario ${name} stage duration`, st.duration), 0);
+  else if (s.duration) length = ms(`scenario ${name} duration`, s.duration);
+  else length = s.maxDuration ? ms(`scenario ${name} maxDuration`, s.maxDuration) : ITERATIONS_MAX_MS;
+  return [start, start + length];
+}
+
 // planShape(scenarios): {rate, durationMs} of the measured load (role=load): its length from the
-// first start to the last end (shapeScenarios holds it to BENCH_DURATION), and its mean planned rate (null when a scenario is VU-based).
+// first start to the last end (shapeScenarios holds it to BENCH_DURATION), and its mean planned rate
+// (null when a scenario is VU-based).
 function planShape(scenarios) {
   let start = Infinity;
   let end = 0;
@@ -78,10 +93,9 @@ function planShape(scenarios) {
   for (const name of Object.keys(scenarios)) {
     const s = scenarios[name];
     if (!s.tags || s.tags.role !== 'load') continue;
-    const from = ms('startTime', s.startTime || '0s');
-    const length = s.stages ? s.stages.reduce((t, st) => t + ms('stage duration', st.duration), 0) : ms('duration', s.duration || '0s');
+    const [from, to] = scenarioSpanMs(name, s);
     start = Math.min(start, from);
-    end = Math.max(end, from + length);
+    end = Math.max(end, to);
     const n = plannedRequests(s);
     requests = requests === null || n === null ? null : requests + n;
   }
@@ -92,4 +106,5 @@ function planShape(scenarios) {
 module.exports = {
   shapeScenarios,
   planShape,
+  scenarioSpanMs,
 };

@@ -1,4 +1,4 @@
-// The runner's memory against the VUs the script plans, checked in VU 0's init, before any VU
+// The runner's memory against the VUs the script plans, checked in setup(), before any load VU
 // sends a request: the chart's sizing guard (templates/validate.yaml) knows only the load that
 // loadtest.* describes, while an entry script may plan scenarios of its own (a spike, stages, a
 // second load). A plan beyond the runner's memory limit fails here, naming each scenario's VUs,
@@ -6,22 +6,12 @@
 'use strict';
 const exec = require('k6/execution');
 const bench = require('k6/x/bench');
-const { durationMs: msOf } = require('./duration.js');
 const { runnerShare } = require('./segment.js');
-
-// a scenario's duration option in ms (k6's grammar, the contract's durations; '0s' is 0)
-function durationMs(name, text) {
-  const ms = msOf(String(text));
-  if (Number.isNaN(ms)) throw new Error(`scenario ${name}: duration ${JSON.stringify(text)} is not a k6 duration`);
-  return ms;
-}
+const { scenarioSpanMs } = require('./load-shape.js');
 
 // Live heap of one runner (scenarios/contract.json runnerMemory; a VU keeps this literal copy,
 // parity: ci/test/contract.py k6-runner-memory).
 const RUNNER_MEMORY = { baseMB: 120, perVuMB: 0.37 };
-
-// k6's default maxDuration of the iteration-count executors, in ms.
-const ITERATIONS_MAX_MS = 600000;
 
 // scenarioVUs(scenario): the most VUs k6 initializes for it (arrival-rate executors: maxVUs, else
 // preAllocatedVUs; ramping-vus: the largest of startVUs and its stages' targets; others: vus).
@@ -38,18 +28,6 @@ function scenarioVUs(s) {
   }
 }
 
-// scenarioSpanMs(name, scenario): [start, end) of the time the scenario runs. Its gracefulStop is
-// left out: a VU goes back to k6's pool when its iteration ends, so the next scenario of a sequence
-// (paths, steps) reuses the VUs of the one before, as the chart's guard assumes.
-function scenarioSpanMs(name, s) {
-  const start = durationMs(name, s.startTime || '0s');
-  let length;
-  if (s.stages) length = s.stages.reduce((n, st) => n + durationMs(name, st.duration), 0);
-  else if (s.duration) length = durationMs(name, s.duration);
-  else length = s.maxDuration ? durationMs(name, s.maxDuration) : ITERATIONS_MAX_MS;
-  return [start, start + length];
-}
-
 // plannedVUs(scenarios, share): {total, by: {scenario: VUs}} — the largest number of VUs held at
 // one time (scenarios that overlap add up), of this runner's share of each (k6 splits a run's VUs
 // across the runners of a parallel TestRun).
@@ -59,6 +37,8 @@ function plannedVUs(scenarios, share) {
   for (const name of Object.keys(scenarios)) {
     const vus = Math.ceil(scenarioVUs(scenarios[name]) * share);
     by[name] = vus;
+    // its gracefulStop left out: a VU goes back to k6's pool when its iteration ends, so the next
+    // scenario of a sequence (paths, steps) reuses the VUs of the one before, as the chart's guard assumes
     const [start, end] = scenarioSpanMs(name, scenarios[name]);
     edges.push([start, vus], [end, -vus]);
   }
