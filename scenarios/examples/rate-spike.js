@@ -9,7 +9,7 @@ export const { options, setup, load, churn, teardown, handleSummary } = experime
   load: (cfg) => ({
     executor: 'ramping-arrival-rate',
     startRate: cfg.rate,
-    maxVUs: cfg.maxConnections * 5, // five times the rate, five times the connections in flight
+    preAllocatedVUs: cfg.connections * 5, maxVUs: cfg.maxConnections * 5, // 5x the rate: 5x the connections
     stages: [
       { target: cfg.rate, duration: third(cfg) },
       { target: cfg.rate * 5, duration: '0s' }, // a jump: k6 ramps across a stage's duration
