@@ -15,7 +15,7 @@ EXAMPLE = ROOT / "scenarios" / "examples" / "rate-spike.js"
 
 @pytest.fixture(scope="module")
 def user_chart(offline_copy, tmp_path_factory):
-    """The offline chart with the example as scenarios/rate-spike.js (its import path as there)."""
+    """The offline chart with the example copied into its scenarios folder (its import path as there)."""
     copy = tmp_path_factory.mktemp("user-script") / "bench"
     shutil.copytree(offline_copy / "charts" / "bench", copy)
     text = EXAMPLE.read_text().replace("'../lib/", "'./lib/")
