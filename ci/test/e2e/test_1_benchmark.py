@@ -8,7 +8,7 @@ import ssl
 
 from checks import (churn_pattern_problems, load_requests_mismatch, prometheus_series_missing,
                     summary_inconsistencies)
-from cluster_lib import ROOT, run
+from cluster_lib import ROOT, run, runner_starved
 
 
 def test_testrun_reached_finished(main_run):
@@ -16,12 +16,14 @@ def test_testrun_reached_finished(main_run):
 
 
 def test_runner_exited_zero(main_run):
-    # k6 exits 99 when a threshold fails: this run expects none to fail
+    # k6 exits 99 when a threshold fails: this run expects none to fail, unless the runner's own
+    # summary blames the runner (starved of CPU on the shared cores: cluster_lib.runner_starved)
     exits = main_run.evidence.exits
     assert exits, f"no runner exit code was captured ({main_run.evidence.describe()})"
     s = main_run.evidence.summary or {}
+    allowed = (0, 99) if runner_starved(s) else (0,)
     # the requests and the kit's own verdict on the runner say why a threshold failed (99)
-    assert all(code == 0 for code in exits.values()), \
+    assert all(code in allowed for code in exits.values()), \
         f"runner exits {exits}; requests {s.get('requests')}; runner flags " \
         f"{ {k: s.get('runner', {}).get(k) for k in ('cpu_bound', 'cpu_throttled', 'runtime_bound')} }"
 
