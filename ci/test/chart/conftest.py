@@ -256,3 +256,10 @@ def pytest_collection_modifyitems(items):
     Kubernetes binaries they need are built by the cluster lane (ci/test/all.sh) meanwhile, so the
     part's other cases do not wait for that build (stable sort: the order is otherwise kept)."""
     items.sort(key=lambda item: item.path.name.startswith("test_admission"))
+
+
+def with_moved_pin(chart_yaml, dependency, version="9.9.9"):
+    """A copy of Chart.yaml (as read) whose DEPENDENCY is pinned to another VERSION: what a test of a
+    "checked against the pinned chart" table feeds it to see the table refused."""
+    return {**chart_yaml, "dependencies": [{**d, "version": version} if d["name"] == dependency else d
+                                           for d in chart_yaml["dependencies"]]}

@@ -18,7 +18,7 @@ from urllib.parse import urlparse
 import pytest
 import yaml
 
-from conftest import CHART_SRC, KUBE_VERSION, NAMESPACE, RELEASE, ROOT, Case, load_docs, output_of, run
+from conftest import CHART_SRC, Case, KUBE_VERSION, NAMESPACE, RELEASE, ROOT, load_docs, output_of, run, with_moved_pin
 from test_preset_targets import PRESETS, control_plane, controller_workload, data_plane, dig, pod_labels, preset
 
 README = CHART_SRC / "README.md"
@@ -144,8 +144,7 @@ def test_the_table_is_the_pinned_charts_and_their_containers():
     rows = table(README.read_text())
     assert table_problems(rows, chart_yaml) == []
     # and on broken copies: a moved pin, a wrong container, a row gone
-    moved = {**chart_yaml, "dependencies": [{**d, "version": "9.9.9"} if d["name"] == "istiod" else d
-                                            for d in chart_yaml["dependencies"]]}
+    moved = with_moved_pin(chart_yaml, "istiod")
     assert table_problems(rows, moved) == [table_problems(rows, moved)[0]] and "istio:" in table_problems(rows, moved)[0]
     assert len(table_problems({**rows, "traefik": ("traefik", *rows["traefik"][1:])}, chart_yaml)) == 1
     assert table_problems({k: v for k, v in rows.items() if k != "haproxy"}, chart_yaml) == ["haproxy: not in the table"]

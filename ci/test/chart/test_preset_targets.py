@@ -14,7 +14,7 @@ import re
 import pytest
 import yaml
 
-from conftest import CHART_SRC, ROOT
+from conftest import CHART_SRC, ROOT, with_moved_pin
 
 REL = "{{ .Release.Name }}"
 NGF_CLASS = "nginx"  # NGINX Gateway Fabric's default GatewayClass
@@ -158,8 +158,7 @@ def test_the_checked_charts_are_the_pinned_ones():
     table = checked(README.read_text())
     assert check_pins(table, chart_yaml) == []
     # and on a broken copy: a moved pin, a row gone
-    moved = {**chart_yaml, "dependencies": [{**d, "version": "9.9.9"} if d["name"] == "traefik" else d
-                                            for d in chart_yaml["dependencies"]]}
+    moved = with_moved_pin(chart_yaml, "traefik")
     assert len(check_pins(table, moved)) == 2  # traefik and traefik-gateway
     assert check_pins({k: v for k, v in table.items() if k != "istio"}, chart_yaml) == ["istio: not in the table"]
 
